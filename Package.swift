@@ -1,0 +1,41 @@
+// swift-tools-version: 6.0
+import PackageDescription
+
+let package = Package(
+    name: "Archiver",
+    products: [
+        .executable(name: "compress-with-archiver", targets: ["compress-with-archiver"]),
+        .executable(name: "extract-with-archiver", targets: ["extract-with-archiver"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
+    ],
+    targets: [
+        .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .target(
+            name: "ArchiverCore",
+            dependencies: [.product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive"]),
+        .target(
+            name: "ArchiverCLI",
+            dependencies: [
+                "ArchiverCore", "ArchiveEngine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "compress-with-archiver", dependencies: ["ArchiverCLI"]),
+        .executableTarget(name: "extract-with-archiver", dependencies: ["ArchiverCLI"]),
+
+        .target(
+            name: "ArchiverTestSupport",
+            dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
+            path: "Tests/ArchiverTestSupport"
+        ),
+        .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
+        .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport"]),
+        .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
+        .testTarget(name: "EndToEndTests"),
+    ]
+)

@@ -1,0 +1,194 @@
+internal import CArchive
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// A libarchive read handle over one archive file, with the format detected by content.
+///
+/// Single compressed streams (`notes.txt.gz`) are read through libarchive's raw format, which is enabled
+/// only when the content is compressed but no archive format matched: with raw always on, random bytes
+/// and empty files would open as "archives".
+struct ArchiveReader: ~Copyable {
+    let handle: OpaquePointer
+    /// The borrowed current entry; valid until the next call to `next()`.
+    private(set) var current: OpaquePointer?
+    /// The first header is read while detecting the format and handed out by the first `next()`.
+    private var pending: Bool
+    /// Whether this is a single compressed stream rather than an archive.
+    let isRawStream: Bool
+    /// The archive's name, for messages.
+    let displayName: String
+    /// The archive's size in bytes, the total for progress.
+    let fileSize: Int64
+
+    /// Opens `path` and reads its first header.
+    /// - Throws: `ArchiverError`: `.inputUnreadable` for a missing, unreadable or folder input,
+    ///   `.notAnArchive` for an empty file or unknown content, `.corrupt` for a damaged start.
+    init(path: FilePath) throws(ArchiverError) {
+        let name = path.lastComponent?.string ?? path.string
+        guard let info = FileSystem.status(path) ?? FileSystem.resolve(path).flatMap(FileSystem.status) else {
+            throw ArchiverError(
+                .inputUnreadable, "“\(path)” does not exist.", hint: "Check the name and try again.", path: path.string)
+        }
+        var target = info
+        if FileSystem.isSymlink(info) {
+            var followed = stat()
+            guard path.withPlatformString({ stat($0, &followed) }) == 0 else {
+                throw ArchiverError(.inputUnreadable, "“\(path)” is a broken symlink.", path: path.string)
+            }
+            target = followed
+        }
+        if FileSystem.isDirectory(target) {
+            throw ArchiverError(
+                .inputUnreadable, "“\(path)” is a folder, not an archive.", hint: "Name an archive file.",
+                path: path.string)
+        }
+        guard path.withPlatformString({ access($0, R_OK) }) == 0 else {
+            throw ArchiverError(
+                .inputUnreadable, "You do not have permission to read “\(path)”.", hint: "Check its permissions.",
+                path: path.string)
+        }
+        if target.st_size == 0, FileSystem.isRegular(target) {
+            throw ArchiverError(
+                .notAnArchive, "“\(name)” is empty (0 bytes), so it is not an archive.",
+                hint: "The download or copy may have failed; get the file again.", path: path.string)
+        }
+
+        var attempt = try Self.openHandle(path, raw: false, name: name)
+        var status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
+        var raw = false
+        if status == .fatal, archive_filter_count(attempt) > 1, archive_format(attempt) == 0 {
+            // Compressed, but no archive inside: a single compressed file.
+            archive_read_free(attempt)
+            attempt = try Self.openHandle(path, raw: true, name: name)
+            status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
+            raw = true
+        }
+        if !status.succeeded, status != .eof {
+            let (message, _) = lastError(attempt)
+            archive_read_free(attempt)
+            throw FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil)
+        }
+        handle = attempt
+        pending = status != .eof
+        if status == .eof { current = nil }
+        isRawStream = raw
+        displayName = name
+        fileSize = Int64(target.st_size)
+    }
+
+    deinit { archive_read_free(handle) }
+
+    private static func openHandle(_ path: FilePath, raw: Bool, name: String) throws(ArchiverError) -> OpaquePointer {
+        guard let handle = archive_read_new() else {
+            throw ArchiverError(.inputUnreadable, "Out of memory while opening “\(name)”.")
+        }
+        archive_read_support_filter_all(handle)
+        if raw {
+            archive_read_support_format_raw(handle)
+        } else {
+            archive_read_support_format_all(handle)
+        }
+        let status = path.withPlatformString { archive_read_open_filename(handle, $0, 128 * 1024) }
+        guard ArchiveStatus(rawValue: status).succeeded else {
+            let (message, code) = lastError(handle)
+            archive_read_free(handle)
+            if code == EACCES || code == ENOENT {
+                throw ArchiverError(.inputUnreadable, "Cannot open “\(name)”: \(message).", path: path.string)
+            }
+            throw FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil)
+        }
+        return handle
+    }
+
+    /// The next entry, or nil at the end.
+    /// - Throws: `ArchiverError` (`.corrupt`, `.notAnArchive`, `.password`) when the header cannot be read.
+    mutating func next() throws(ArchiverError) -> ArchiveEntryInfo? {
+        if pending {
+            pending = false
+        } else {
+            let previous = current.flatMap { bytes(archive_entry_pathname($0)) }?.displayName
+            var entry: OpaquePointer?
+            let status = ArchiveStatus(rawValue: archive_read_next_header(handle, &entry))
+            if status == .eof {
+                current = nil
+                return nil
+            }
+            if !status.succeeded {
+                let (message, _) = lastError(handle)
+                throw FailureClassifier.describeReadFailure(
+                    message: message, archive: displayName, entry: previous.map { "after \($0)" })
+            }
+            current = entry
+        }
+        guard let current else { return nil }
+        return Self.info(current)
+    }
+
+    /// Copies what matters of a borrowed entry.
+    static func info(_ entry: OpaquePointer) -> ArchiveEntryInfo {
+        let hardlink = bytes(archive_entry_hardlink(entry))
+        let kind: ArchiveEntryInfo.Kind
+        if hardlink != nil {
+            kind = .hardlink
+        } else {
+            switch UInt32(archive_entry_filetype(entry)) {
+            case CA_AE_IFDIR: kind = .directory
+            case CA_AE_IFLNK: kind = .symlink
+            case CA_AE_IFCHR: kind = .characterDevice
+            case CA_AE_IFBLK: kind = .blockDevice
+            case CA_AE_IFIFO: kind = .fifo
+            case CA_AE_IFSOCK: kind = .socket
+            default: kind = .file
+            }
+        }
+        return ArchiveEntryInfo(
+            path: bytes(archive_entry_pathname(entry)) ?? [],
+            kind: kind,
+            size: archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil,
+            packedSize: nil,
+            modified: archive_entry_mtime_is_set(entry) != 0 ? Int64(archive_entry_mtime(entry)) : nil,
+            encrypted: archive_entry_is_encrypted(entry) != 0,
+            linkTarget: hardlink ?? bytes(archive_entry_symlink(entry)),
+            permissions: UInt32(archive_entry_perm(entry)))
+    }
+
+    /// The next block of the current entry's data, or nil at its end.
+    /// The corresponding C function is `archive_read_data_block`.
+    func readBlock(entryName: String) throws(ArchiverError) -> (buffer: UnsafeRawBufferPointer, offset: Int64)? {
+        var buffer: UnsafeRawPointer?
+        var size = 0
+        var offset: la_int64_t = 0
+        let status = ArchiveStatus(rawValue: archive_read_data_block(handle, &buffer, &size, &offset))
+        if status == .eof { return nil }
+        if !status.succeeded {
+            let (message, _) = lastError(handle)
+            throw FailureClassifier.describeReadFailure(message: message, archive: displayName, entry: entryName)
+        }
+        return (UnsafeRawBufferPointer(start: buffer, count: size), offset)
+    }
+
+    /// Bytes of the archive file consumed so far, for progress.
+    var bytesRead: Int64 { archive_filter_bytes(handle, -1) }
+
+    /// libarchive's name for the detected format, e.g. "ZIP 2.0 (deflation)".
+    var formatName: String {
+        if isRawStream, let filter = archive_filter_name(handle, 0) { return "\(String(cString: filter)) stream" }
+        let format = archive_format_name(handle).map { String(cString: $0) } ?? "unknown"
+        let filters = (0..<max(0, archive_filter_count(handle) - 1)).compactMap { index in
+            archive_filter_name(handle, index).map { String(cString: $0) }
+        }
+        return filters.isEmpty ? format : "\(format), \(filters.joined(separator: ", "))"
+    }
+
+    /// Whether headers are cheap to read without the data (the format keeps a central directory or seeks
+    /// over entries), so that a first pass for sizes and names costs little.
+    var hasCheapHeaders: Bool {
+        switch archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK {
+        case ARCHIVE_FORMAT_ZIP, ARCHIVE_FORMAT_7ZIP, ARCHIVE_FORMAT_ISO9660, ARCHIVE_FORMAT_RAR,
+            ARCHIVE_FORMAT_RAR_V5, ARCHIVE_FORMAT_CAB, ARCHIVE_FORMAT_XAR:
+            true
+        default: false
+        }
+    }
+}

@@ -1,0 +1,127 @@
+internal import CArchive
+import ArchiverCore
+import Glibc
+
+/// A libarchive write handle set up for one output format, writing to a file descriptor.
+struct ArchiveWriter: ~Copyable {
+    private let handle: OpaquePointer
+
+    /// - Parameters:
+    ///   - format: the output format.
+    ///   - settings: the method and level it stands for.
+    ///   - threads: worker threads for xz and zstd.
+    /// - Throws: `ArchiverError` when libarchive refuses the format or an option.
+    /// The corresponding C function is `archive_write_new`.
+    init(format: ArchiveFormat, settings: CompressionSettings, threads: Int) throws(ArchiverError) {
+        guard let handle = archive_write_new() else {
+            throw ArchiverError(.destination, "Out of memory while starting the archive.")
+        }
+        switch format.container {
+        case .zip: archive_write_set_format_zip(handle)
+        case .sevenZip: archive_write_set_format_7zip(handle)
+        case .tar: archive_write_set_format_pax_restricted(handle)
+        case .raw: archive_write_set_format_raw(handle)
+        }
+        switch format.filter {
+        case .none: break
+        case .gzip: archive_write_add_filter_gzip(handle)
+        case .bzip2: archive_write_add_filter_bzip2(handle)
+        case .xz: archive_write_add_filter_xz(handle)
+        case .zstd: archive_write_add_filter_zstd(handle)
+        }
+        let options = Self.options(format: format, settings: settings, threads: threads)
+        if !options.isEmpty, archive_write_set_options(handle, options) != ARCHIVE_OK {
+            let (message, _) = lastError(handle)
+            archive_write_free(handle)
+            throw ArchiverError(.notAnArchive, "libarchive refused the options “\(options)”: \(message).")
+        }
+        // A custom destination pads the last block to 10240 bytes unless told otherwise.
+        archive_write_set_bytes_in_last_block(handle, 1)
+        archive_write_set_bytes_per_block(handle, 128 * 1024)
+        self.handle = handle
+    }
+
+    deinit { archive_write_free(handle) }
+
+    /// The libarchive option string for a format and its settings.
+    static func options(format: ArchiveFormat, settings: CompressionSettings, threads: Int) -> String {
+        var options: [String] = []
+        switch format.container {
+        case .zip:
+            if settings.method == .store {
+                options.append("zip:compression=store")
+            } else {
+                options.append("zip:compression=deflate")
+                if let level = settings.level { options.append("zip:compression-level=\(level)") }
+            }
+        case .sevenZip:
+            options.append("7zip:compression=\(settings.method?.rawValue ?? "lzma2")")
+            if let level = settings.level { options.append("7zip:compression-level=\(level)") }
+        case .tar, .raw:
+            let module: String? =
+                switch format.filter {
+                case .none: nil
+                case .gzip: "gzip"
+                case .bzip2: "bzip2"
+                case .xz: "xz"
+                case .zstd: "zstd"
+                }
+            if let module, let level = settings.level { options.append("\(module):compression-level=\(level)") }
+            if format.usesThreads, let module { options.append("\(module):threads=\(threads)") }
+        }
+        return options.joined(separator: ",")
+    }
+
+    /// Starts writing to `descriptor`, which stays open and owned by the caller.
+    /// The corresponding C function is `archive_write_open_fd`.
+    func open(descriptor: Int32, folder: String) throws(ArchiverError) {
+        try check(archive_write_open_fd(handle, descriptor), folder: folder)
+    }
+
+    /// Writes an entry's header. The corresponding C function is `archive_write_header`.
+    func writeHeader(_ entry: borrowing Entry, folder: String) throws(ArchiverError) {
+        try check(archive_write_header(handle, entry.handle), folder: folder)
+    }
+
+    /// Writes the next bytes of the current entry. The corresponding C function is `archive_write_data`.
+    func writeData(_ buffer: UnsafeRawBufferPointer, folder: String) throws(ArchiverError) {
+        let written = archive_write_data(handle, buffer.baseAddress, buffer.count)
+        // A failure here may follow a header that looked fine (zip encryption without a passphrase).
+        if written < 0 { try check(Int32(truncatingIfNeeded: written), folder: folder) }
+    }
+
+    /// Flushes everything and writes the trailer. The corresponding C function is `archive_write_close`.
+    func close(folder: String) throws(ArchiverError) {
+        try check(archive_write_close(handle), folder: folder)
+    }
+
+    private func check(_ status: Int32, folder: String) throws(ArchiverError) {
+        guard !ArchiveStatus(rawValue: status).succeeded else { return }
+        let (message, code) = lastError(handle)
+        if FailureClassifier.destinationErrnos.contains(code) {
+            throw FileSystem.destinationError(code, .init(folder))
+        }
+        throw ArchiverError(.destination, "Writing the archive failed: \(message).", path: folder)
+    }
+
+    /// An `archive_entry` owned by Swift.
+    struct Entry: ~Copyable {
+        let handle: OpaquePointer
+
+        init() {
+            guard let handle = archive_entry_new() else { fatalError("archive_entry_new: out of memory") }
+            self.handle = handle
+        }
+
+        deinit { archive_entry_free(handle) }
+
+        /// Fills the entry from a file's `lstat`, named `path` inside the archive.
+        func fill(path: [UInt8], status: stat, symlinkTarget: [UInt8]?) {
+            var status = status
+            archive_entry_copy_stat(handle, &status)
+            withCString(path) { archive_entry_copy_pathname(handle, $0) }
+            if !FileSystem.isRegular(status) { archive_entry_set_size(handle, 0) }
+            if let symlinkTarget { withCString(symlinkTarget) { archive_entry_copy_symlink(handle, $0) } }
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// What a finished compression made.
+public struct CompressResult: Sendable {
+    public var output: FilePath
+    /// The archive's size in bytes.
+    public var size: Int64
+    /// The bytes of all regular files read.
+    public var inputBytes: Int64
+    public var files: Int
+    public var folders: Int
+    public var symlinks: Int
+    /// Items skipped or changed while being read, in words.
+    public var warnings: [String]
+}
+
+/// Files and folders → one archive, written under a temporary name and published when complete.
+public enum Compressor {
+    /// Compresses `inputs`.
+    /// - Parameters:
+    ///   - inputs: paths as given (relative ones resolve against the current folder).
+    ///   - format: the output format.
+    ///   - level: the compression level.
+    ///   - destination: the `--name`/`--output` choice.
+    ///   - control: cancellation and time budget, checked between blocks.
+    ///   - progress: called often with bytes read so far and the total.
+    /// - Returns: what was made.
+    /// - Throws: `ArchiverError`; nothing is left behind under any name when it throws.
+    public static func run(
+        inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel,
+        destination: CompressPlan.Destination = .automatic, control: JobControl,
+        progress: (Int64, Int64?) -> Void = { _, _ in }
+    ) throws(ArchiverError) -> CompressResult {
+        let cwd = currentDirectory()
+        var planned: [CompressPlan.Input] = []
+        for input in inputs {
+            let path = (input.isAbsolutePath ? input : cwd.pushing(input)).lexicallyNormalized()
+            guard let info = FileSystem.status(path) else {
+                throw ArchiverError(
+                    .inputUnreadable, "“\(input)” does not exist.", hint: "Check the name and try again.",
+                    path: input.string)
+            }
+            planned.append(.init(path: path, isDirectory: FileSystem.isDirectory(info)))
+        }
+        var resolvedDestination = destination
+        if case .path(let output) = destination {
+            resolvedDestination = .path((output.isAbsolutePath ? output : cwd.pushing(output)).lexicallyNormalized())
+        }
+        let plan = try CompressPlan.make(inputs: planned, format: format, destination: resolvedDestination)
+
+        guard let folderInfo = FileSystem.status(plan.folder), FileSystem.isDirectory(folderInfo) else {
+            throw ArchiverError(
+                .destination, "The folder “\(plan.folder)” does not exist.", hint: "Create it first, or choose another.",
+                path: plan.folder.string)
+        }
+        var tree = try FileTree.walk(plan.items, control: control)
+        if format.isSingleStream, let only = tree.items.first, only.kind != .file {
+            throw ArchiverError(
+                .usage, "The \(format.rawValue) format compresses one regular file, and “\(only.source)” is not one.",
+                hint: "Use --format \(format.tarEquivalent.rawValue) instead.")
+        }
+
+        FileSystem.removeStaleTemporaries(in: plan.folder)
+        let temporary = plan.folder.appending(
+            TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
+        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
+        guard descriptor >= 0 else { throw FileSystem.destinationError(errno, plan.folder) }
+        var published = false
+        defer {
+            close(descriptor)
+            if !published { FileSystem.removeTree(temporary) }
+        }
+
+        let settings = format.settings(for: level)
+        let writer = try ArchiveWriter(format: format, settings: settings, threads: processorCount())
+        let folderName = plan.folder.string
+        try writer.open(descriptor: descriptor, folder: folderName)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var done: Int64 = 0
+        progress(0, tree.totalBytes)
+        for item in tree.items {
+            try control.check()
+            let entry = ArchiveWriter.Entry()
+            entry.fill(path: item.nameInArchive, status: item.status, symlinkTarget: item.symlinkTarget)
+            guard item.kind == .file else {
+                try writer.writeHeader(entry, folder: folderName)
+                continue
+            }
+            let file = item.source.withPlatformString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+            guard file >= 0 else {
+                throw ArchiverError(
+                    .inputUnreadable, "Cannot read “\(item.source)”: \(String(cString: strerror(errno))).",
+                    hint: "Check its permissions; no archive was made.", path: item.source.string)
+            }
+            defer { close(file) }
+            _ = posix_fadvise(file, 0, 0, POSIX_FADV_SEQUENTIAL)
+            try writer.writeHeader(entry, folder: folderName)
+            var remaining = Int64(item.status.st_size)
+            while remaining > 0 {
+                let count = read(file, buffer.baseAddress, min(buffer.count, Int(clamping: remaining)))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    throw ArchiverError(
+                        .inputUnreadable, "Reading “\(item.source)” failed: \(String(cString: strerror(errno))).",
+                        hint: "No archive was made.", path: item.source.string)
+                }
+                if count == 0 {
+                    // The file shrank after it was listed; the format pads the entry to the recorded size.
+                    tree.warnings.append("“\(item.source)” changed while it was being compressed.")
+                    break
+                }
+                try writer.writeData(UnsafeRawBufferPointer(rebasing: buffer[..<count]), folder: folderName)
+                remaining -= Int64(count)
+                done += Int64(count)
+                progress(done, tree.totalBytes)
+                try control.check()
+            }
+        }
+        try writer.close(folder: folderName)
+
+        var info = stat()
+        let size: Int64 = fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
+        let output = try FileSystem.publish(
+            temporary, in: plan.folder, as: plan.archiveName, isDirectory: false, exact: plan.exact)
+        published = true
+        return CompressResult(
+            output: output, size: size, inputBytes: tree.totalBytes, files: tree.count(.file),
+            folders: tree.count(.directory), symlinks: tree.count(.symlink), warnings: tree.warnings)
+    }
+
+    static func processorCount() -> Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+
+    static func currentDirectory() -> FilePath {
+        guard let cwd = getcwd(nil, 0) else { return FilePath("/") }
+        defer { free(cwd) }
+        return FilePath(platformString: cwd)
+    }
+}
+
+/// The inputs of a compression, expanded into every item to store, in archive order.
+struct FileTree {
+    enum Kind { case file, directory, symlink }
+
+    struct Item {
+        var source: FilePath
+        var nameInArchive: [UInt8]
+        var status: stat
+        var kind: Kind
+        var symlinkTarget: [UInt8]?
+    }
+
+    var items: [Item] = []
+    var totalBytes: Int64 = 0
+    var warnings: [String] = []
+
+    func count(_ kind: Kind) -> Int { items.lazy.filter { $0.kind == kind }.count }
+
+    /// Lists every item under the planned inputs without following symlinks.
+    static func walk(_ inputs: [CompressPlan.Item], control: JobControl) throws(ArchiverError) -> FileTree {
+        var tree = FileTree()
+        for input in inputs {
+            try tree.add(input.source, as: input.nameInArchive, control: control)
+        }
+        return tree
+    }
+
+    private mutating func add(_ path: FilePath, as name: [UInt8], control: JobControl) throws(ArchiverError) {
+        try control.check()
+        guard let info = FileSystem.status(path) else {
+            throw ArchiverError(.inputUnreadable, "“\(path)” disappeared while it was being read.", path: path.string)
+        }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG:
+            items.append(Item(source: path, nameInArchive: name, status: info, kind: .file))
+            totalBytes += Int64(info.st_size)
+        case S_IFDIR:
+            items.append(Item(source: path, nameInArchive: name, status: info, kind: .directory))
+            let children: [[UInt8]]
+            do {
+                children = try FileSystem.entries(of: path)
+            } catch {
+                throw ArchiverError(
+                    .inputUnreadable, "Cannot read the folder “\(path)”.", hint: "Check its permissions; no archive was made.",
+                    path: path.string)
+            }
+            for child in children.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                try add(path.appending(bytes: child), as: name + [UInt8(ascii: "/")] + child, control: control)
+            }
+        case S_IFLNK:
+            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
+            let length = path.withPlatformString { pointer in
+                target.withUnsafeMutableBufferPointer { buffer in
+                    guard let base = buffer.baseAddress else { return -1 }
+                    return readlink(pointer, base, buffer.count - 1)
+                }
+            }
+            guard length >= 0 else {
+                throw ArchiverError(.inputUnreadable, "Cannot read the symlink “\(path)”.", path: path.string)
+            }
+            items.append(
+                Item(source: path, nameInArchive: name, status: info, kind: .symlink, symlinkTarget: target[..<length].map { UInt8(bitPattern: $0) }))
+        default:
+            warnings.append("Skipped “\(path)”: sockets, pipes and device files are not archived.")
+        }
+    }
+}

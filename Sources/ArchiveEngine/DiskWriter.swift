@@ -1,0 +1,82 @@
+internal import CArchive
+import ArchiverCore
+import Glibc
+
+/// A libarchive disk writer with every safety flag on, writing entries whose paths the caller has
+/// already checked and rewritten under a staging folder.
+struct DiskWriter: ~Copyable {
+    private let handle: OpaquePointer
+
+    /// The outcome of one entry.
+    enum Outcome {
+        case written
+        /// The entry failed alone (name too long, missing hard link target…); the rest goes on.
+        case skipped(String)
+    }
+
+    init() throws(ArchiverError) {
+        guard let handle = archive_write_disk_new() else {
+            throw ArchiverError(.destination, "Out of memory while starting extraction.")
+        }
+        // No ARCHIVE_EXTRACT_PERM: the umask applies and setuid/setgid bits are not restored; no OWNER.
+        let flags =
+            ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT
+        archive_write_disk_set_options(handle, flags)
+        self.handle = handle
+    }
+
+    deinit { archive_write_free(handle) }
+
+    /// Creates the entry on disk. The corresponding C function is `archive_write_header`.
+    func writeHeader(_ entry: OpaquePointer, folder: String) throws(ArchiverError) -> Outcome {
+        try outcome(archive_write_header(handle, entry), folder: folder)
+    }
+
+    /// Writes a block of the current entry at `offset` (sparse files leave holes).
+    /// The corresponding C function is `archive_write_data_block`.
+    func writeBlock(_ buffer: UnsafeRawBufferPointer, offset: Int64, folder: String) throws(ArchiverError) -> Outcome {
+        let status = archive_write_data_block(handle, buffer.baseAddress, buffer.count, offset)
+        return try outcome(Int32(truncatingIfNeeded: status), folder: folder)
+    }
+
+    /// Completes the current entry. The corresponding C function is `archive_write_finish_entry`.
+    func finishEntry(folder: String) throws(ArchiverError) -> Outcome {
+        try outcome(archive_write_finish_entry(handle), folder: folder)
+    }
+
+    /// Applies the deferred folder times and modes. The corresponding C function is `archive_write_close`.
+    func close(folder: String) throws(ArchiverError) {
+        if case .skipped(let message) = try outcome(archive_write_close(handle), folder: folder) {
+            throw ArchiverError(.destination, "Finishing the extraction failed: \(message).", path: folder)
+        }
+    }
+
+    private func outcome(_ status: Int32, folder: String) throws(ArchiverError) -> Outcome {
+        let status = ArchiveStatus(rawValue: status)
+        if status == .ok || status == .warn { return .written }
+        let (message, code) = lastError(handle)
+        if code == ENOSPC || code == EDQUOT || code == EROFS || code == EFBIG {
+            throw FileSystem.destinationError(code, .init(folder))
+        }
+        if status == .fatal {
+            throw ArchiverError(.destination, "Extraction failed: \(message).", path: folder)
+        }
+        return .skipped(message)
+    }
+}
+
+/// Rewrites a borrowed entry before it goes to disk.
+enum EntryRewrite {
+    static func setPath(_ entry: OpaquePointer, _ path: [UInt8]) {
+        withCString(path) { archive_entry_copy_pathname(entry, $0) }
+    }
+
+    static func setHardlink(_ entry: OpaquePointer, _ path: [UInt8]) {
+        withCString(path) { archive_entry_copy_hardlink(entry, $0) }
+    }
+
+    /// Drops setuid, setgid and sticky bits.
+    static func clearSpecialBits(_ entry: OpaquePointer) {
+        archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o777)
+    }
+}

@@ -1,0 +1,323 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// What to extract and where.
+public struct ExtractOptions: Sendable {
+    /// `--to DIR`: extract into this folder (created if missing). Nil: beside the archive, or the fallback.
+    public var folder: FilePath?
+    /// Where archives from temporary or unwritable places go (the Downloads folder).
+    public var fallbackFolder: FilePath
+    /// Decides which places are temporary.
+    public var places: ExtractDestination
+    /// Entry names after `--`; empty means everything.
+    public var selection: [[UInt8]]
+    /// `--keep-junk`.
+    public var keepJunk: Bool
+
+    public init(
+        folder: FilePath?, fallbackFolder: FilePath, places: ExtractDestination, selection: [[UInt8]] = [],
+        keepJunk: Bool = false
+    ) {
+        self.folder = folder
+        self.fallbackFolder = fallbackFolder
+        self.places = places
+        self.selection = selection
+        self.keepJunk = keepJunk
+    }
+}
+
+/// What a finished extraction made.
+public struct ExtractResult: Sendable {
+    /// An entry that was not extracted, and why.
+    public struct Refused: Sendable {
+        public var path: String
+        public var reason: String
+    }
+
+    /// The file or folder created; nil when there was nothing to extract.
+    public var output: FilePath?
+    public var files = 0
+    public var folders = 0
+    public var symlinks = 0
+    /// Bytes of file data written.
+    public var bytes: Int64 = 0
+    public var refused: [Refused] = []
+    public var skippedJunk: [String] = []
+    /// Entries that failed alone (a name too long for the disk, a missing link target…), in words.
+    public var warnings: [String] = []
+    /// libarchive's name of the format.
+    public var format = ""
+
+    /// True when something was refused or failed, so the exit status is "done with warnings".
+    public var hasWarnings: Bool { !refused.isEmpty || !warnings.isEmpty }
+}
+
+/// An archive → files on disk, inside a hidden staging folder renamed into place at the end.
+public enum Extractor {
+    /// Extracts `archive`.
+    /// - Parameters:
+    ///   - archive: the archive file.
+    ///   - options: destination, selection, junk.
+    ///   - control: cancellation and time budget, checked between blocks.
+    ///   - progress: called often with archive bytes read and the archive's size.
+    /// - Returns: what was made, refused and skipped.
+    /// - Throws: `ArchiverError`; nothing is left in the destination when it throws.
+    public static func run(
+        archive: FilePath, options: ExtractOptions, control: JobControl,
+        progress: (Int64, Int64?) -> Void = { _, _ in }
+    ) throws(ArchiverError) -> ExtractResult {
+        var reader = try ArchiveReader(path: archive)
+        let selection = EntrySelection(options.selection)
+        let archiveName = archive.lastComponent?.bytes ?? Array("Archive".utf8)
+
+        if reader.hasCheapHeaders || !options.selection.isEmpty {
+            let entries = try scan(&reader, control: control)
+            try checkBeforeWriting(entries, selection: selection, archive: reader.displayName)
+            reader = try ArchiveReader(path: archive)
+            let folder = try destinationFolder(for: archive, options: options)
+            let needed = entries.lazy.filter { $0.kind == .file && selection.includes($0.path) }.reduce(Int64(0)) {
+                $0 + ($1.size ?? 0)
+            }
+            if let free = FileSystem.freeSpace(folder), needed > free {
+                throw ArchiverError(
+                    .destination,
+                    "“\(reader.displayName)” needs \(HumanFormat.bytes(needed)) but only \(HumanFormat.bytes(free)) is free in “\(folder)”.",
+                    hint: "Free some space or extract somewhere else with --to.", path: folder.string)
+            }
+            return try extract(&reader, archiveName: archiveName, into: folder, options: options, control: control, progress: progress)
+        }
+        let folder = try destinationFolder(for: archive, options: options)
+        return try extract(&reader, archiveName: archiveName, into: folder, options: options, control: control, progress: progress)
+    }
+
+    /// Lists every entry of `archive`.
+    /// - Returns: the format's name and the entries.
+    public static func list(archive: FilePath, control: JobControl) throws(ArchiverError) -> (
+        format: String, entries: [ArchiveEntryInfo]
+    ) {
+        var reader = try ArchiveReader(path: archive)
+        let entries = try scan(&reader, control: control)
+        return (reader.formatName, entries)
+    }
+
+    private static func scan(_ reader: inout ArchiveReader, control: JobControl) throws(ArchiverError) -> [ArchiveEntryInfo] {
+        var entries: [ArchiveEntryInfo] = []
+        while var entry = try reader.next() {
+            try control.check()
+            if reader.isRawStream { entry.path = ArchiveNaming.decompressedName(archiveName: Array(reader.displayName.utf8), recordedName: entry.path) }
+            entries.append(entry)
+        }
+        return entries
+    }
+
+    /// Refuses, before anything is written, what cannot work: unknown selected names and encryption.
+    private static func checkBeforeWriting(
+        _ entries: [ArchiveEntryInfo], selection: EntrySelection, archive: String
+    ) throws(ArchiverError) {
+        let paths = entries.map { entry in
+            (try? EntryPath.components(of: entry.path).get()).map(EntryPath.join) ?? entry.path
+        }
+        let unknown = selection.unmatched(in: paths)
+        if let first = unknown.first {
+            let matches = Suggestions.closeMatches(for: first.displayName, in: paths.map(\.displayName))
+            let hint = matches.isEmpty
+                ? "Use --list to see what it holds."
+                : "Did you mean " + matches.map { "“\($0)”" }.joined(separator: ", ") + "?"
+            throw ArchiverError(.usage, "“\(archive)” has no entry “\(first.displayName)”.", hint: hint)
+        }
+        if entries.contains(where: { $0.encrypted && selection.includes($0.path) }) {
+            throw ArchiverError(
+                .password, "“\(archive)” is password-protected.",
+                hint: "This version of Archiver cannot open encrypted archives yet; 7-Zip can (7zz x).", path: archive)
+        }
+    }
+
+    /// The folder the archive's contents go in: `--to`, else beside the archive, else the fallback.
+    static func destinationFolder(for archive: FilePath, options: ExtractOptions) throws(ArchiverError) -> FilePath {
+        if let folder = options.folder {
+            try FileSystem.makeDirectories(folder)
+            guard let resolved = FileSystem.resolve(folder) else { throw FileSystem.destinationError(errno, folder) }
+            guard FileSystem.canWrite(resolved) else { throw FileSystem.destinationError(EACCES, resolved) }
+            return resolved
+        }
+        let parent = archive.removingLastComponent()
+        if let beside = FileSystem.resolve(parent.isEmpty ? FilePath(".") : parent),
+            !options.places.isTemporary(beside), FileSystem.canWrite(beside)
+        {
+            return beside
+        }
+        try FileSystem.makeDirectories(options.fallbackFolder)
+        guard let resolved = FileSystem.resolve(options.fallbackFolder), FileSystem.canWrite(resolved) else {
+            throw FileSystem.destinationError(EACCES, options.fallbackFolder)
+        }
+        return resolved
+    }
+
+    private static func extract(
+        _ reader: inout ArchiveReader, archiveName: [UInt8], into folder: FilePath, options: ExtractOptions,
+        control: JobControl, progress: (Int64, Int64?) -> Void
+    ) throws(ArchiverError) -> ExtractResult {
+        FileSystem.removeStaleTemporaries(in: folder)
+        let staging = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
+        try FileSystem.makePrivateDirectory(staging)
+        var published = false
+        defer { if !published { FileSystem.removeTree(staging) } }
+
+        var result = ExtractResult(format: reader.formatName)
+        var session = StagingSession(staging: staging, selection: EntrySelection(options.selection), keepJunk: options.keepJunk)
+        let disk = try DiskWriter()
+        let folderName = folder.string
+        progress(0, reader.fileSize)
+        while var info = try reader.next() {
+            try control.check()
+            guard let entry = reader.current else { break }
+            if reader.isRawStream {
+                info.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: info.path)
+                info.kind = .file
+            }
+            switch session.admit(info, result: &result) {
+            case .skip: continue
+            case .write(let target, let hardlinkTarget):
+                EntryRewrite.setPath(entry, target)
+                if let hardlinkTarget { EntryRewrite.setHardlink(entry, hardlinkTarget) }
+                EntryRewrite.clearSpecialBits(entry)
+            }
+            let name = info.path.displayName
+            if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
+                result.warnings.append("Could not extract “\(name)”: \(message).")
+                continue
+            }
+            var failed: String?
+            while let (buffer, offset) = try reader.readBlock(entryName: name) {
+                if failed == nil, case .skipped(let message) = try disk.writeBlock(buffer, offset: offset, folder: folderName) {
+                    failed = message
+                }
+                result.bytes += Int64(buffer.count)
+                progress(reader.bytesRead, reader.fileSize)
+                try control.check()
+            }
+            if failed == nil, case .skipped(let message) = try disk.finishEntry(folder: folderName) { failed = message }
+            if let failed {
+                result.warnings.append("Could not extract “\(name)”: \(failed).")
+                continue
+            }
+            session.record(info, result: &result)
+        }
+        try disk.close(folder: folderName)
+        progress(reader.fileSize, reader.fileSize)
+
+        let top = try FileSystem.entries(of: staging)
+        switch top.count {
+        case 0:
+            result.output = nil
+        case 1:
+            let item = staging.appending(bytes: top[0])
+            let isDirectory = FileSystem.status(item).map(FileSystem.isDirectory) ?? false
+            result.output = try FileSystem.publish(item, in: folder, as: top[0], isDirectory: isDirectory)
+        default:
+            _ = staging.withPlatformString { chmod($0, 0o777 & ~currentUmask()) }
+            result.output = try FileSystem.publish(staging, in: folder, as: ArchiveNaming.stem(archiveName), isDirectory: true)
+            published = true
+        }
+        return result
+    }
+
+    private static func currentUmask() -> mode_t {
+        let mask = umask(0o022)
+        umask(mask)
+        return mask
+    }
+}
+
+/// The per-entry safety decisions of one extraction, and what it has created so far.
+struct StagingSession {
+    enum Decision {
+        case skip
+        /// Write the entry at `path` (absolute, under the staging folder), with its hard link rewritten.
+        case write(path: [UInt8], hardlink: [UInt8]?)
+    }
+
+    let staging: [UInt8]
+    let selection: EntrySelection
+    let keepJunk: Bool
+    /// Paths (relative to the staging folder) of the symlinks created so far: nothing may go through them.
+    private var symlinks: Set<[UInt8]> = []
+
+    init(staging: FilePath, selection: EntrySelection, keepJunk: Bool) {
+        self.staging = staging.bytes
+        self.selection = selection
+        self.keepJunk = keepJunk
+    }
+
+    /// Decides what to do with one entry, recording refusals and junk in `result`.
+    mutating func admit(_ info: ArchiveEntryInfo, result: inout ExtractResult) -> Decision {
+        let name = info.path.displayName
+        let components: [[UInt8]]
+        switch EntryPath.components(of: info.path) {
+        case .failure(let refusal):
+            result.refused.append(.init(path: name, reason: refusal.description))
+            return .skip
+        case .success(let parts):
+            components = parts
+        }
+        if components.isEmpty { return .skip }
+        let relative = EntryPath.join(components)
+        guard selection.includes(relative) else { return .skip }
+        if !keepJunk, EntryPath.isMacJunk(components) {
+            result.skippedJunk.append(name)
+            return .skip
+        }
+        func refuse(_ refusal: EntryPath.Refusal) -> Decision {
+            result.refused.append(.init(path: name, reason: refusal.description))
+            return .skip
+        }
+        if passesThroughSymlink(components, includingLast: false) { return refuse(.throughSymlink) }
+        var hardlink: [UInt8]?
+        switch info.kind {
+        case .characterDevice: return refuse(.specialFile("character device"))
+        case .blockDevice: return refuse(.specialFile("block device"))
+        case .fifo: return refuse(.specialFile("named pipe"))
+        case .socket: return refuse(.specialFile("socket"))
+        case .symlink:
+            guard let target = info.linkTarget, EntryPath.symlinkStaysInside(target: target, linkPath: components) else {
+                return refuse(.linkLeavesDestination)
+            }
+        case .hardlink:
+            guard let target = info.linkTarget, case .success(let parts) = EntryPath.components(of: target),
+                !parts.isEmpty, !passesThroughSymlink(parts, includingLast: false)
+            else {
+                return refuse(.hardlinkLeavesDestination)
+            }
+            hardlink = staging + [UInt8(ascii: "/")] + EntryPath.join(parts)
+        case .file, .directory:
+            break
+        }
+        // A later entry replaces an earlier symlink of the same name rather than writing through it.
+        symlinks.remove(relative)
+        return .write(path: staging + [UInt8(ascii: "/")] + relative, hardlink: hardlink)
+    }
+
+    /// Counts a written entry.
+    mutating func record(_ info: ArchiveEntryInfo, result: inout ExtractResult) {
+        switch info.kind {
+        case .directory: result.folders += 1
+        case .symlink:
+            result.symlinks += 1
+            if case .success(let parts) = EntryPath.components(of: info.path) { symlinks.insert(EntryPath.join(parts)) }
+        default: result.files += 1
+        }
+    }
+
+    private func passesThroughSymlink(_ components: [[UInt8]], includingLast: Bool) -> Bool {
+        guard !symlinks.isEmpty else { return false }
+        let count = includingLast ? components.count : components.count - 1
+        guard count > 0 else { return false }
+        var prefix: [UInt8] = []
+        for index in 0..<count {
+            prefix += index == 0 ? components[0] : [UInt8(ascii: "/")] + components[index]
+            if symlinks.contains(prefix) { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,193 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// The few POSIX operations the engine needs, with errors turned into `ArchiverError`.
+enum FileSystem {
+    /// `lstat`, or nil when the path does not exist or cannot be reached.
+    static func status(_ path: FilePath) -> stat? {
+        var info = stat()
+        let result = path.withPlatformString { lstat($0, &info) }
+        return result == 0 ? info : nil
+    }
+
+    static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
+    static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
+    static func isSymlink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
+
+    /// The canonical path, with symlinks resolved. The corresponding C function is `realpath`.
+    static func resolve(_ path: FilePath) -> FilePath? {
+        path.withPlatformString { pointer in
+            guard let resolved = realpath(pointer, nil) else { return nil }
+            defer { free(resolved) }
+            return FilePath(platformString: resolved)
+        }
+    }
+
+    /// Whether this process may create files in `folder`.
+    static func canWrite(_ folder: FilePath) -> Bool {
+        folder.withPlatformString { access($0, W_OK | X_OK) } == 0
+    }
+
+    /// Free bytes for an unprivileged user in the file system holding `folder`.
+    static func freeSpace(_ folder: FilePath) -> Int64? {
+        var info = statvfs()
+        guard folder.withPlatformString({ statvfs($0, &info) }) == 0 else { return nil }
+        return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// Creates a folder only this user can enter, for staging.
+    static func makePrivateDirectory(_ path: FilePath) throws(ArchiverError) {
+        guard path.withPlatformString({ mkdir($0, 0o700) }) == 0 else {
+            throw destinationError(errno, path.removingLastComponent())
+        }
+    }
+
+    /// Creates the folder and its parents as needed (`mkdir -p`).
+    static func makeDirectories(_ path: FilePath) throws(ArchiverError) {
+        if let info = status(path) {
+            if isDirectory(info) || (isSymlink(info) && resolve(path).flatMap(status).map(isDirectory) == true) {
+                return
+            }
+            throw ArchiverError(.destination, "“\(path)” exists and is not a folder.", hint: "Choose another destination.")
+        }
+        if !path.removingLastComponent().isEmpty, path.removingLastComponent() != path {
+            try makeDirectories(path.removingLastComponent())
+        }
+        if path.withPlatformString({ mkdir($0, 0o777) }) != 0, errno != EEXIST {
+            throw destinationError(errno, path)
+        }
+    }
+
+    /// A unique token for temporary names.
+    static func randomToken() -> String {
+        String(UInt64.random(in: 0...UInt64.max), radix: 36)
+    }
+
+    /// Moves `source` to a name that is free in `folder`: `name`, else `name (2)`, `name (3)`, … without ever
+    /// replacing anything, even against another process doing the same.
+    ///
+    /// Folders claim their name with `mkdir` and are then renamed over the empty claim; files and symlinks
+    /// with `link`, which fails if the name exists. File systems without hard links fall back to checking
+    /// first, which leaves a tiny window.
+    /// - Parameter exact: only `name` is acceptable; a taken name is an error.
+    /// - Returns: the final path.
+    static func publish(_ source: FilePath, in folder: FilePath, as name: [UInt8], isDirectory: Bool, exact: Bool = false)
+        throws(ArchiverError) -> FilePath
+    {
+        for attempt in 1...10_000 {
+            let candidate = folder.appending(bytes: ArchiveNaming.numbered(name, isDirectory: isDirectory, attempt: attempt))
+            if try claim(source, at: candidate, isDirectory: isDirectory) { return candidate }
+            if exact {
+                throw ArchiverError(
+                    .destination, "“\(candidate)” already exists; nothing was overwritten.",
+                    hint: "Choose another name, or move the existing file away.", path: candidate.string)
+            }
+        }
+        throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(folder)”.")
+    }
+
+    /// Tries to move `source` to `target`; false when `target` is taken.
+    private static func claim(_ source: FilePath, at target: FilePath, isDirectory: Bool) throws(ArchiverError) -> Bool {
+        if isDirectory {
+            if target.withPlatformString({ mkdir($0, 0o700) }) != 0 {
+                if errno == EEXIST { return false }
+                throw destinationError(errno, target.removingLastComponent())
+            }
+            if rename(source, target) != 0 {
+                let code = errno
+                _ = target.withPlatformString { rmdir($0) }
+                throw destinationError(code, target.removingLastComponent())
+            }
+            return true
+        }
+        let linked = source.withPlatformString { from in target.withPlatformString { to in link(from, to) } }
+        if linked == 0 {
+            _ = source.withPlatformString { unlink($0) }
+            return true
+        }
+        switch errno {
+        case EEXIST: return false
+        case EPERM, EXDEV, ENOTSUP, EMLINK:
+            if status(target) != nil { return false }
+            if rename(source, target) != 0 { throw destinationError(errno, target.removingLastComponent()) }
+            return true
+        default:
+            throw destinationError(errno, target.removingLastComponent())
+        }
+    }
+
+    private static func rename(_ from: FilePath, _ to: FilePath) -> Int32 {
+        from.withPlatformString { a in to.withPlatformString { b in Glibc.rename(a, b) } }
+    }
+
+    /// Deletes a file or a whole tree, making read-only folders writable first. Never follows symlinks.
+    static func removeTree(_ path: FilePath) {
+        guard let info = status(path) else { return }
+        if isDirectory(info) {
+            _ = path.withPlatformString { chmod($0, 0o700) }
+            for name in (try? entries(of: path)) ?? [] {
+                removeTree(path.appending(bytes: name))
+            }
+            _ = path.withPlatformString { rmdir($0) }
+        } else {
+            _ = path.withPlatformString { unlink($0) }
+        }
+    }
+
+    /// The names in a folder, without `.` and `..`.
+    static func entries(of folder: FilePath) throws(ArchiverError) -> [[UInt8]] {
+        guard let dir = folder.withPlatformString({ opendir($0) }) else {
+            throw ArchiverError(.inputUnreadable, "Cannot read the folder “\(folder)”: \(String(cString: strerror(errno))).",
+                hint: "Check its permissions.", path: folder.string)
+        }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+            names.append(name)
+        }
+        return names
+    }
+
+    /// Removes what killed runs left in `folder`: temporary names whose PID is no longer running. Live
+    /// runs beside this one keep their work.
+    static func removeStaleTemporaries(in folder: FilePath) {
+        let ownPID = getpid()
+        for name in (try? entries(of: folder)) ?? [] {
+            guard let pid = TemporaryName.pid(in: name), pid != ownPID else { continue }
+            if kill(pid, 0) != 0, errno == ESRCH {
+                removeTree(folder.appending(bytes: name))
+            }
+        }
+    }
+
+    /// An `ArchiverError` for a failed write into `folder`.
+    static func destinationError(_ code: Int32, _ folder: FilePath) -> ArchiverError {
+        let reason = String(cString: strerror(code))
+        switch code {
+        case ENOSPC, EDQUOT:
+            return ArchiverError(
+                .destination, "The disk holding “\(folder)” is full; nothing was left behind.",
+                hint: "Free some space or choose another destination.", path: folder.string)
+        case EROFS:
+            return ArchiverError(
+                .destination, "“\(folder)” is on a read-only disk.", hint: "Choose another destination.",
+                path: folder.string)
+        case EACCES, EPERM:
+            return ArchiverError(
+                .destination, "You do not have permission to write in “\(folder)”.",
+                hint: "Choose a folder you own.", path: folder.string)
+        default:
+            return ArchiverError(.destination, "Cannot write in “\(folder)”: \(reason).", path: folder.string)
+        }
+    }
+}
+
+extension FilePath {
+    /// Whether the path starts with `/`.
+    var isAbsolutePath: Bool { bytes.first == UInt8(ascii: "/") }
+}

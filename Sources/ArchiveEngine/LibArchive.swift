@@ -1,0 +1,57 @@
+internal import CArchive
+import ArchiverCore
+import Glibc
+
+/// A libarchive return code. The C names are `ARCHIVE_OK`, `ARCHIVE_EOF`, `ARCHIVE_RETRY`, `ARCHIVE_WARN`,
+/// `ARCHIVE_FAILED` and `ARCHIVE_FATAL`.
+struct ArchiveStatus: RawRepresentable, Hashable {
+    var rawValue: Int32
+    static let ok = ArchiveStatus(rawValue: ARCHIVE_OK)
+    static let eof = ArchiveStatus(rawValue: ARCHIVE_EOF)
+    static let retry = ArchiveStatus(rawValue: ARCHIVE_RETRY)
+    static let warn = ArchiveStatus(rawValue: ARCHIVE_WARN)
+    static let failed = ArchiveStatus(rawValue: ARCHIVE_FAILED)
+    static let fatal = ArchiveStatus(rawValue: ARCHIVE_FATAL)
+
+    /// OK or WARN: the call did its work.
+    var succeeded: Bool { rawValue >= ARCHIVE_WARN }
+}
+
+/// The last error of a handle, copied, because the string belongs to the handle.
+/// The corresponding C functions are `archive_error_string` and `archive_errno`.
+func lastError(_ handle: OpaquePointer) -> (message: String, errno: Int32) {
+    let message = archive_error_string(handle).map { String(cString: $0) } ?? "unknown error"
+    return (message, archive_errno(handle))
+}
+
+/// Process-wide set-up that every executable does first.
+public enum ArchiveEngineSetup {
+    /// Puts the process in a UTF-8 locale: Swift never calls `setlocale`, and in the "C" locale libarchive
+    /// garbles non-ASCII names in 7z and pax headers. With `LANG` unset, `setlocale(LC_ALL, "")` gives "C"
+    /// without failing, so the codeset is what decides the fallback.
+    public static func prepareLocale() {
+        setlocale(LC_ALL, "")
+        let codeset = nl_langinfo(nl_item(CODESET)).map { String(cString: $0) } ?? ""
+        if codeset.uppercased().filter({ $0 != "-" }) != "UTF8" {
+            setlocale(LC_ALL, "C.UTF-8")
+        }
+    }
+
+    /// libarchive's version line, for `--version` and bug reports.
+    public static var libarchiveVersion: String { String(cString: archive_version_details()) }
+}
+
+/// Calls `body` with `bytes` as a NUL-terminated C string.
+func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    let chars = bytes.map { CChar(bitPattern: $0) } + [0]
+    return try chars.withUnsafeBufferPointer { buffer in
+        guard let base = buffer.baseAddress else { preconditionFailure("a non-empty array has storage") }
+        return try body(base)
+    }
+}
+
+/// The bytes of a C string, or nil for NULL.
+func bytes(_ pointer: UnsafePointer<CChar>?) -> [UInt8]? {
+    guard let pointer else { return nil }
+    return Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
+}

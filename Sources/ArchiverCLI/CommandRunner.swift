@@ -1,0 +1,71 @@
+import ArchiveEngine
+import ArchiverCore
+import ArgumentParser
+import Dispatch
+import Glibc
+
+/// Runs one of the commands the way every Archiver executable does: UTF-8 locale, signals that cancel,
+/// DESIGN.md's exit codes (usage errors are 2, not swift-argument-parser's 64).
+public enum CommandRunner {
+    public static func main<Command: ParsableCommand>(_ type: Command.Type) {
+        ArchiveEngineSetup.prepareLocale()
+        signal(SIGPIPE, SIG_IGN)
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        let command: ParsableCommand
+        do {
+            command = try Command.parseAsRoot(arguments)
+        } catch {
+            let code = Command.exitCode(for: error)
+            let message = Command.fullMessage(for: error)
+            if code == .success {
+                print(message)
+                exit(0)
+            }
+            printError(message)
+            exit(code == .validationFailure ? ArchiverError.Code.usage.exitStatus : code.rawValue)
+        }
+        do {
+            var command = command
+            try command.run()
+            exit(0)
+        } catch let code as ExitCode {
+            exit(code.rawValue)
+        } catch {
+            printError("\(error)")
+            exit(ExitStatus.warnings)
+        }
+    }
+
+    /// The job control of this process: SIGINT, SIGTERM and SIGHUP cancel it, and a second signal ends
+    /// the process at once (the next run removes what it left).
+    static func installSignalHandlers(_ control: JobControl, budget: Double?) {
+        for number in [SIGINT, SIGTERM, SIGHUP] {
+            signal(number, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            source.setEventHandler {
+                if control.isCancelled {
+                    signal(number, SIG_DFL)
+                    raise(number)
+                }
+                control.cancel()
+            }
+            source.resume()
+            signalSources.append(source)
+        }
+    }
+
+    nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
+}
+
+/// Writes to standard error, as a line unless `newline` is false.
+func printError(_ text: String, newline: Bool = true) {
+    let line = !newline || text.hasSuffix("\n") ? text : text + "\n"
+    // Unbuffered write(2): stderr's FILE is global mutable state to Swift 6, and a progress line must
+    // appear at once.
+    var remaining = line.utf8[...]
+    while !remaining.isEmpty {
+        let written = Array(remaining).withUnsafeBytes { write(STDERR_FILENO, $0.baseAddress, $0.count) }
+        if written <= 0 { return }
+        remaining = remaining.dropFirst(written)
+    }
+}

@@ -1,0 +1,82 @@
+import ArchiveEngine
+import ArchiverCore
+import ArgumentParser
+import SystemPackage
+
+extension ArchiveFormat: ExpressibleByArgument {}
+extension CompressionLevel: ExpressibleByArgument {}
+
+/// `compress-with-archiver`: files and folders → one archive beside them.
+public struct CompressCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "compress-with-archiver",
+        abstract: "Compress files and folders into one archive.",
+        discussion: """
+            One item a.pdf becomes a.zip beside it, a folder Photos becomes Photos.zip holding Photos/, several \
+            items become Archive.zip in their common folder. Nothing is overwritten: Archive (2).zip, (3)…
+            \(exitCodesHelp)
+            """,
+        version: archiverVersion)
+
+    @Option(name: [.short, .long], help: "zip, 7z, tar, tar.gz, tar.bz2, tar.xz, tar.zst, gz, bz2, xz or zst.")
+    var format: ArchiveFormat = .zip
+
+    @Option(name: [.short, .long], help: "store, fast, normal (each library's default) or maximum.")
+    var level: CompressionLevel = .normal
+
+    @Option(name: [.short, .long], help: "Write exactly this file; fails if it exists.")
+    var output: String?
+
+    @Option(name: [.short, .long], help: "Name of the archive, in the folder of the inputs.")
+    var name: String?
+
+    @Flag(help: "Print one JSON result object on standard output.")
+    var json = false
+
+    @Option(help: "Stop after this many seconds (0 = no limit).")
+    var timeBudget: Double?
+
+    @Argument(help: "Files and folders to compress.")
+    var files: [String] = []
+
+    public init() {}
+
+    public func validate() throws {
+        if files.isEmpty { throw ValidationError("Name at least one file or folder to compress.") }
+        if output != nil, name != nil { throw ValidationError("Use either --output or --name, not both.") }
+        if let timeBudget, timeBudget < 0 { throw ValidationError("--time-budget must be 0 or more seconds.") }
+    }
+
+    public func run() throws {
+        var raw = RawArguments.current()
+        let inputs = files.map { raw.path(for: $0) }
+        let destination: CompressPlan.Destination =
+            if let output { .path(raw.path(for: output)) } else if let name { .name(raw.bytes(for: name)) } else { .automatic }
+        let control = JobControl(budget: timeBudget)
+        CommandRunner.installSignalHandlers(control, budget: timeBudget)
+        let progress = TerminalProgress(label: "Compressing")
+        let report = JobReport(operation: "compress", json: json)
+        do {
+            let result = try Compressor.run(
+                inputs: inputs, format: format, level: level, destination: destination, control: control,
+                progress: progress.update)
+            progress.finish()
+            for warning in result.warnings { report.warn(warning) }
+            report.succeeded(compress: result, elapsed: progress.elapsed)
+            throw ExitCode(result.warnings.isEmpty ? ExitStatus.success : ExitStatus.warnings)
+        } catch let error as ArchiverError {
+            progress.finish()
+            report.failed(error, elapsed: progress.elapsed)
+            throw ExitCode(error.code.exitStatus)
+        }
+    }
+}
+
+let archiverVersion = "Archiver 0.1 (\(ArchiveEngineSetup.libarchiveVersion))"
+
+let exitCodesHelp = """
+
+    Exit codes: 0 done, 1 done with warnings, 2 usage error, 3 input missing or unreadable, 4 not an archive \
+    or unsupported, 5 corrupt or truncated, 6 password needed or wrong, 7 cannot write the destination, \
+    8 cancelled, 9 time budget exceeded.
+    """

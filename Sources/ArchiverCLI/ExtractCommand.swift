@@ -1,0 +1,202 @@
+import ArchiveEngine
+import ArchiverCore
+import ArgumentParser
+import Glibc
+import SystemPackage
+
+/// `extract-with-archiver`: archives → files, beside them or where `--to` says.
+public struct ExtractCommand: ParsableCommand {
+    public static let configuration = CommandConfiguration(
+        commandName: "extract-with-archiver",
+        abstract: "Extract archives, safely, without overwriting anything.",
+        discussion: """
+            An archive holding one top-level item extracts it as is; otherwise a folder named after the archive \
+            holds everything. Names after -- extract only those entries (a folder selects everything under it).
+            \(exitCodesHelp)
+            """,
+        version: archiverVersion)
+
+    @Option(name: [.short, .long], help: "Extract into this folder (created if missing).")
+    var to: String?
+
+    @Flag(name: [.short, .long], help: "List the entries instead of extracting.")
+    var list = false
+
+    @Flag(help: "Print one JSON result object on standard output.")
+    var json = false
+
+    @Flag(help: "Also extract macOS junk (__MACOSX/, ._*, .DS_Store).")
+    var keepJunk = false
+
+    @Option(help: "Stop after this many seconds (0 = no limit).")
+    var timeBudget: Double?
+
+    @Argument(help: "Archives to extract, then optionally -- and entry names.")
+    var arguments: [String] = []
+
+    public init() {}
+
+    public func validate() throws {
+        if archives.isEmpty { throw ValidationError("Name at least one archive to extract.") }
+        if list, to != nil { throw ValidationError("--list does not extract, so --to means nothing with it.") }
+        if let timeBudget, timeBudget < 0 { throw ValidationError("--time-budget must be 0 or more seconds.") }
+    }
+
+    /// Positional arguments before `--` are archives, after it entry names.
+    private var entryCount: Int {
+        let raw = CommandLine.arguments.dropFirst()
+        guard let separator = raw.firstIndex(of: "--") else { return 0 }
+        return raw.distance(from: separator, to: raw.endIndex) - 1
+    }
+
+    private var archives: [String] { Array(arguments.dropLast(entryCount)) }
+
+    public func run() throws {
+        var raw = RawArguments.current()
+        let archivePaths = archives.map { raw.path(for: $0) }
+        let entries = arguments.suffix(entryCount).map { raw.bytes(for: $0) }
+        let control = JobControl(budget: timeBudget)
+        CommandRunner.installSignalHandlers(control, budget: timeBudget)
+        if list {
+            try listArchives(archivePaths, control: control)
+        } else {
+            try extractArchives(archivePaths, entries: entries, destination: to.map { raw.path(for: $0) }, control: control)
+        }
+    }
+
+    private func extractArchives(_ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, control: JobControl) throws {
+        let environment = ProcessEnvironment.current
+        let places = ExtractDestination(home: environment.home, environment: environment.variables)
+        let userDirs = environment.readFile(places.configFolder.appending("user-dirs.dirs"))
+        let options = ExtractOptions(
+            folder: destination, fallbackFolder: places.downloadsFolder(userDirs: userDirs), places: places,
+            selection: entries, keepJunk: keepJunk)
+        let report = JobReport(operation: "extract", json: json)
+        let progress = TerminalProgress(label: "Extracting")
+        var results: [JSON] = []
+        var failures: [ArchiverError] = []
+        var warned = false
+        for archive in archives {
+            do {
+                let result = try Extractor.run(archive: archive, options: options, control: control, progress: progress.update)
+                progress.finish()
+                for refused in result.refused { report.warn("Refused “\(refused.path)”: \(refused.reason).") }
+                for warning in result.warnings { report.warn(warning) }
+                warned = warned || result.hasWarnings
+                results.append(Self.json(archive: archive, result: result, error: nil))
+                if !json { Self.describe(archive: archive, result: result) }
+            } catch {
+                progress.finish()
+                printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
+                failures.append(error)
+                results.append(Self.json(archive: archive, result: nil, error: error))
+                // Cancellation and the budget stop the whole batch.
+                if error.code == .cancelled || error.code == .budget { break }
+            }
+        }
+        let status: Int32 =
+            if failures.count == results.count, let first = failures.first, failures.count == archives.count {
+                first.code.exitStatus
+            } else if let stop = failures.first(where: { $0.code == .cancelled || $0.code == .budget }) {
+                stop.code.exitStatus
+            } else if !failures.isEmpty || warned {
+                ExitStatus.warnings
+            } else {
+                ExitStatus.success
+            }
+        if json { report.emit(exitCode: status, elapsed: progress.elapsed, [("results", .array(results))]) }
+        throw ExitCode(status)
+    }
+
+    private static func describe(archive: FilePath, result: ExtractResult) {
+        let name = archive.lastComponent?.string ?? archive.string
+        if let output = result.output {
+            print("Extracted “\(name)” to \(output) (\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks))).")
+        } else {
+            print("“\(name)” holds nothing to extract.")
+        }
+        if !result.skippedJunk.isEmpty {
+            printError("Skipped \(result.skippedJunk.count) macOS junk item(s) such as “\(result.skippedJunk[0])”; --keep-junk keeps them.")
+        }
+    }
+
+    private static func json(archive: FilePath, result: ExtractResult?, error: ArchiverError?) -> JSON {
+        var fields: [(String, JSON)] = [("archive", .string(archive.string))]
+        if let result {
+            fields += [
+                ("output", result.output.map { .string($0.string) } ?? .null),
+                ("format", .string(result.format)),
+                ("files", .int(result.files)), ("folders", .int(result.folders)), ("symlinks", .int(result.symlinks)),
+                ("bytes", .int(result.bytes)),
+                ("refused", .array(result.refused.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
+                ("skippedJunk", .array(result.skippedJunk.map(JSON.string))),
+                ("warnings", .array(result.warnings.map(JSON.string))),
+            ]
+        } else {
+            fields += [("output", .null), ("files", .int(0)), ("folders", .int(0)), ("symlinks", .int(0)), ("bytes", .int(0)),
+                       ("refused", .array([])), ("skippedJunk", .array([]))]
+        }
+        fields.append(("error", error.map(JobReport.json) ?? .null))
+        return .object(fields)
+    }
+
+    private func listArchives(_ archives: [FilePath], control: JobControl) throws {
+        let report = JobReport(operation: "list", json: json)
+        let clock = ContinuousClock()
+        let start = clock.now
+        var listed: [JSON] = []
+        var firstFailure: ArchiverError?
+        var failures = 0
+        for archive in archives {
+            do {
+                let (format, entries) = try Extractor.list(archive: archive, control: control)
+                listed.append(.object([
+                    ("archive", .string(archive.string)), ("format", .string(format)),
+                    ("entries", .array(entries.map(Self.json))), ("error", .null),
+                ]))
+                if !json { Self.printListing(archive: archive, format: format, entries: entries, several: archives.count > 1) }
+            } catch {
+                printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
+                firstFailure = firstFailure ?? error
+                failures += 1
+                listed.append(.object([("archive", .string(archive.string)), ("entries", .array([])), ("error", JobReport.json(error))]))
+            }
+        }
+        let status: Int32 =
+            if let firstFailure { failures == archives.count ? firstFailure.code.exitStatus : ExitStatus.warnings } else { 0 }
+        let (seconds, atto) = (clock.now - start).components
+        if json { report.emit(exitCode: status, elapsed: Double(seconds) + Double(atto) / 1e18, [("archives", .array(listed))]) }
+        throw ExitCode(status)
+    }
+
+    private static func json(_ entry: ArchiveEntryInfo) -> JSON {
+        .object([
+            ("path", .string(entry.path.displayName)), ("type", .string(entry.kind.rawValue)),
+            ("size", entry.size.map(JSON.int) ?? .null), ("packedSize", entry.packedSize.map(JSON.int) ?? .null),
+            ("mtime", entry.modified.map { .string(HumanFormat.iso8601($0)) } ?? .null),
+            ("encrypted", .bool(entry.encrypted)),
+            ("linkTarget", entry.linkTarget.map { .string($0.displayName) } ?? .null),
+        ])
+    }
+
+    private static func printListing(archive: FilePath, format: String, entries: [ArchiveEntryInfo], several: Bool) {
+        if several { print("\(archive):") }
+        print("Format: \(format)")
+        for entry in entries {
+            let size = entry.size.map { String($0) } ?? "-"
+            let packed = entry.packedSize.map { String($0) } ?? "-"
+            let time = entry.modified.map(HumanFormat.iso8601) ?? "-"
+            let link = entry.linkTarget.map { " -> \($0.displayName)" } ?? ""
+            let kind = entry.kind.rawValue.padding(10)
+            print("\(kind) \(size.padding(12, left: true)) \(packed.padding(12, left: true)) \(time) \(entry.encrypted ? "E" : "-") \(entry.path.displayName)\(link)")
+        }
+        print("\(entries.count) entr\(entries.count == 1 ? "y" : "ies")")
+    }
+}
+
+extension String {
+    fileprivate func padding(_ width: Int, left: Bool = false) -> String {
+        let pad = String(repeating: " ", count: max(0, width - count))
+        return left ? pad + self : self + pad
+    }
+}

@@ -1,0 +1,71 @@
+import ArchiveEngine
+import ArchiverCore
+
+/// How a job tells its outcome: sentences for a person (results on stdout, problems on stderr), or one
+/// JSON object on stdout for a script. Errors and warnings always reach stderr.
+final class JobReport {
+    let operation: String
+    let json: Bool
+    private var warnings: [String] = []
+
+    init(operation: String, json: Bool) {
+        self.operation = operation
+        self.json = json
+    }
+
+    func warn(_ text: String) {
+        warnings.append(text)
+        printError("warning: \(text)")
+    }
+
+    func succeeded(compress result: CompressResult, elapsed: Double) {
+        if json {
+            emit(exitCode: warnings.isEmpty ? 0 : 1, elapsed: elapsed, [
+                ("outputs", .array([.object([("path", .string(result.output.string)), ("size", .int(result.size))])])),
+                ("inputBytes", .int(result.inputBytes)),
+                ("files", .int(result.files)), ("folders", .int(result.folders)), ("symlinks", .int(result.symlinks)),
+                ("error", .null),
+            ])
+            return
+        }
+        var line = "Created \(result.output): \(HumanFormat.bytes(result.size))"
+        if result.inputBytes > 0 {
+            let saving = 100 - Int((Double(result.size) * 100 / Double(result.inputBytes)).rounded())
+            line += saving > 0 ? ", \(saving) % smaller" : ""
+        }
+        print(line + " (\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks))).")
+    }
+
+    func failed(_ error: ArchiverError, elapsed: Double) {
+        printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
+        guard json else { return }
+        let fields: [(String, JSON)] =
+            operation == "compress"
+            ? [("outputs", .array([])), ("error", Self.json(error))]
+            : [("results", .array([])), ("error", Self.json(error))]
+        emit(exitCode: error.code.exitStatus, elapsed: elapsed, fields)
+    }
+
+    /// Writes the one JSON object.
+    func emit(exitCode: Int32, elapsed: Double, _ fields: [(String, JSON)]) {
+        let head: [(String, JSON)] = [
+            ("operation", .string(operation)), ("exitCode", .int(Int64(exitCode))),
+            ("durationSeconds", .double((elapsed * 1000).rounded() / 1000)),
+        ]
+        print(JSON.object(head + fields + [("warnings", .array(warnings.map(JSON.string)))]).rendered)
+    }
+
+    static func json(_ error: ArchiverError) -> JSON {
+        .object([
+            ("code", .int(Int64(error.code.exitStatus))), ("message", .string(error.message)),
+            ("hint", error.hint.map(JSON.string) ?? .null),
+        ])
+    }
+}
+
+func countWords(files: Int, folders: Int, symlinks: Int) -> String {
+    var parts = ["\(files) file\(files == 1 ? "" : "s")"]
+    if folders > 0 { parts.append("\(folders) folder\(folders == 1 ? "" : "s")") }
+    if symlinks > 0 { parts.append("\(symlinks) symlink\(symlinks == 1 ? "" : "s")") }
+    return parts.joined(separator: ", ")
+}

@@ -1,0 +1,40 @@
+import Glibc
+import SystemPackage
+
+/// The home folder, environment and small files the jobs read, gathered in one place.
+struct ProcessEnvironment {
+    var home: FilePath
+    var variables: [String: String]
+
+    static var current: ProcessEnvironment {
+        var variables: [String: String] = [:]
+        var cursor = environ
+        while let entry = cursor.pointee {
+            let text = String(cString: entry)
+            if let equals = text.firstIndex(of: "=") {
+                variables[String(text[..<equals])] = String(text[text.index(after: equals)...])
+            }
+            cursor += 1
+        }
+        var home = variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
+        if home == nil, let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
+            home = String(cString: directory)
+        }
+        return ProcessEnvironment(home: FilePath(home ?? "/"), variables: variables)
+    }
+
+    /// A small text file's contents, or nil when it cannot be read.
+    func readFile(_ path: FilePath) -> String? {
+        guard let file = path.withPlatformString({ fopen($0, "r") }) else { return nil }
+        defer { fclose(file) }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count <= 0 { break }
+            data += buffer[..<count]
+            if data.count > 1 << 20 { break }
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+}

@@ -1,0 +1,46 @@
+import ArchiverCore
+import Glibc
+
+/// A progress line on standard error, redrawn at most ten times a second, only when standard error is a
+/// terminal (a script or a log gets nothing).
+final class TerminalProgress {
+    private var meter: ProgressMeter?
+    private let enabled: Bool
+    private let clock = ContinuousClock()
+    private let start: ContinuousClock.Instant
+    private var drawn = false
+    private let label: String
+
+    init(label: String, enabled: Bool = isatty(STDERR_FILENO) == 1) {
+        self.label = label
+        self.enabled = enabled
+        start = clock.now
+    }
+
+    /// Records progress; redraws when it is time.
+    func update(done: Int64, total: Int64?) {
+        guard enabled else { return }
+        let now = seconds(clock.now - start)
+        if meter == nil { meter = ProgressMeter(total: total, start: 0) }
+        guard let snapshot = meter?.update(done: done, now: now) else { return }
+        // Short jobs show only their result.
+        guard now >= 0.5 else { return }
+        printError("\r\u{1B}[K\(label)  \(HumanFormat.progressLine(snapshot))", newline: false)
+        drawn = true
+    }
+
+    /// Clears the line before the result is printed.
+    func finish() {
+        guard drawn else { return }
+        printError("\r\u{1B}[K", newline: false)
+        drawn = false
+    }
+
+    /// Seconds since the job started.
+    var elapsed: Double { seconds(clock.now - start) }
+
+    private func seconds(_ duration: Duration) -> Double {
+        let (s, attoseconds) = duration.components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,59 @@
+/// The one error every layer throws: a code that decides the exit status, and words for a person.
+public struct ArchiverError: Error, CustomStringConvertible, Sendable {
+    /// What kind of failure this is. A struct around a private enum so that cases can be added later.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        fileprivate enum Kind: Int32, Sendable {
+            case usage = 2, inputUnreadable, notAnArchive, corrupt, password, destination, cancelled, budget
+        }
+        fileprivate let kind: Kind
+
+        /// Bad flags or arguments.
+        public static let usage = Code(kind: .usage)
+        /// An input is missing or cannot be read.
+        public static let inputUnreadable = Code(kind: .inputUnreadable)
+        /// Not an archive, or a format or feature that is not supported.
+        public static let notAnArchive = Code(kind: .notAnArchive)
+        /// The input is damaged or cut short.
+        public static let corrupt = Code(kind: .corrupt)
+        /// A password is needed, wrong, or cannot be asked for.
+        public static let password = Code(kind: .password)
+        /// The destination cannot be written (permissions, disk full, read-only, already exists).
+        public static let destination = Code(kind: .destination)
+        /// The user or a signal stopped the job.
+        public static let cancelled = Code(kind: .cancelled)
+        /// The time budget ran out, or the estimate exceeds it.
+        public static let budget = Code(kind: .budget)
+
+        /// The process exit status DESIGN.md fixes for this code.
+        public var exitStatus: Int32 { kind.rawValue }
+
+        public var description: String { "\(kind)" }
+    }
+
+    public var code: Code
+    /// One plain sentence saying what went wrong.
+    public var message: String
+    /// What the person can do about it, if anything.
+    public var hint: String?
+    /// The file the error is about, when there is one.
+    public var path: String?
+
+    public init(_ code: Code, _ message: String, hint: String? = nil, path: String? = nil) {
+        self.code = code
+        self.message = message
+        self.hint = hint
+        self.path = path
+    }
+
+    public var description: String {
+        guard let hint else { return message }
+        return "\(message) \(hint)"
+    }
+}
+
+/// Exit statuses that are not errors.
+public enum ExitStatus {
+    public static let success: Int32 = 0
+    /// Done, but some entries were refused or skipped, or some items of a batch failed.
+    public static let warnings: Int32 = 1
+}

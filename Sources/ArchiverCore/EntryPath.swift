@@ -1,0 +1,142 @@
+/// Decisions about entry paths read from an archive: which are safe to create, which are junk.
+///
+/// Everything here works lexically on the names; the engine separately refuses to write through any
+/// symlink, so a path that is safe here stays inside the destination on disk.
+public enum EntryPath {
+    /// Why an entry is not extracted.
+    public enum Refusal: Error, Equatable, Sendable, CustomStringConvertible {
+        case absolutePath
+        case parentReference
+        case emptyName
+        case linkLeavesDestination
+        case hardlinkLeavesDestination
+        case throughSymlink
+        case specialFile(String)
+
+        public var description: String {
+            switch self {
+            case .absolutePath: "its path is absolute"
+            case .parentReference: "its path goes up with “..”"
+            case .emptyName: "it has no name"
+            case .linkLeavesDestination: "it is a symlink pointing outside the destination"
+            case .hardlinkLeavesDestination: "it is a hard link to a file outside the destination"
+            case .throughSymlink: "it would be written through a symlink"
+            case .specialFile(let kind): "it is a \(kind), which is never extracted"
+            }
+        }
+    }
+
+    private static let slash = UInt8(ascii: "/")
+    private static let dot = [UInt8(ascii: ".")]
+    private static let dotDot = [UInt8(ascii: "."), UInt8(ascii: ".")]
+
+    /// The components of an entry path once made safe, or why it cannot be.
+    /// - Returns: the components with `.` and empty ones removed (an empty array is the archive's root,
+    ///   as in a `./` entry), or the refusal.
+    public static func components(of path: [UInt8]) -> Result<[[UInt8]], Refusal> {
+        guard !path.isEmpty else { return .failure(.emptyName) }
+        guard path.first != slash else { return .failure(.absolutePath) }
+        var result: [[UInt8]] = []
+        for part in path.split(separator: slash) {
+            let component = Array(part)
+            if component == dot { continue }
+            if component == dotDot { return .failure(.parentReference) }
+            result.append(component)
+        }
+        return .success(result)
+    }
+
+    /// Whether a symlink at `linkPath` (already safe components) pointing at `target` stays inside the
+    /// destination.
+    ///
+    /// The target must be relative and may go up only at its start, and no higher than the link's own
+    /// folder is deep: `../lib/x` from `a/b/link` is fine, `../../x` is not. A `..` after a name
+    /// (`a/../x`) is refused because `a` may itself be a symlink that lands elsewhere.
+    public static func symlinkStaysInside(target: [UInt8], linkPath: [[UInt8]]) -> Bool {
+        guard !target.isEmpty, target.first != slash else { return false }
+        var ups = 0
+        var sawName = false
+        for part in target.split(separator: slash) {
+            let component = Array(part)
+            if component == dot { continue }
+            if component == dotDot {
+                if sawName { return false }
+                ups += 1
+            } else {
+                sawName = true
+            }
+        }
+        return ups <= max(linkPath.count - 1, 0)
+    }
+
+    /// Whether an entry is macOS clutter nobody wants on Linux: `__MACOSX/…`, `._name` AppleDouble files,
+    /// `.DS_Store`.
+    public static func isMacJunk(_ components: [[UInt8]]) -> Bool {
+        guard let first = components.first, let last = components.last else { return false }
+        if first == Array("__MACOSX".utf8) { return true }
+        if last == Array(".DS_Store".utf8) { return true }
+        return last.count > 2 && last.starts(with: Array("._".utf8))
+    }
+
+    /// Joins components back into a path.
+    public static func join(_ components: [[UInt8]]) -> [UInt8] {
+        Array(components.joined(separator: [slash]))
+    }
+}
+
+/// The entries a person asked for after `--`: a name selects that entry and, for a folder, everything
+/// under it.
+public struct EntrySelection: Sendable {
+    public let names: [[UInt8]]
+
+    public init(_ requested: [[UInt8]]) {
+        names = requested.map { name in
+            (try? EntryPath.components(of: name).get()).map(EntryPath.join) ?? name
+        }
+    }
+
+    /// True when there is no selection or `path` is, or is under, a selected name.
+    public func includes(_ path: [UInt8]) -> Bool {
+        names.isEmpty || names.contains { selects($0, path) }
+    }
+
+    /// The selected names that match none of `paths`.
+    public func unmatched(in paths: [[UInt8]]) -> [[UInt8]] {
+        names.filter { name in !paths.contains { selects(name, $0) } }
+    }
+
+    private func selects(_ name: [UInt8], _ path: [UInt8]) -> Bool {
+        path == name || (path.count > name.count && path.starts(with: name) && path[name.count] == UInt8(ascii: "/"))
+    }
+}
+
+/// Close matches for a name that is not there, for "did you mean…" hints.
+public enum Suggestions {
+    /// Up to `limit` candidates close to `name`: same text but case, containing it, or within a few edits.
+    public static func closeMatches(for name: String, in candidates: [String], limit: Int = 3) -> [String] {
+        let lowered = name.lowercased()
+        let scored = candidates.compactMap { candidate -> (String, Int)? in
+            let other = candidate.lowercased()
+            if other == lowered { return (candidate, 0) }
+            if other.contains(lowered) || lowered.contains(other) { return (candidate, 1) }
+            let distance = editDistance(lowered, other)
+            return distance <= max(2, lowered.count / 3) ? (candidate, 1 + distance) : nil
+        }
+        return scored.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(limit).map(\.0)
+    }
+
+    static func editDistance(_ a: String, _ b: String) -> Int {
+        let a = Array(a), b = Array(b)
+        guard !a.isEmpty else { return b.count }
+        guard !b.isEmpty else { return a.count }
+        var previous = Array(0...b.count)
+        for i in 1...a.count {
+            var current = [i] + Array(repeating: 0, count: b.count)
+            for j in 1...b.count {
+                current[j] = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = current
+        }
+        return previous[b.count]
+    }
+}

@@ -1,0 +1,69 @@
+import SystemPackage
+
+/// Where an archive is extracted when the user does not say: beside it, unless it lies somewhere
+/// temporary (a mail attachment, a browser cache) or read-only, then the Downloads folder.
+public struct ExtractDestination: Sendable {
+    public var home: FilePath
+    public var environment: [String: String]
+
+    public init(home: FilePath, environment: [String: String]) {
+        self.home = home
+        self.environment = environment
+    }
+
+    /// The folders whose contents are temporary: `/tmp`, `/var/tmp`, `/dev/shm`, `$TMPDIR`,
+    /// `$XDG_RUNTIME_DIR` and the cache folder.
+    public var temporaryFolders: [FilePath] {
+        var folders = [FilePath("/tmp"), FilePath("/var/tmp"), FilePath("/dev/shm")]
+        for key in ["TMPDIR", "XDG_RUNTIME_DIR"] {
+            if let value = environment[key], value.hasPrefix("/") { folders.append(FilePath(value)) }
+        }
+        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
+            folders.append(FilePath(cache))
+        } else {
+            folders.append(home.appending(".cache"))
+        }
+        return folders.map { $0.lexicallyNormalized() }
+    }
+
+    /// Whether `folder` (an absolute, resolved path) is temporary. GVfs mounts under the runtime folder
+    /// are network shares the user browses, not temporary files.
+    public func isTemporary(_ folder: FilePath) -> Bool {
+        let folder = folder.lexicallyNormalized()
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/"),
+            folder.starts(with: FilePath(runtime).lexicallyNormalized().appending("gvfs"))
+        {
+            return false
+        }
+        return temporaryFolders.contains { folder.starts(with: $0) }
+    }
+
+    /// The configuration folder, `$XDG_CONFIG_HOME` or `~/.config`.
+    public var configFolder: FilePath {
+        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return FilePath(config) }
+        return home.appending(".config")
+    }
+
+    /// The Downloads folder from the contents of `user-dirs.dirs` (nil when there is none), else `~/Downloads`.
+    public func downloadsFolder(userDirs: String?) -> FilePath {
+        userDirs.flatMap { Self.parseUserDir("XDG_DOWNLOAD_DIR", in: $0, home: home) } ?? home.appending("Downloads")
+    }
+
+    /// Reads one `KEY="$HOME/dir"` line of xdg-user-dirs' file, as `xdg-user-dir` does.
+    static func parseUserDir(_ key: String, in contents: String, home: FilePath) -> FilePath? {
+        for line in contents.split(whereSeparator: \.isNewline) {
+            let trimmed = line.trimmingPrefix(while: { $0 == " " || $0 == "\t" })
+            guard trimmed.hasPrefix(key + "=") else { continue }
+            var value = String(trimmed.dropFirst(key.count + 1))
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+                value = String(value.dropFirst().dropLast())
+            }
+            if value.hasPrefix("$HOME") {
+                let rest = value.dropFirst("$HOME".count).drop(while: { $0 == "/" })
+                return rest.isEmpty ? home : home.appending(String(rest))
+            }
+            return value.hasPrefix("/") ? FilePath(value) : nil
+        }
+        return nil
+    }
+}

@@ -1,0 +1,57 @@
+/// Sorts a libarchive failure into one of the exit codes, from its message and errno, and words it for a
+/// person. Pure text decisions, so they are tested without archives.
+public enum FailureClassifier {
+    /// errno values that mean the destination cannot be written.
+    public static let destinationErrnos: Set<Int32> = [
+        13,  // EACCES
+        1,  // EPERM
+        28,  // ENOSPC
+        30,  // EROFS
+        122,  // EDQUOT
+        27,  // EFBIG
+    ]
+
+    /// The code for a failure while reading an archive.
+    public static func readFailure(message: String) -> ArchiverError.Code {
+        let text = message.lowercased()
+        if text.contains("passphrase") || text.contains("encrypted") || text.contains("encryption") {
+            return .password
+        }
+        if text.contains("unrecognized archive format") || text.contains("unsupported")
+            || text.contains("not supported") || text.contains("unknown compression")
+            || text.contains("unexpected codec")
+        {
+            return .notAnArchive
+        }
+        return .corrupt
+    }
+
+    /// A sentence and hint for a failure reading `archive` (a display name), optionally at `entry`.
+    public static func describeReadFailure(message: String, archive: String, entry: String?) -> ArchiverError {
+        let code = readFailure(message: message)
+        let at = entry.map { " at “\($0)”" } ?? ""
+        let text = message.lowercased()
+        switch code {
+        case .password:
+            return ArchiverError(
+                code, "“\(archive)” is password-protected\(at) (\(message)).",
+                hint: "Passwords are not supported by this version of Archiver yet.", path: archive)
+        case .notAnArchive where text.contains("unrecognized archive format"):
+            return ArchiverError(
+                code, "“\(archive)” is not an archive Archiver can read.",
+                hint: "Check that the file is complete and really an archive.", path: archive)
+        case .notAnArchive where text.contains("deflation-64") || text.contains("deflate64"):
+            return ArchiverError(
+                code, "“\(archive)” uses Deflate64 compression\(at), which libarchive cannot read.",
+                hint: "7-Zip can extract it: 7zz x “\(archive)”.", path: archive)
+        case .notAnArchive:
+            return ArchiverError(
+                code, "“\(archive)” uses a feature Archiver cannot read\(at): \(message).",
+                hint: "7-Zip (7zz x) may be able to extract it.", path: archive)
+        default:
+            return ArchiverError(
+                .corrupt, "“\(archive)” is damaged or incomplete\(at): \(message).",
+                hint: "Download or copy it again; nothing was extracted.", path: archive)
+        }
+    }
+}

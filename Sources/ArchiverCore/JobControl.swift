@@ -1,0 +1,37 @@
+import Synchronization
+
+/// Stops a running job: cancellation from a signal or a Cancel action, and the time budget. The job
+/// calls `check()` between blocks of work; anyone may call `cancel()` from any thread.
+public final class JobControl: Sendable {
+    private let cancelled = Atomic<Bool>(false)
+    private let deadline: ContinuousClock.Instant?
+    /// The budget in seconds, for messages.
+    public let budget: Double?
+
+    /// - Parameter budget: seconds the job may take; nil or 0 means no limit.
+    public init(budget: Double? = nil) {
+        if let budget, budget > 0 {
+            self.budget = budget
+            deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(budget * 1000)))
+        } else {
+            self.budget = nil
+            deadline = nil
+        }
+    }
+
+    public func cancel() { cancelled.store(true, ordering: .relaxed) }
+
+    public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
+
+    /// - Throws: `ArchiverError` `.cancelled` after `cancel()`, `.budget` once the deadline has passed.
+    public func check() throws(ArchiverError) {
+        if isCancelled {
+            throw ArchiverError(.cancelled, "Cancelled; nothing was left behind.")
+        }
+        if let deadline, ContinuousClock.now >= deadline, let budget {
+            throw ArchiverError(
+                .budget, "Stopped after the time budget of \(HumanFormat.duration(budget)); nothing was left behind.",
+                hint: "Allow more time with --time-budget SECONDS (0 = no limit).")
+        }
+    }
+}

@@ -1,0 +1,6 @@
+import ArchiverCLI
+
+@main
+enum CompressWithArchiver {
+    static func main() { CommandRunner.main(CompressCommand.self) }
+}

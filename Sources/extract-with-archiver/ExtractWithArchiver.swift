@@ -1,0 +1,6 @@
+import ArchiverCLI
+
+@main
+enum ExtractWithArchiver {
+    static func main() { CommandRunner.main(ExtractCommand.self) }
+}
