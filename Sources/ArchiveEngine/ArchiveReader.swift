@@ -5,9 +5,9 @@ import SystemPackage
 
 /// A libarchive read handle over one archive file, with the format detected by content.
 ///
-/// Single compressed streams (`notes.txt.gz`) are read through libarchive's raw format, which is enabled
-/// only when the content is compressed but no archive format matched: with raw always on, random bytes
-/// and empty files would open as "archives".
+/// Single compressed streams (`notes.txt.gz`) are read through libarchive's raw format. Raw matches any
+/// bytes, so a raw match counts only when a compression filter was found: random bytes and empty files
+/// are not archives.
 struct ArchiveReader: ~Copyable {
     let handle: OpaquePointer
     /// The borrowed current entry; valid until the next call to `next()`.
@@ -54,20 +54,18 @@ struct ArchiveReader: ~Copyable {
                 hint: "The download or copy may have failed; get the file again.", path: path.string)
         }
 
-        var attempt = try Self.openHandle(path, raw: false, name: name)
-        var status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
-        var raw = false
-        if status == .fatal, archive_filter_count(attempt) > 1, archive_format(attempt) == 0 {
-            // Compressed, but no archive inside: a single compressed file.
-            archive_read_free(attempt)
-            attempt = try Self.openHandle(path, raw: true, name: name)
-            status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
-            raw = true
-        }
+        let attempt = try Self.openHandle(path, name: name)
+        let status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
         if !status.succeeded, status != .eof {
             let (message, _) = lastError(attempt)
             archive_read_free(attempt)
             throw FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil)
+        }
+        let raw = archive_format(attempt) == ARCHIVE_FORMAT_RAW
+        if raw, archive_filter_count(attempt) <= 1 {
+            // Raw matches anything; only a compressed stream with no archive inside is a real one.
+            archive_read_free(attempt)
+            throw FailureClassifier.describeReadFailure(message: "Unrecognized archive format", archive: name, entry: nil)
         }
         handle = attempt
         pending = status != .eof
@@ -79,16 +77,14 @@ struct ArchiveReader: ~Copyable {
 
     deinit { archive_read_free(handle) }
 
-    private static func openHandle(_ path: FilePath, raw: Bool, name: String) throws(ArchiverError) -> OpaquePointer {
+    private static func openHandle(_ path: FilePath, name: String) throws(ArchiverError) -> OpaquePointer {
         guard let handle = archive_read_new() else {
             throw ArchiverError(.inputUnreadable, "Out of memory while opening “\(name)”.")
         }
         archive_read_support_filter_all(handle)
-        if raw {
-            archive_read_support_format_raw(handle)
-        } else {
-            archive_read_support_format_all(handle)
-        }
+        archive_read_support_format_all(handle)
+        // Bids lowest, so any real format wins; `init` rejects raw matches that are not compressed.
+        archive_read_support_format_raw(handle)
         let status = path.withPlatformString { archive_read_open_filename(handle, $0, 128 * 1024) }
         guard ArchiveStatus(rawValue: status).succeeded else {
             let (message, code) = lastError(handle)

@@ -75,6 +75,11 @@ public struct CompressionSettings: Equatable, Sendable {
     public var method: Method?
     /// The numeric level for the method or the filter; nil where the level means nothing (plain tar).
     public var level: Int?
+
+    public init(method: Method?, level: Int?) {
+        self.method = method
+        self.level = level
+    }
 }
 
 extension ArchiveFormat {

@@ -37,10 +37,13 @@ public enum ArchiveNaming {
     }
 
     /// The name without its archive extension, for the folder an archive extracts into: `x.tar.gz` → `x`.
-    /// A name that would be empty (`.zip`) keeps its whole self.
+    /// A name that is nothing but extensions (`.tar.gz`) keeps its whole self, rather than becoming
+    /// empty or a hidden `.tar`.
     public static func stem(_ name: [UInt8]) -> [UInt8] {
         let (stem, _) = splitArchiveExtension(name)
-        return stem.isEmpty ? name : stem
+        let hiddenExtension = stem.first == UInt8(ascii: ".")
+            && archiveExtensions.contains(String(decoding: stem.dropFirst(), as: UTF8.self).lowercased())
+        return stem.isEmpty || hiddenExtension ? name : stem
     }
 
     /// Splits a name for conflict numbering: folders keep their whole name, archives split before their

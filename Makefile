@@ -1,0 +1,49 @@
+# Archiver: `make install` sets everything up and runs a sample; `make test` runs the whole suite.
+PREFIX ?= $(HOME)/.local
+BINDIR = $(PREFIX)/bin
+SWIFT ?= swift
+EXECUTABLES = compress-with-archiver extract-with-archiver
+# System packages: libarchive to build against; the other tools are what the tests check our archives with.
+APT_PACKAGES = libarchive-dev pkg-config libarchive-tools 7zip unzip zip python3 time
+SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: all deps build release install uninstall sample test bench clean
+
+all: build
+
+deps:
+	@missing=$$(for p in $(APT_PACKAGES); do dpkg-query -W -f='$${Status}\n' $$p 2>/dev/null | grep -q '^install ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+		echo "Installing system packages:" $$missing; \
+		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build -c release --static-swift-stdlib
+
+install: release
+	install -d "$(DESTDIR)$(BINDIR)"
+	bin=$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path); \
+	for e in $(EXECUTABLES); do install -m 755 "$$bin/$$e" "$(DESTDIR)$(BINDIR)/$$e"; done
+	@echo "Installed $(EXECUTABLES) into $(BINDIR)"
+	@$(MAKE) --no-print-directory sample BIN="$(DESTDIR)$(BINDIR)"
+
+uninstall:
+	for e in $(EXECUTABLES); do rm -f "$(DESTDIR)$(BINDIR)/$$e"; done
+
+# Compresses a small sample tree and extracts it again with the installed tools.
+sample:
+	@BIN="$(BIN)" sh scripts/sample.sh
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test
+
+bench: deps
+	bash bench/compare.sh
+
+clean:
+	rm -rf .build

@@ -1,0 +1,141 @@
+import ArchiverCore
+import SystemPackage
+import Testing
+
+@Suite struct ExtractDestinationTests {
+    let rule = ExtractDestination(
+        home: "/home/ann", environment: ["TMPDIR": "/scratch/tmp", "XDG_RUNTIME_DIR": "/run/user/1000"])
+
+    @Test(arguments: ["/tmp", "/tmp/mail-attach", "/var/tmp/x", "/scratch/tmp/dl", "/run/user/1000/x", "/home/ann/.cache/thunderbird/a", "/dev/shm"])
+    func temporaryPlaces(path: String) {
+        #expect(rule.isTemporary(FilePath(path)))
+    }
+
+    @Test(arguments: ["/home/ann", "/home/ann/Documents", "/tmpfoo", "/home/ann/.cachex", "/run/user/1000/gvfs/smb-share:server=nas/x"])
+    func placesThatAreNotTemporary(path: String) {
+        #expect(!rule.isTemporary(FilePath(path)))
+    }
+
+    @Test func cacheFolderFollowsXDG() {
+        let custom = ExtractDestination(home: "/home/ann", environment: ["XDG_CACHE_HOME": "/var/cache/ann"])
+        #expect(custom.isTemporary("/var/cache/ann/x"))
+        #expect(!custom.isTemporary("/home/ann/.cache-not/x"))
+    }
+
+    @Test func downloadsFromUserDirs() {
+        let userDirs = """
+            # written by xdg-user-dirs-update
+            XDG_DESKTOP_DIR="$HOME/Desktop"
+            XDG_DOWNLOAD_DIR="$HOME/Téléchargements"
+            """
+        #expect(rule.downloadsFolder(userDirs: userDirs) == "/home/ann/Téléchargements")
+        #expect(rule.downloadsFolder(userDirs: "XDG_DOWNLOAD_DIR=\"/data/dl\"") == "/data/dl")
+        #expect(rule.downloadsFolder(userDirs: nil) == "/home/ann/Downloads")
+        #expect(rule.downloadsFolder(userDirs: "XDG_MUSIC_DIR=\"$HOME/Music\"") == "/home/ann/Downloads")
+    }
+}
+
+@Suite struct TemporaryNameTests {
+    @Test func namesCarryThePID() {
+        let name = TemporaryName.make(pid: 4242, token: "abc", isDirectory: false)
+        #expect(name.hasPrefix(".archiver-"))
+        #expect(TemporaryName.pid(in: Array(name.utf8)) == 4242)
+        #expect(TemporaryName.pid(in: Array(TemporaryName.make(pid: 7, token: "z", isDirectory: true).utf8)) == 7)
+    }
+
+    @Test func otherNamesAreNotOurs() {
+        #expect(TemporaryName.pid(in: Array(".archiver-sample.x".utf8)) == nil)
+        #expect(TemporaryName.pid(in: Array("archiver-12-x".utf8)) == nil)
+        #expect(TemporaryName.pid(in: Array(".archiver-12".utf8)) == nil)
+    }
+}
+
+@Suite struct ProgressTests {
+    @Test func percentRateAndTimeLeft() throws {
+        var meter = ProgressMeter(total: 1000, start: 0)
+        let update = meter.update(done: 100, now: 1)
+        let first = try #require(update)
+        #expect(first.fraction == 0.1)
+        #expect(first.rate == 100)
+        #expect(first.remaining == 9)
+        #expect(meter.update(done: 150, now: 1.05) == nil, "at most ten updates a second")
+        let second = meter.update(done: 500, now: 2)
+        let later = try #require(second)
+        #expect(later.fraction == 0.5)
+        #expect(later.remaining.map { $0 > 0 && $0 < 10 } == true)
+    }
+
+    @Test func unknownTotalHasNoPercent() throws {
+        var meter = ProgressMeter(total: nil, start: 0)
+        let update = meter.update(done: 5000, now: 1)
+        let snapshot = try #require(update)
+        #expect(snapshot.fraction == nil && snapshot.remaining == nil)
+        #expect(HumanFormat.progressLine(snapshot) == "5.0 kB  5.0 kB/s")
+    }
+
+    @Test func humanFormats() {
+        #expect(HumanFormat.bytes(1) == "1 byte")
+        #expect(HumanFormat.bytes(999) == "999 bytes")
+        #expect(HumanFormat.bytes(1234) == "1.2 kB")
+        #expect(HumanFormat.bytes(38_000_000) == "38.0 MB")
+        #expect(HumanFormat.bytes(123_456_789) == "123 MB")
+        #expect(HumanFormat.duration(7) == "0:07")
+        #expect(HumanFormat.duration(3723) == "1:02:03")
+        #expect(HumanFormat.iso8601(0) == "1970-01-01T00:00:00Z")
+        #expect(HumanFormat.iso8601(1_704_067_200 + 3661) == "2024-01-01T01:01:01Z")
+        #expect(HumanFormat.iso8601(951_782_400) == "2000-02-29T00:00:00Z")
+    }
+}
+
+@Suite struct JobControlTests {
+    @Test func cancelStopsTheNextCheck() {
+        let control = JobControl()
+        #expect(throws: Never.self) { try control.check() }
+        control.cancel()
+        do {
+            try control.check()
+            Issue.record("expected cancellation")
+        } catch {
+            #expect(error.code == .cancelled)
+            #expect(error.code.exitStatus == 8)
+        }
+    }
+
+    @Test func budgetExpires() throws {
+        let control = JobControl(budget: 0.01)
+        var caught: ArchiverError?
+        let deadline = ContinuousClock.now.advanced(by: .seconds(2))
+        while caught == nil, ContinuousClock.now < deadline {
+            do { try control.check() } catch { caught = error }
+        }
+        #expect(caught?.code == .budget)
+        #expect(caught?.code.exitStatus == 9)
+        #expect(JobControl(budget: 0).budget == nil)
+    }
+}
+
+@Suite struct FailureClassifierTests {
+    @Test func messagesMapToExitCodes() {
+        #expect(FailureClassifier.readFailure(message: "Unrecognized archive format") == .notAnArchive)
+        #expect(FailureClassifier.readFailure(message: "Unsupported ZIP compression method (9: deflation-64-bit)") == .notAnArchive)
+        #expect(FailureClassifier.readFailure(message: "Truncated ZIP file data") == .corrupt)
+        #expect(FailureClassifier.readFailure(message: "Damaged tar archive") == .corrupt)
+        #expect(FailureClassifier.readFailure(message: "Passphrase required for this entry") == .password)
+        #expect(FailureClassifier.readFailure(message: "The archive header is encrypted, but currently not supported") == .password)
+    }
+
+    @Test func exitStatusesMatchDesign() {
+        let expected: [(ArchiverError.Code, Int32)] = [
+            (.usage, 2), (.inputUnreadable, 3), (.notAnArchive, 4), (.corrupt, 5), (.password, 6), (.destination, 7),
+            (.cancelled, 8), (.budget, 9),
+        ]
+        for (code, status) in expected { #expect(code.exitStatus == status) }
+    }
+
+    @Test func deflate64GetsAHint() {
+        let error = FailureClassifier.describeReadFailure(
+            message: "Unsupported ZIP compression method (9: deflation-64-bit)", archive: "old.zip", entry: "a.doc")
+        #expect(error.message.contains("Deflate64"))
+        #expect(error.hint?.contains("7zz") == true)
+    }
+}
