@@ -34,7 +34,7 @@ let package = Package(
             path: "Tests/ArchiverTestSupport"
         ),
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
-        .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport"]),
+        .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),
         .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
         .testTarget(name: "EndToEndTests"),
     ]

@@ -12,7 +12,8 @@ public struct ArchiveEntryInfo: Sendable, Equatable {
     public var kind: Kind
     /// The uncompressed size, when the format records it.
     public var size: Int64?
-    /// The compressed size, where the format records it per entry.
+    /// The compressed size. libarchive 3.6 does not report it per entry, so this stays nil until a reader
+    /// that knows it (7-Zip's listing) fills it in.
     public var packedSize: Int64?
     /// Seconds since 1970, when recorded.
     public var modified: Int64?

@@ -14,6 +14,8 @@ struct ArchiveReader: ~Copyable {
     private(set) var current: OpaquePointer?
     /// The first header is read while detecting the format and handed out by the first `next()`.
     private var pending: Bool
+    /// libarchive must not be asked for another header after it said EOF.
+    private var finished: Bool
     /// Whether this is a single compressed stream rather than an archive.
     let isRawStream: Bool
     /// The archive's name, for messages.
@@ -25,6 +27,7 @@ struct ArchiveReader: ~Copyable {
     /// - Throws: `ArchiverError`: `.inputUnreadable` for a missing, unreadable or folder input,
     ///   `.notAnArchive` for an empty file or unknown content, `.corrupt` for a damaged start.
     init(path: FilePath) throws(ArchiverError) {
+        ArchiveEngineSetup.ensureLocale()
         let name = path.lastComponent?.string ?? path.string
         guard let info = FileSystem.status(path) ?? FileSystem.resolve(path).flatMap(FileSystem.status) else {
             throw ArchiverError(
@@ -69,6 +72,7 @@ struct ArchiveReader: ~Copyable {
         }
         handle = attempt
         pending = status != .eof
+        finished = status == .eof
         if status == .eof { current = nil }
         isRawStream = raw
         displayName = name
@@ -100,6 +104,7 @@ struct ArchiveReader: ~Copyable {
     /// The next entry, or nil at the end.
     /// - Throws: `ArchiverError` (`.corrupt`, `.notAnArchive`, `.password`) when the header cannot be read.
     mutating func next() throws(ArchiverError) -> ArchiveEntryInfo? {
+        if finished { return nil }
         if pending {
             pending = false
         } else {
@@ -108,6 +113,7 @@ struct ArchiveReader: ~Copyable {
             let status = ArchiveStatus(rawValue: archive_read_next_header(handle, &entry))
             if status == .eof {
                 current = nil
+                finished = true
                 return nil
             }
             if !status.succeeded {

@@ -33,10 +33,10 @@ public enum Compressor {
         destination: CompressPlan.Destination = .automatic, control: JobControl,
         progress: (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
-        let cwd = currentDirectory()
+        ArchiveEngineSetup.ensureLocale()
         var planned: [CompressPlan.Input] = []
         for input in inputs {
-            let path = (input.isAbsolutePath ? input : cwd.pushing(input)).lexicallyNormalized()
+            let path = input.madeAbsolute
             guard let info = FileSystem.status(path) else {
                 throw ArchiverError(
                     .inputUnreadable, "“\(input)” does not exist.", hint: "Check the name and try again.",
@@ -46,7 +46,7 @@ public enum Compressor {
         }
         var resolvedDestination = destination
         if case .path(let output) = destination {
-            resolvedDestination = .path((output.isAbsolutePath ? output : cwd.pushing(output)).lexicallyNormalized())
+            resolvedDestination = .path(output.madeAbsolute)
         }
         let plan = try CompressPlan.make(inputs: planned, format: format, destination: resolvedDestination)
 
@@ -132,12 +132,6 @@ public enum Compressor {
     }
 
     static func processorCount() -> Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
-
-    static func currentDirectory() -> FilePath {
-        guard let cwd = getcwd(nil, 0) else { return FilePath("/") }
-        defer { free(cwd) }
-        return FilePath(platformString: cwd)
-    }
 }
 
 /// The inputs of a compression, expanded into every item to store, in archive order.

@@ -105,7 +105,9 @@ public enum Extractor {
         var entries: [ArchiveEntryInfo] = []
         while var entry = try reader.next() {
             try control.check()
-            if reader.isRawStream { entry.path = ArchiveNaming.decompressedName(archiveName: Array(reader.displayName.utf8), recordedName: entry.path) }
+            if reader.isRawStream {
+                entry.path = ArchiveNaming.decompressedName(archiveName: Array(reader.displayName.utf8), recordedName: entry.path)
+            }
             entries.append(entry)
         }
         return entries

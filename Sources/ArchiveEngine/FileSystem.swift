@@ -190,4 +190,12 @@ enum FileSystem {
 extension FilePath {
     /// Whether the path starts with `/`.
     var isAbsolutePath: Bool { bytes.first == UInt8(ascii: "/") }
+
+    /// This path made absolute against the current folder and lexically normalised (symlinks are kept).
+    public var madeAbsolute: FilePath {
+        guard !isAbsolutePath else { return lexicallyNormalized() }
+        guard let cwd = getcwd(nil, 0) else { return FilePath("/").pushing(self).lexicallyNormalized() }
+        defer { free(cwd) }
+        return FilePath(platformString: cwd).pushing(self).lexicallyNormalized()
+    }
 }

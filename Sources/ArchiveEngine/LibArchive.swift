@@ -37,6 +37,14 @@ public enum ArchiveEngineSetup {
         }
     }
 
+    /// Prepares the locale once, for callers that did not (tests, other front ends).
+    static func ensureLocale() { _ = localePrepared }
+
+    private static let localePrepared: Bool = {
+        prepareLocale()
+        return true
+    }()
+
     /// libarchive's version line, for `--version` and bug reports.
     public static var libarchiveVersion: String { String(cString: archive_version_details()) }
 }

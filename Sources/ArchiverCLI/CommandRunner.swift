@@ -10,29 +10,22 @@ public enum CommandRunner {
     public static func main<Command: ParsableCommand>(_ type: Command.Type) {
         ArchiveEngineSetup.prepareLocale()
         signal(SIGPIPE, SIG_IGN)
-        let arguments = Array(CommandLine.arguments.dropFirst())
-        let command: ParsableCommand
         do {
-            command = try Command.parseAsRoot(arguments)
+            // Help and version requests come back as a command whose `run()` throws them.
+            var command = try Command.parseAsRoot(Array(CommandLine.arguments.dropFirst()))
+            try command.run()
+            exit(ExitStatus.success)
+        } catch let code as ExitCode {
+            exit(code.rawValue)
         } catch {
             let code = Command.exitCode(for: error)
             let message = Command.fullMessage(for: error)
             if code == .success {
                 print(message)
-                exit(0)
+                exit(ExitStatus.success)
             }
             printError(message)
             exit(code == .validationFailure ? ArchiverError.Code.usage.exitStatus : code.rawValue)
-        }
-        do {
-            var command = command
-            try command.run()
-            exit(0)
-        } catch let code as ExitCode {
-            exit(code.rawValue)
-        } catch {
-            printError("\(error)")
-            exit(ExitStatus.warnings)
         }
     }
 

@@ -53,7 +53,7 @@ public struct ExtractCommand: ParsableCommand {
 
     public func run() throws {
         var raw = RawArguments.current()
-        let archivePaths = archives.map { raw.path(for: $0) }
+        let archivePaths = archives.map { raw.path(for: $0).madeAbsolute }
         let entries = arguments.suffix(entryCount).map { raw.bytes(for: $0) }
         let control = JobControl(budget: timeBudget)
         CommandRunner.installSignalHandlers(control, budget: timeBudget)

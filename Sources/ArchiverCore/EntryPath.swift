@@ -69,11 +69,11 @@ public enum EntryPath {
         return ups <= max(linkPath.count - 1, 0)
     }
 
-    /// Whether an entry is macOS clutter nobody wants on Linux: `__MACOSX/…`, `._name` AppleDouble files,
-    /// `.DS_Store`.
+    /// Whether an entry is macOS clutter nobody wants on Linux: anything in a `__MACOSX` folder, `._name`
+    /// AppleDouble files, `.DS_Store`.
     public static func isMacJunk(_ components: [[UInt8]]) -> Bool {
-        guard let first = components.first, let last = components.last else { return false }
-        if first == Array("__MACOSX".utf8) { return true }
+        guard let last = components.last else { return false }
+        if components.contains(Array("__MACOSX".utf8)) { return true }
         if last == Array(".DS_Store".utf8) { return true }
         return last.count > 2 && last.starts(with: Array("._".utf8))
     }
@@ -117,10 +117,9 @@ public enum Suggestions {
         let lowered = name.lowercased()
         let scored = candidates.compactMap { candidate -> (String, Int)? in
             let other = candidate.lowercased()
-            if other == lowered { return (candidate, 0) }
-            if other.contains(lowered) || lowered.contains(other) { return (candidate, 1) }
             let distance = editDistance(lowered, other)
-            return distance <= max(2, lowered.count / 3) ? (candidate, 1 + distance) : nil
+            let close = distance <= max(2, lowered.count / 3) || other.contains(lowered) || lowered.contains(other)
+            return close ? (candidate, distance) : nil
         }
         return scored.sorted { ($0.1, $0.0) < ($1.1, $1.0) }.prefix(limit).map(\.0)
     }

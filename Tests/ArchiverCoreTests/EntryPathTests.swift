@@ -47,7 +47,8 @@ private func parts(_ s: String) -> [[UInt8]] { s.split(separator: "/").map { Arr
         #expect(EntryPath.isMacJunk(parts("folder/._photo.jpg")))
         #expect(!EntryPath.isMacJunk(parts("folder/photo.jpg")))
         #expect(!EntryPath.isMacJunk(parts("._")))
-        #expect(!EntryPath.isMacJunk(parts("a/__MACOSX")))
+        #expect(EntryPath.isMacJunk(parts("Top/__MACOSX/a.txt")))
+        #expect(!EntryPath.isMacJunk(parts("a/MACOSX")))
     }
 
     @Test func selectionIncludesFoldersAndTheirContents() {

@@ -1,0 +1,224 @@
+import ArchiverCore
+import ArchiverTestSupport
+import CArchive
+import Foundation
+import SystemPackage
+import Testing
+
+@testable import ArchiveEngine
+
+/// Writes a tar with exactly the entries given, however hostile, straight through libarchive.
+struct HostileTar {
+    enum Entry {
+        case file(String, String, mode: Int32 = 0o644)
+        case directory(String)
+        case symlink(String, target: String)
+        case hardlink(String, target: String)
+        case device(String)
+        case fifo(String)
+    }
+
+    static func write(_ entries: [Entry], to path: String) throws {
+        guard let archive = archive_write_new() else { throw CocoaError(.fileWriteUnknown) }
+        defer { archive_write_free(archive) }
+        archive_write_set_format_pax_restricted(archive)
+        guard archive_write_open_filename(archive, path) == ARCHIVE_OK else { throw CocoaError(.fileWriteUnknown) }
+        for item in entries {
+            guard let entry = archive_entry_new() else { throw CocoaError(.fileWriteUnknown) }
+            defer { archive_entry_free(entry) }
+            var data = ""
+            switch item {
+            case .file(let name, let contents, let mode):
+                archive_entry_set_pathname(entry, name)
+                archive_entry_set_filetype(entry, CA_AE_IFREG)
+                archive_entry_set_perm(entry, mode_t(mode))
+                archive_entry_set_size(entry, la_int64_t(contents.utf8.count))
+                data = contents
+            case .directory(let name):
+                archive_entry_set_pathname(entry, name)
+                archive_entry_set_filetype(entry, CA_AE_IFDIR)
+                archive_entry_set_perm(entry, 0o755)
+            case .symlink(let name, let target):
+                archive_entry_set_pathname(entry, name)
+                archive_entry_set_filetype(entry, CA_AE_IFLNK)
+                archive_entry_set_symlink(entry, target)
+                archive_entry_set_perm(entry, 0o777)
+            case .hardlink(let name, let target):
+                archive_entry_set_pathname(entry, name)
+                archive_entry_set_filetype(entry, CA_AE_IFREG)
+                archive_entry_set_hardlink(entry, target)
+                archive_entry_set_perm(entry, 0o644)
+            case .device(let name):
+                archive_entry_set_pathname(entry, name)
+                archive_entry_set_filetype(entry, CA_AE_IFCHR)
+                archive_entry_set_rdevmajor(entry, 1)
+                archive_entry_set_rdevminor(entry, 3)
+                archive_entry_set_perm(entry, 0o666)
+            case .fifo(let name):
+                archive_entry_set_pathname(entry, name)
+                archive_entry_set_filetype(entry, CA_AE_IFIFO)
+                archive_entry_set_perm(entry, 0o644)
+            }
+            archive_entry_set_mtime(entry, 1_700_000_000, 0)
+            guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw CocoaError(.fileWriteUnknown) }
+            if !data.isEmpty {
+                _ = data.withCString { archive_write_data(archive, $0, strlen($0)) }
+            }
+        }
+        archive_write_close(archive)
+    }
+}
+
+@Suite struct SafetyTests {
+    @Test func nothingEscapesTheDestination() throws {
+        let scratch = try ScratchDirectory()
+        let outside = scratch.sub("outside")
+        try FileManager.default.createDirectory(atPath: outside, withIntermediateDirectories: true)
+        let archive = scratch.sub("evil.tar")
+        try HostileTar.write([
+            .file("good.txt", "good"),
+            .file("../escape.txt", "bad"),
+            .file(outside + "/absolute.txt", "bad"),
+            .file("sub/../../escape2.txt", "bad"),
+            .symlink("out", target: outside),
+            .file("out/through-link.txt", "bad"),
+            .symlink("up", target: ".."),
+            .file("up/through-up.txt", "bad"),
+            .symlink("dot", target: "."),
+            .symlink("climb", target: "dot/dot/../../outside"),
+            .symlink("inner/ok", target: "../good.txt"),
+            .hardlink("hard-out", target: "../outside/victim"),
+            .hardlink("hard-abs", target: "/etc/passwd"),
+            .hardlink("hard-ok", target: "good.txt"),
+            .device("null"),
+            .fifo("pipe"),
+            .file("suid", "#!/bin/sh\n", mode: 0o6755),
+        ], to: archive)
+
+        let result = try Extractor.run(archive: FilePath(archive), options: options(into: scratch.sub("dest")), control: JobControl())
+        #expect(result.output == FilePath(scratch.sub("dest/evil")))
+        let refused = Set(result.refused.map(\.path))
+        #expect(refused == [
+            "../escape.txt", outside + "/absolute.txt", "sub/../../escape2.txt", "out", "up", "climb", "hard-out",
+            "hard-abs", "null", "pipe",
+        ])
+        #expect(result.hasWarnings)
+        // Nothing outside: the scratch folder holds only what it held, and `outside` stays empty.
+        #expect(try FileManager.default.contentsOfDirectory(atPath: outside).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted() == ["dest", "evil.tar", "outside"])
+        let dest = scratch.sub("dest/evil")
+        #expect(try String(contentsOfFile: dest + "/good.txt", encoding: .utf8) == "good")
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: dest + "/inner/ok") == "../good.txt")
+        #expect(try String(contentsOfFile: dest + "/hard-ok", encoding: .utf8) == "good")
+        // `out/through-link.txt` and `up/through-up.txt` became plain folders inside, since their links were refused.
+        #expect(try String(contentsOfFile: dest + "/out/through-link.txt", encoding: .utf8) == "bad")
+        let mode = try #require(FileManager.default.attributesOfItem(atPath: dest + "/suid")[.posixPermissions] as? Int)
+        #expect(mode & 0o7000 == 0, "setuid/setgid dropped")
+        #expect(mode & 0o100 != 0, "still executable")
+    }
+
+    @Test func aLaterEntryCannotWriteThroughAnAcceptedSymlink() throws {
+        let scratch = try ScratchDirectory()
+        let archive = scratch.sub("sneaky.tar")
+        try HostileTar.write([
+            .directory("real"),
+            .symlink("alias", target: "real"),
+            .file("alias/x.txt", "through"),
+            .hardlink("alias-hard", target: "alias/x.txt"),
+        ], to: archive)
+        let result = try Extractor.run(archive: FilePath(archive), options: options(into: scratch.sub("dest")), control: JobControl())
+        #expect(Set(result.refused.map(\.path)) == ["alias/x.txt", "alias-hard"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.sub("dest/sneaky/real")).isEmpty)
+    }
+}
+
+@Suite struct CleanupTests {
+    private func leftovers(_ folder: String) throws -> [String] {
+        try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".archiver-") }
+    }
+
+    @Test func corruptArchivesLeaveNothing() throws {
+        let scratch = try ScratchDirectory()
+        try SampleTree.make(at: scratch.sub("Sample"))
+        for format in [ArchiveFormat.zip, .tarGz, .sevenZip, .tarXz] {
+            let made = try Compressor.run(inputs: [FilePath(scratch.sub("Sample"))], format: format, level: .normal, control: JobControl())
+            let data = try Data(contentsOf: URL(fileURLWithPath: made.output.string))
+            let cut = scratch.sub("cut" + format.fileExtension)
+            try data.prefix(data.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+            do {
+                _ = try Extractor.run(archive: FilePath(cut), options: options(into: scratch.sub("dest")), control: JobControl())
+                Issue.record("\(format.rawValue): a truncated archive must fail")
+            } catch {
+                #expect(error.code == .corrupt || error.code == .notAnArchive, "\(format.rawValue): \(error)")
+            }
+            let left = (try? FileManager.default.contentsOfDirectory(atPath: scratch.sub("dest"))) ?? []
+            #expect(left.isEmpty, "\(format.rawValue)")
+        }
+    }
+
+    @Test func cancellingLeavesNothing() throws {
+        let scratch = try ScratchDirectory()
+        try SampleTree.make(at: scratch.sub("Sample"))
+        let control = JobControl()
+        control.cancel()
+        #expect(throws: ArchiverError.self) {
+            try Compressor.run(inputs: [FilePath(scratch.sub("Sample"))], format: .zip, level: .normal, control: control)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Sample"])
+
+        let made = try Compressor.run(inputs: [FilePath(scratch.sub("Sample"))], format: .zip, level: .normal, control: JobControl())
+        var calls = 0
+        let stopping = JobControl()
+        do {
+            _ = try Extractor.run(archive: made.output, options: options(into: scratch.sub("dest")), control: stopping) { _, _ in
+                calls += 1
+                if calls == 3 { stopping.cancel() }
+            }
+            Issue.record("cancel must stop the extraction")
+        } catch {
+            #expect(error.code == .cancelled)
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.sub("dest")).isEmpty)
+    }
+
+    @Test func staleTemporariesOfDeadProcessesAreRemoved() throws {
+        let scratch = try ScratchDirectory()
+        try Data("x".utf8).write(to: URL(fileURLWithPath: scratch.sub("a.txt")))
+        // A PID above the kernel's maximum is never alive; our parent (the test runner's) always is.
+        let dead = TemporaryName.make(pid: 4_194_304 + 7, token: "old", isDirectory: false)
+        let deadFolder = TemporaryName.make(pid: 4_194_304 + 8, token: "old", isDirectory: true)
+        let alive = TemporaryName.make(pid: getppid(), token: "busy", isDirectory: false)
+        try Data("partial".utf8).write(to: URL(fileURLWithPath: scratch.sub(dead)))
+        try FileManager.default.createDirectory(atPath: scratch.sub(deadFolder + "/inner"), withIntermediateDirectories: true)
+        try Data("working".utf8).write(to: URL(fileURLWithPath: scratch.sub(alive)))
+        _ = try Compressor.run(inputs: [FilePath(scratch.sub("a.txt"))], format: .zip, level: .normal, control: JobControl())
+        #expect(try leftovers(scratch.path) == [alive])
+    }
+
+    @Test func emptyArchiveExtractsNothing() throws {
+        let scratch = try ScratchDirectory()
+        try HostileTar.write([], to: scratch.sub("empty.tar"))
+        let result = try Extractor.run(archive: FilePath(scratch.sub("empty.tar")), options: options(into: scratch.sub("dest")), control: JobControl())
+        #expect(result.output == nil)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.sub("dest")).isEmpty)
+    }
+
+    @Test func inputsThatAreNotArchives() throws {
+        let scratch = try ScratchDirectory()
+        try Data().write(to: URL(fileURLWithPath: scratch.sub("empty.zip")))
+        try Data((0..<20_000).map { _ in UInt8.random(in: 0...255) }).write(to: URL(fileURLWithPath: scratch.sub("noise.bin")))
+        let cases: [(String, ArchiverError.Code)] = [
+            ("empty.zip", .notAnArchive), ("noise.bin", .notAnArchive), ("missing.zip", .inputUnreadable), ("", .inputUnreadable),
+        ]
+        for (name, code) in cases {
+            do {
+                _ = try Extractor.run(archive: FilePath(scratch.sub(name)), options: options(into: scratch.sub("dest")), control: JobControl())
+                Issue.record("\(name) must fail")
+            } catch {
+                #expect(error.code == code, "\(name): \(error)")
+            }
+        }
+        let left = (try? FileManager.default.contentsOfDirectory(atPath: scratch.sub("dest"))) ?? []
+        #expect(left.isEmpty)
+    }
+}

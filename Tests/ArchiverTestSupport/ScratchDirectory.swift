@@ -1,0 +1,26 @@
+import Foundation
+
+/// A folder for one test, removed when the test ends. It lives under the package's `.build`, not in /tmp:
+/// the extractor treats /tmp as a temporary place and would extract into Downloads instead.
+public final class ScratchDirectory {
+    public let url: URL
+    public var path: String { url.path }
+
+    public init(_ label: String = #function) throws {
+        let safe = label.filter { $0.isLetter || $0.isNumber }
+        url = packageRoot.appendingPathComponent(".build/test-scratch/\(safe)-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        // Read-only folders from archives would stop a plain removal.
+        _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwX", url.path]).waitUntilExit()
+        try? FileManager.default.removeItem(at: url)
+    }
+
+    public func sub(_ name: String) -> String { url.appendingPathComponent(name).path }
+}
+
+/// The package's root folder, found from this file's location.
+public let packageRoot: URL = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent()
