@@ -36,7 +36,8 @@ struct DiskWriter: ~Copyable {
     /// The corresponding C function is `archive_write_data_block`.
     func writeBlock(_ buffer: UnsafeRawBufferPointer, offset: Int64, folder: String) throws(ArchiverError) -> Outcome {
         let status = archive_write_data_block(handle, buffer.baseAddress, buffer.count, offset)
-        return try outcome(Int32(truncatingIfNeeded: status), folder: folder)
+        // A failed write(2) comes back as ARCHIVE_WARN ("Write failed"), so a warning here is a failure.
+        return try outcome(Int32(truncatingIfNeeded: status), folder: folder, warningFails: true)
     }
 
     /// Completes the current entry. The corresponding C function is `archive_write_finish_entry`.
@@ -51,9 +52,9 @@ struct DiskWriter: ~Copyable {
         }
     }
 
-    private func outcome(_ status: Int32, folder: String) throws(ArchiverError) -> Outcome {
+    private func outcome(_ status: Int32, folder: String, warningFails: Bool = false) throws(ArchiverError) -> Outcome {
         let status = ArchiveStatus(rawValue: status)
-        if status == .ok || status == .warn { return .written }
+        if status == .ok || (status == .warn && !warningFails) { return .written }
         let (message, code) = lastError(handle)
         if code == ENOSPC || code == EDQUOT || code == EROFS || code == EFBIG {
             throw FileSystem.destinationError(code, .init(folder))

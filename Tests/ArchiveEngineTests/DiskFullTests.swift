@@ -1,0 +1,75 @@
+import ArchiverCore
+import ArchiverTestSupport
+import Foundation
+import SystemPackage
+import Testing
+
+@testable import ArchiveEngine
+
+/// A 2 MB tmpfs, so that a full disk is real. Mounting needs root, which CI has.
+private final class TinyDisk {
+    let path: String
+
+    init?(in scratch: ScratchDirectory) {
+        path = scratch.sub("tiny")
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard Self.run("/bin/mount", ["-t", "tmpfs", "-o", "size=2m", "tmpfs", path]) else { return nil }
+    }
+
+    deinit { _ = Self.run("/bin/umount", [path]) }
+
+    static let available: Bool = {
+        guard getuid() == 0, let scratch = try? ScratchDirectory("probe") else { return false }
+        return TinyDisk(in: scratch) != nil
+    }()
+
+    private static func run(_ tool: String, _ arguments: [String]) -> Bool {
+        guard let process = try? Process.run(URL(fileURLWithPath: tool), arguments: arguments) else { return false }
+        process.waitUntilExit()
+        return process.terminationStatus == 0
+    }
+}
+
+@Suite(.serialized, .enabled(if: TinyDisk.available, "needs root to mount a small tmpfs"))
+struct DiskFullTests {
+    private func incompressibleTree(_ scratch: ScratchDirectory) throws -> FilePath {
+        let folder = scratch.sub("Big")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for index in 0..<4 {
+            let bytes = (0..<1_000_000).map { _ in UInt8.random(in: 0...255) }
+            try Data(bytes).write(to: URL(fileURLWithPath: folder + "/part\(index).bin"))
+        }
+        return FilePath(folder)
+    }
+
+    @Test func compressingOntoAFullDiskLeavesNothing() throws {
+        let scratch = try ScratchDirectory()
+        let disk = try #require(TinyDisk(in: scratch))
+        let tree = try incompressibleTree(scratch)
+        do {
+            _ = try Compressor.run(
+                inputs: [tree], format: .zip, level: .normal, destination: .path(FilePath(disk.path + "/Big.zip")),
+                control: JobControl())
+            Issue.record("4 MB cannot fit on a 2 MB disk")
+        } catch {
+            #expect(error.code == .destination)
+            #expect(error.message.contains("full"))
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).isEmpty)
+    }
+
+    @Test(arguments: [ArchiveFormat.zip, .tarGz])
+    func extractingOntoAFullDiskLeavesNothing(format: ArchiveFormat) throws {
+        let scratch = try ScratchDirectory("full-\(format.rawValue)")
+        let disk = try #require(TinyDisk(in: scratch))
+        let made = try Compressor.run(inputs: [try incompressibleTree(scratch)], format: format, level: .fast, control: JobControl())
+        do {
+            _ = try Extractor.run(archive: made.output, options: options(into: disk.path), control: JobControl())
+            Issue.record("4 MB cannot fit on a 2 MB disk")
+        } catch {
+            // zip records sizes up front, so it is refused before writing; tar.gz fills the disk and stops.
+            #expect(error.code == .destination, "\(error)")
+        }
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).isEmpty)
+    }
+}
