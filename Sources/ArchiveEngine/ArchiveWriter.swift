@@ -72,10 +72,26 @@ struct ArchiveWriter: ~Copyable {
         return options.joined(separator: ",")
     }
 
-    /// Starts writing to `descriptor`, which stays open and owned by the caller.
-    /// The corresponding C function is `archive_write_open_fd`.
-    func open(descriptor: Int32, folder: String) throws(ArchiverError) {
-        try check(archive_write_open_fd(handle, descriptor), folder: folder)
+    /// Starts writing into `sink`, which checks for cancellation on every block, so that even the long
+    /// final flush of xz or 7z stops promptly.
+    /// The corresponding C function is `archive_write_open2`.
+    func open(sink: OutputSink, folder: String) throws(ArchiverError) {
+        let context = Unmanaged.passRetained(sink).toOpaque()
+        let status = archive_write_open2(
+            handle, context, nil,
+            { archive, context, buffer, length in
+                guard let context, let buffer else { return -1 }
+                let sink = Unmanaged<OutputSink>.fromOpaque(context).takeUnretainedValue()
+                let written = sink.write(UnsafeRawBufferPointer(start: buffer, count: length))
+                if written < 0 { ca_set_error(archive, sink.lastErrno, "write failed") }
+                return written
+            },
+            { _, _ in ARCHIVE_OK },
+            { _, context in
+                if let context { Unmanaged<OutputSink>.fromOpaque(context).release() }
+                return ARCHIVE_OK
+            })
+        try check(status, folder: folder)
     }
 
     /// Writes an entry's header. The corresponding C function is `archive_write_header`.
@@ -123,5 +139,38 @@ struct ArchiveWriter: ~Copyable {
             if !FileSystem.isRegular(status) { archive_entry_set_size(handle, 0) }
             if let symlinkTarget { withCString(symlinkTarget) { archive_entry_copy_symlink(handle, $0) } }
         }
+    }
+}
+
+/// Where an archive's bytes go: a file descriptor, with the job's cancellation and budget checked before
+/// every write.
+final class OutputSink {
+    private let descriptor: Int32
+    private let control: JobControl
+    /// The errno of the last failed write; ECANCELED when the job was stopped.
+    private(set) var lastErrno: Int32 = 0
+
+    init(descriptor: Int32, control: JobControl) {
+        self.descriptor = descriptor
+        self.control = control
+    }
+
+    /// Writes everything or fails: the count written, or -1.
+    func write(_ buffer: UnsafeRawBufferPointer) -> Int {
+        if (try? control.check()) == nil {
+            lastErrno = ECANCELED
+            return -1
+        }
+        var offset = 0
+        while offset < buffer.count {
+            let count = Glibc.write(descriptor, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
+            if count < 0 {
+                if errno == EINTR { continue }
+                lastErrno = errno
+                return -1
+            }
+            offset += count
+        }
+        return buffer.count
     }
 }

@@ -55,7 +55,7 @@ public enum Compressor {
                 .destination, "The folder “\(plan.folder)” does not exist.", hint: "Create it first, or choose another.",
                 path: plan.folder.string)
         }
-        var tree = try FileTree.walk(plan.items, control: control)
+        let tree = try FileTree.walk(plan.items, control: control)
         if format.isSingleStream, let only = tree.items.first, only.kind != .file {
             throw ArchiverError(
                 .usage, "The \(format.rawValue) format compresses one regular file, and “\(only.source)” is not one.",
@@ -67,20 +67,53 @@ public enum Compressor {
             TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
         let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
         guard descriptor >= 0 else { throw FileSystem.destinationError(errno, plan.folder) }
-        var published = false
+        PendingOutputs.register(temporary)
+        var withdrawn = false
         defer {
             close(descriptor)
-            if !published { FileSystem.removeTree(temporary) }
+            if !withdrawn, PendingOutputs.withdraw(temporary) { FileSystem.removeTree(temporary) }
         }
 
         let settings = format.settings(for: level)
         let writer = try ArchiveWriter(format: format, settings: settings, threads: processorCount())
         let folderName = plan.folder.string
-        try writer.open(descriptor: descriptor, folder: folderName)
+        try writer.open(sink: OutputSink(descriptor: descriptor, control: control), folder: folderName)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var done: Int64 = 0
         progress(0, tree.totalBytes)
+        do {
+            try write(tree, with: writer, buffer: buffer, done: &done, folder: folderName, control: control) {
+                progress($0, tree.totalBytes)
+            }
+            try writer.close(folder: folderName)
+        } catch {
+            // A write refused because the job was stopped reads as a write error; say what really happened.
+            try control.check()
+            throw error
+        }
+
+        var info = stat()
+        let size: Int64 = fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
+        withdrawn = true
+        guard PendingOutputs.withdraw(temporary) else { throw ArchiverError(.cancelled, "Cancelled.") }
+        do {
+            let output = try FileSystem.publish(
+                temporary, in: plan.folder, as: plan.archiveName, isDirectory: false, exact: plan.exact)
+            return CompressResult(
+                output: output, size: size, inputBytes: tree.totalBytes, files: tree.count(.file),
+                folders: tree.count(.directory), symlinks: tree.count(.symlink), warnings: tree.warnings)
+        } catch {
+            FileSystem.removeTree(temporary)
+            throw error
+        }
+    }
+
+    /// Writes every item of `tree`, streaming file contents through `buffer`.
+    private static func write(
+        _ tree: FileTree, with writer: borrowing ArchiveWriter, buffer: UnsafeMutableRawBufferPointer,
+        done: inout Int64, folder folderName: String, control: JobControl, progress: (Int64) -> Void
+    ) throws(ArchiverError) {
         for item in tree.items {
             try control.check()
             let entry = ArchiveWriter.Entry()
@@ -109,26 +142,17 @@ public enum Compressor {
                 }
                 if count == 0 {
                     // The file shrank after it was listed; the format pads the entry to the recorded size.
-                    tree.warnings.append("“\(item.source)” changed while it was being compressed.")
-                    break
+                    throw ArchiverError(
+                        .inputUnreadable, "“\(item.source)” got shorter while it was being compressed.",
+                        hint: "Try again when nothing is writing to it; no archive was made.", path: item.source.string)
                 }
                 try writer.writeData(UnsafeRawBufferPointer(rebasing: buffer[..<count]), folder: folderName)
                 remaining -= Int64(count)
                 done += Int64(count)
-                progress(done, tree.totalBytes)
+                progress(done)
                 try control.check()
             }
         }
-        try writer.close(folder: folderName)
-
-        var info = stat()
-        let size: Int64 = fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
-        let output = try FileSystem.publish(
-            temporary, in: plan.folder, as: plan.archiveName, isDirectory: false, exact: plan.exact)
-        published = true
-        return CompressResult(
-            output: output, size: size, inputBytes: tree.totalBytes, files: tree.count(.file),
-            folders: tree.count(.directory), symlinks: tree.count(.symlink), warnings: tree.warnings)
     }
 
     static func processorCount() -> Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }

@@ -163,8 +163,9 @@ public enum Extractor {
         FileSystem.removeStaleTemporaries(in: folder)
         let staging = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
         try FileSystem.makePrivateDirectory(staging)
-        var published = false
-        defer { if !published { FileSystem.removeTree(staging) } }
+        PendingOutputs.register(staging)
+        var withdrawn = false
+        defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
 
         var result = ExtractResult(format: reader.formatName)
         var session = StagingSession(staging: staging, selection: EntrySelection(options.selection), keepJunk: options.keepJunk)
@@ -208,6 +209,9 @@ public enum Extractor {
         }
         try disk.close(folder: folderName)
         progress(reader.fileSize, reader.fileSize)
+        withdrawn = true
+        guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, "Cancelled.") }
+        defer { FileSystem.removeTree(staging) }
 
         let top = try FileSystem.entries(of: staging)
         switch top.count {
@@ -220,7 +224,6 @@ public enum Extractor {
         default:
             _ = staging.withPlatformString { chmod($0, 0o777 & ~currentUmask()) }
             result.output = try FileSystem.publish(staging, in: folder, as: ArchiveNaming.stem(archiveName), isDirectory: true)
-            published = true
         }
         return result
     }

@@ -29,22 +29,31 @@ public enum CommandRunner {
         }
     }
 
-    /// The job control of this process: SIGINT, SIGTERM and SIGHUP cancel it, and a second signal ends
-    /// the process at once (the next run removes what it left).
+    /// The job control of this process: SIGINT, SIGTERM and SIGHUP cancel it. The job notices between
+    /// blocks; when it is stuck in one long libarchive call, its temporary outputs are removed and the
+    /// process exits after a short grace period, or at once on a second signal.
     static func installSignalHandlers(_ control: JobControl, budget: Double?) {
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if control.isCancelled {
-                    signal(number, SIG_DFL)
-                    raise(number)
+                    abandon()
+                    return
                 }
                 control.cancel()
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1500)) { abandon() }
             }
             source.resume()
             signalSources.append(source)
         }
+    }
+
+    /// Removes the job's temporary outputs and exits with "cancelled", unless the job is already publishing.
+    private static func abandon() {
+        guard PendingOutputs.abandonAll() else { return }
+        printError("Cancelled; nothing was left behind.")
+        _exit(ArchiverError.Code.cancelled.exitStatus)
     }
 
     nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
