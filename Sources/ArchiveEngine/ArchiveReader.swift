@@ -183,6 +183,9 @@ struct ArchiveReader: ~Copyable {
         return filters.isEmpty ? format : "\(format), \(filters.joined(separator: ", "))"
     }
 
+    /// Whether an entry's data may legitimately end before its size: tar's sparse files can end in a hole.
+    var mayEndInHole: Bool { archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR }
+
     /// Whether headers are cheap to read without the data (the format keeps a central directory or seeks
     /// over entries), so that a first pass for sizes and names costs little.
     var hasCheapHeaders: Bool {

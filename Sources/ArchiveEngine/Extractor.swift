@@ -192,13 +192,23 @@ public enum Extractor {
                 continue
             }
             var failed: String?
+            var end: Int64 = 0
             while let (buffer, offset) = try reader.readBlock(entryName: name) {
                 if failed == nil, case .skipped(let message) = try disk.writeBlock(buffer, offset: offset, folder: folderName) {
                     failed = message
                 }
+                end = max(end, offset + Int64(buffer.count))
                 result.bytes += Int64(buffer.count)
                 progress(reader.bytesRead, reader.fileSize)
                 try control.check()
+            }
+            // libarchive ends some entries early without an error (the first part of a multi-volume rar);
+            // the disk writer would then pad the file to its recorded size. Tar may end in a sparse hole.
+            if info.kind == .file, let size = info.size, end < size, !reader.mayEndInHole {
+                throw ArchiverError(
+                    .corrupt, "“\(reader.displayName)” is incomplete: “\(name)” stops after \(end) of its \(size) bytes.",
+                    hint: "If it is one part of a multi-part set, all parts are needed; nothing was extracted.",
+                    path: reader.displayName)
             }
             if failed == nil, case .skipped(let message) = try disk.finishEntry(folder: folderName) { failed = message }
             if let failed {

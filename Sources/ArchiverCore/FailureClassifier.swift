@@ -14,7 +14,10 @@ public enum FailureClassifier {
     /// The code for a failure while reading an archive.
     public static func readFailure(message: String) -> ArchiverError.Code {
         let text = message.lowercased()
-        if text.contains("passphrase") || text.contains("encrypted") || text.contains("encryption") {
+        // libarchive 3.6 does not flag rar5 encryption; reading an encrypted entry fails with this instead.
+        if text.contains("passphrase") || text.contains("encrypted") || text.contains("encryption")
+            || text.contains("unsupported block header size")
+        {
             return .password
         }
         if text.contains("unrecognized archive format") || text.contains("unsupported")
@@ -32,6 +35,10 @@ public enum FailureClassifier {
         let at = entry.map { " at “\($0)”" } ?? ""
         let text = message.lowercased()
         switch code {
+        case .password where text.contains("unsupported block header size"):
+            return ArchiverError(
+                code, "“\(archive)” is probably password-protected\(at): libarchive cannot read that entry.",
+                hint: "Passwords are not supported by this version of Archiver yet; unrar can extract it.", path: archive)
         case .password:
             return ArchiverError(
                 code, "“\(archive)” is password-protected\(at) (\(message)).",

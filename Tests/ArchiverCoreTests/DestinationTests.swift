@@ -122,6 +122,7 @@ import Testing
         #expect(FailureClassifier.readFailure(message: "Damaged tar archive") == .corrupt)
         #expect(FailureClassifier.readFailure(message: "Passphrase required for this entry") == .password)
         #expect(FailureClassifier.readFailure(message: "The archive header is encrypted, but currently not supported") == .password)
+        #expect(FailureClassifier.readFailure(message: "Unsupported block header size (was 4, max is 2)") == .password)
     }
 
     @Test func exitStatusesMatchDesign() {
