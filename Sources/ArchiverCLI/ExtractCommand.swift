@@ -87,7 +87,7 @@ public struct ExtractCommand: ParsableCommand {
                 if !json { Self.describe(archive: archive, result: result) }
             } catch {
                 progress.finish()
-                printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
+                printProblem(error)
                 failures.append(error)
                 results.append(Self.json(archive: archive, result: nil, error: error))
                 // Cancellation and the budget stop the whole batch.
@@ -156,7 +156,7 @@ public struct ExtractCommand: ParsableCommand {
                 ]))
                 if !json { Self.printListing(archive: archive, format: format, entries: entries, several: archives.count > 1) }
             } catch {
-                printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
+                printProblem(error)
                 firstFailure = firstFailure ?? error
                 failures += 1
                 listed.append(.object([("archive", .string(archive.string)), ("entries", .array([])), ("error", JobReport.json(error))]))

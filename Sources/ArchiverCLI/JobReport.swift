@@ -37,7 +37,7 @@ final class JobReport {
     }
 
     func failed(_ error: ArchiverError, elapsed: Double) {
-        printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
+        printProblem(error)
         guard json else { return }
         let fields: [(String, JSON)] =
             operation == "compress"
@@ -61,6 +61,11 @@ final class JobReport {
             ("hint", error.hint.map(JSON.string) ?? .null),
         ])
     }
+}
+
+/// An error for a person on stderr: the sentence, then the hint on its own line.
+func printProblem(_ error: ArchiverError) {
+    printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
 }
 
 func countWords(files: Int, folders: Int, symlinks: Int) -> String {

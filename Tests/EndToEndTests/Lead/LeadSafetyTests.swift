@@ -128,7 +128,9 @@ extension Lead {
                 [s.sub("Big"), String(megabytes)])
         }
 
-        static func interrupt(_ arguments: [String], tool: String, signal: Int32, after seconds: Double) throws -> Int32 {
+        /// Starts one of ours, waits until its hidden temporary appears in `folder` (the job is under way),
+        /// then sends `signal`.
+        static func interrupt(_ arguments: [String], tool: String, signal: Int32, watching folder: String) throws -> Int32 {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binDir + "/" + tool)
             process.arguments = arguments
@@ -136,7 +138,12 @@ extension Lead {
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
             process.standardError = FileHandle(forWritingAtPath: "/dev/null")
             try process.run()
-            Thread.sleep(forTimeInterval: seconds)
+            let deadline = Date().addingTimeInterval(30)
+            while process.isRunning, Date() < deadline {
+                let names = (try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []
+                if names.contains(where: { $0.hasPrefix(".archiver-") }) { break }
+                Thread.sleep(forTimeInterval: 0.005)
+            }
             kill(process.processIdentifier, signal)
             process.waitUntilExit()
             return process.terminationStatus
@@ -145,16 +152,19 @@ extension Lead {
         @Test func interruptedJobsLeaveNothing() throws {
             let s = try Scratch()
             try Self.bigTree(s, megabytes: 300)
-            let compress = try Self.interrupt(["--format", "tar.xz", s.sub("Big")], tool: "compress-with-archiver", signal: SIGINT, after: 1)
+            let compress = try Self.interrupt(
+                ["--format", "tar.xz", s.sub("Big")], tool: "compress-with-archiver", signal: SIGINT, watching: s.path)
             #expect(compress == 8)
             #expect(s.list() == ["Big"])
 
             #expect(try run("compress-with-archiver", ["--format", "zip", "--level", "store", s.sub("Big")]).status == 0)
-            let extract = try Self.interrupt(["--to", s.sub("dest"), s.sub("Big.zip")], tool: "extract-with-archiver", signal: SIGTERM, after: 0.4)
+            try FileManager.default.createDirectory(atPath: s.sub("dest"), withIntermediateDirectories: true)
+            let extract = try Self.interrupt(
+                ["--to", s.sub("dest"), s.sub("Big.zip")], tool: "extract-with-archiver", signal: SIGTERM, watching: s.sub("dest"))
             #expect(extract == 8)
             #expect(s.list("dest").isEmpty)
 
-            let budget = try run("extract-with-archiver", ["--time-budget", "0.2", "--to", s.sub("dest"), s.sub("Big.zip")])
+            let budget = try run("extract-with-archiver", ["--time-budget", "0.01", "--to", s.sub("dest"), s.sub("Big.zip")])
             #expect(budget.status == 9, "\(budget.stderr)")
             #expect(budget.stderr.contains("time budget"))
             #expect(s.list("dest").isEmpty)
