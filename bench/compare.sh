@@ -52,7 +52,8 @@ measure() {
         /usr/bin/time -f "%e %M" -o "$work/time.txt" "$@" >/dev/null 2>"$work/stderr.txt" || status=$?
         if ((status > 1)); then echo "failed ($status): $*" >&2; cat "$work/stderr.txt" >&2; return 1; fi
         ((i == 0)) && continue
-        read -r t m <"$work/time.txt"
+        # time(1) puts "Command exited with non-zero status N" first when the status is not 0.
+        read -r t m < <(tail -n 1 "$work/time.txt")
         times+=("$t"); rss+=("$m")
     done
     size=$(du -sb "$output" | cut -f1)
@@ -108,8 +109,8 @@ for format in $formats; do
     row extract "$format" "bsdtar" "$base" "$base_s"
     case $format in
         zip) row extract "$format" "unzip" "$(measure "$work/eu/x" unzip -q "$archive" -d "$work/eu/x")" "$base_s"
-             row extract "$format" "7zz" "$(measure "$work/es/x" 7zz x -bd -o"$work/es/x" "$archive")" "$base_s" ;;
-        7z) row extract "$format" "7zz" "$(measure "$work/es/x" 7zz x -bd -o"$work/es/x" "$archive")" "$base_s" ;;
+             row extract "$format" "7zz" "$(measure "$work/es/x" 7zz x -snld -bd -o"$work/es/x" "$archive")" "$base_s" ;;
+        7z) row extract "$format" "7zz" "$(measure "$work/es/x" 7zz x -snld -bd -o"$work/es/x" "$archive")" "$base_s" ;;
     esac
     rm -rf "$work"/e? "$work"/b* "$work"/s.*
 done
