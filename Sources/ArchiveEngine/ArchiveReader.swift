@@ -163,7 +163,8 @@ struct ArchiveReader: ~Copyable {
         var offset: la_int64_t = 0
         let status = ArchiveStatus(rawValue: archive_read_data_block(handle, &buffer, &size, &offset))
         if status == .eof { return nil }
-        if !status.succeeded {
+        // zip reports a bad CRC or a wrong size as a warning on the last block: the data is damaged.
+        if status != .ok {
             let (message, _) = lastError(handle)
             throw FailureClassifier.describeReadFailure(message: message, archive: displayName, entry: entryName)
         }

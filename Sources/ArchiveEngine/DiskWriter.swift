@@ -18,9 +18,12 @@ struct DiskWriter: ~Copyable {
         guard let handle = archive_write_disk_new() else {
             throw ArchiverError(.destination, "Out of memory while starting extraction.")
         }
-        // No ARCHIVE_EXTRACT_PERM: the umask applies and setuid/setgid bits are not restored; no OWNER.
+        // PERM so that a folder's mode applies even when its entry comes after its files (libarchive's 7z
+        // writer puts folders last); `EntryRewrite.limitPermissions` has already dropped the special bits
+        // and applied the umask. No OWNER: files belong to the user extracting.
         let flags =
-            ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT
+            ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM | ARCHIVE_EXTRACT_SECURE_SYMLINKS
+            | ARCHIVE_EXTRACT_SECURE_NODOTDOT
         archive_write_disk_set_options(handle, flags)
         self.handle = handle
     }
@@ -76,8 +79,8 @@ enum EntryRewrite {
         withCString(path) { archive_entry_copy_hardlink(entry, $0) }
     }
 
-    /// Drops setuid, setgid and sticky bits.
-    static func clearSpecialBits(_ entry: OpaquePointer) {
-        archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o777)
+    /// Drops setuid, setgid and sticky bits and applies the umask, as any program creating files does.
+    static func limitPermissions(_ entry: OpaquePointer, umask mask: mode_t) {
+        archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o777 & ~mask)
     }
 }

@@ -72,12 +72,19 @@ public enum Extractor {
         let archiveName = archive.lastComponent?.bytes ?? Array("Archive".utf8)
 
         if reader.hasCheapHeaders || !options.selection.isEmpty {
-            let entries = try scan(&reader, control: control)
+            // Paths as the extraction will see them (`./docs/x` is `docs/x`), for the selection checks.
+            let entries = try scan(&reader, archiveName: archiveName, control: control).map { entry in
+                var entry = entry
+                entry.path = (try? EntryPath.components(of: entry.path).get()).map(EntryPath.join) ?? entry.path
+                return entry
+            }
             try checkBeforeWriting(entries, selection: selection, archive: reader.displayName)
             reader = try ArchiveReader(path: archive)
             let folder = try destinationFolder(for: archive, options: options)
+            // Sizes come from the archive and may be absurd; saturate instead of trapping.
             let needed = entries.lazy.filter { $0.kind == .file && selection.includes($0.path) }.reduce(Int64(0)) {
-                $0 + ($1.size ?? 0)
+                let (sum, overflow) = $0.addingReportingOverflow(max(0, $1.size ?? 0))
+                return overflow ? Int64.max : sum
             }
             if let free = FileSystem.freeSpace(folder), needed > free {
                 throw ArchiverError(
@@ -97,16 +104,18 @@ public enum Extractor {
         format: String, entries: [ArchiveEntryInfo]
     ) {
         var reader = try ArchiveReader(path: archive)
-        let entries = try scan(&reader, control: control)
+        let entries = try scan(&reader, archiveName: archive.lastComponent?.bytes ?? [], control: control)
         return (reader.formatName, entries)
     }
 
-    private static func scan(_ reader: inout ArchiveReader, control: JobControl) throws(ArchiverError) -> [ArchiveEntryInfo] {
+    private static func scan(_ reader: inout ArchiveReader, archiveName: [UInt8], control: JobControl) throws(ArchiverError)
+        -> [ArchiveEntryInfo]
+    {
         var entries: [ArchiveEntryInfo] = []
         while var entry = try reader.next() {
             try control.check()
             if reader.isRawStream {
-                entry.path = ArchiveNaming.decompressedName(archiveName: Array(reader.displayName.utf8), recordedName: entry.path)
+                entry.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: entry.path)
             }
             entries.append(entry)
         }
@@ -117,9 +126,7 @@ public enum Extractor {
     private static func checkBeforeWriting(
         _ entries: [ArchiveEntryInfo], selection: EntrySelection, archive: String
     ) throws(ArchiverError) {
-        let paths = entries.map { entry in
-            (try? EntryPath.components(of: entry.path).get()).map(EntryPath.join) ?? entry.path
-        }
+        let paths = entries.map(\.path)
         let unknown = selection.unmatched(in: paths)
         if let first = unknown.first {
             let matches = Suggestions.closeMatches(for: first.displayName, in: paths.map(\.displayName))
@@ -168,6 +175,7 @@ public enum Extractor {
         defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
 
         var result = ExtractResult(format: reader.formatName)
+        let mask = currentUmask()
         var session = StagingSession(staging: staging, selection: EntrySelection(options.selection), keepJunk: options.keepJunk)
         let disk = try DiskWriter()
         let folderName = folder.string
@@ -179,12 +187,13 @@ public enum Extractor {
                 info.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: info.path)
                 info.kind = .file
             }
-            switch session.admit(info, result: &result) {
+            let decision = session.admit(info, result: &result)
+            switch decision {
             case .skip: continue
             case .write(let target, let hardlinkTarget):
                 EntryRewrite.setPath(entry, target)
                 if let hardlinkTarget { EntryRewrite.setHardlink(entry, hardlinkTarget) }
-                EntryRewrite.clearSpecialBits(entry)
+                EntryRewrite.limitPermissions(entry, umask: mask)
             }
             let name = info.path.displayName
             if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
@@ -212,6 +221,8 @@ public enum Extractor {
             }
             if failed == nil, case .skipped(let message) = try disk.finishEntry(folder: folderName) { failed = message }
             if let failed {
+                // Never leave a half-written file to be published under its name.
+                if case .write(let target, _) = decision { FileSystem.removeTree(FilePath(bytes: target)) }
                 result.warnings.append("Could not extract “\(name)”: \(failed).")
                 continue
             }
@@ -227,12 +238,12 @@ public enum Extractor {
         switch top.count {
         case 0:
             result.output = nil
-        case 1:
+        case 1 where !session.linksReachTop:
             let item = staging.appending(bytes: top[0])
             let isDirectory = FileSystem.status(item).map(FileSystem.isDirectory) ?? false
             result.output = try FileSystem.publish(item, in: folder, as: top[0], isDirectory: isDirectory)
         default:
-            _ = staging.withPlatformString { chmod($0, 0o777 & ~currentUmask()) }
+            _ = staging.withPlatformString { chmod($0, 0o777 & ~mask) }
             result.output = try FileSystem.publish(staging, in: folder, as: ArchiveNaming.stem(archiveName), isDirectory: true)
         }
         return result
@@ -258,6 +269,8 @@ struct StagingSession {
     let keepJunk: Bool
     /// Paths (relative to the staging folder) of the symlinks created so far: nothing may go through them.
     private var symlinks: Set<[UInt8]> = []
+    /// Whether a symlink resolves through the top level, so a single item must not be moved out alone.
+    private(set) var linksReachTop = false
 
     init(staging: FilePath, selection: EntrySelection, keepJunk: Bool) {
         self.staging = staging.bytes
@@ -298,9 +311,10 @@ struct StagingSession {
             guard let target = info.linkTarget, EntryPath.symlinkStaysInside(target: target, linkPath: components) else {
                 return refuse(.linkLeavesDestination)
             }
+            if EntryPath.symlinkReachesTop(target: target, linkPath: components) { linksReachTop = true }
         case .hardlink:
             guard let target = info.linkTarget, case .success(let parts) = EntryPath.components(of: target),
-                !parts.isEmpty, !passesThroughSymlink(parts, includingLast: false)
+                !parts.isEmpty, !passesThroughSymlink(parts, includingLast: true)
             else {
                 return refuse(.hardlinkLeavesDestination)
             }

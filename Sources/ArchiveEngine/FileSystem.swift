@@ -154,13 +154,16 @@ enum FileSystem {
     }
 
     /// Removes what killed runs left in `folder`: temporary names whose PID is no longer running. Live
-    /// runs beside this one keep their work.
+    /// runs beside this one keep their work, and so does anything another user owns (in a shared folder
+    /// it could be a trap, and it is not ours to delete).
     static func removeStaleTemporaries(in folder: FilePath) {
         let ownPID = getpid()
         for name in (try? entries(of: folder)) ?? [] {
             guard let pid = TemporaryName.pid(in: name), pid != ownPID else { continue }
+            let path = folder.appending(bytes: name)
+            guard let info = status(path), info.st_uid == getuid() else { continue }
             if kill(pid, 0) != 0, errno == ESRCH {
-                removeTree(folder.appending(bytes: name))
+                removeTree(path)
             }
         }
     }

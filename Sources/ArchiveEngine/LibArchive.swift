@@ -13,8 +13,8 @@ struct ArchiveStatus: RawRepresentable, Hashable {
     static let failed = ArchiveStatus(rawValue: ARCHIVE_FAILED)
     static let fatal = ArchiveStatus(rawValue: ARCHIVE_FATAL)
 
-    /// OK or WARN: the call did its work.
-    var succeeded: Bool { rawValue >= ARCHIVE_WARN }
+    /// OK or WARN: the call did its work. RETRY is not: tar returns it for a damaged header.
+    var succeeded: Bool { self == .ok || self == .warn }
 }
 
 /// The last error of a handle, copied, because the string belongs to the handle.

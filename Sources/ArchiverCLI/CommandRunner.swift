@@ -32,29 +32,47 @@ public enum CommandRunner {
     /// The job control of this process: SIGINT, SIGTERM and SIGHUP cancel it. The job notices between
     /// blocks; when it is stuck in one long libarchive call, its temporary outputs are removed and the
     /// process exits after a short grace period, or at once on a second signal.
-    static func installSignalHandlers(_ control: JobControl, budget: Double?) {
+    static func installSignalHandlers(_ control: JobControl) {
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
             source.setEventHandler {
                 if control.isCancelled {
-                    abandon()
+                    abandon(control)
                     return
                 }
                 control.cancel()
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1500)) { abandon() }
+                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1500)) { abandon(control) }
             }
             source.resume()
             signalSources.append(source)
         }
+        // The budget, like a signal, must not wait for the end of a long libarchive call.
+        if let budget = control.budget {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(budget * 1000) + 1500)) {
+                abandon(control)
+            }
+        }
     }
 
-    /// Removes the job's temporary outputs and exits with "cancelled", unless the job is already publishing.
-    private static func abandon() {
+    /// Removes the job's temporary outputs, reports why (cancelled or out of time) and exits, unless the
+    /// job is already publishing its result.
+    private static func abandon(_ control: JobControl) {
+        let error: ArchiverError
+        do {
+            try control.check()
+            return
+        } catch let stop {
+            error = stop
+        }
         guard PendingOutputs.abandonAll() else { return }
-        printError("Cancelled; nothing was left behind.")
-        _exit(ArchiverError.Code.cancelled.exitStatus)
+        if let report = onAbandon { report(error) } else { printProblem(error) }
+        fflush(nil)  // _exit skips the flush of stdout, where the JSON object is.
+        _exit(error.code.exitStatus)
     }
+
+    /// How the running command reports a job stopped from outside (its `--json` object, if any).
+    nonisolated(unsafe) static var onAbandon: ((ArchiverError) -> Void)?
 
     nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
 }

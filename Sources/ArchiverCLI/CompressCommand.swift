@@ -44,7 +44,7 @@ public struct CompressCommand: ParsableCommand {
     public func validate() throws {
         if files.isEmpty { throw ValidationError("Name at least one file or folder to compress.") }
         if output != nil, name != nil { throw ValidationError("Use either --output or --name, not both.") }
-        if let timeBudget, timeBudget < 0 { throw ValidationError("--time-budget must be 0 or more seconds.") }
+        try validateBudget(timeBudget)
     }
 
     public func run() throws {
@@ -53,9 +53,10 @@ public struct CompressCommand: ParsableCommand {
         let destination: CompressPlan.Destination =
             if let output { .path(raw.path(for: output)) } else if let name { .name(raw.bytes(for: name)) } else { .automatic }
         let control = JobControl(budget: timeBudget)
-        CommandRunner.installSignalHandlers(control, budget: timeBudget)
+        CommandRunner.installSignalHandlers(control)
         let progress = TerminalProgress(label: "Compressing")
         let report = JobReport(operation: "compress", json: json)
+        CommandRunner.onAbandon = { report.failed($0, elapsed: progress.elapsed) }
         do {
             let result = try Compressor.run(
                 inputs: inputs, format: format, level: level, destination: destination, control: control,

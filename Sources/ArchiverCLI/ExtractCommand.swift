@@ -39,7 +39,7 @@ public struct ExtractCommand: ParsableCommand {
     public func validate() throws {
         if archives.isEmpty { throw ValidationError("Name at least one archive to extract.") }
         if list, to != nil { throw ValidationError("--list does not extract, so --to means nothing with it.") }
-        if let timeBudget, timeBudget < 0 { throw ValidationError("--time-budget must be 0 or more seconds.") }
+        try validateBudget(timeBudget)
     }
 
     /// Positional arguments before `--` are archives, after it entry names.
@@ -56,7 +56,7 @@ public struct ExtractCommand: ParsableCommand {
         let archivePaths = archives.map { raw.path(for: $0).madeAbsolute }
         let entries = arguments.suffix(entryCount).map { raw.bytes(for: $0) }
         let control = JobControl(budget: timeBudget)
-        CommandRunner.installSignalHandlers(control, budget: timeBudget)
+        CommandRunner.installSignalHandlers(control)
         if list {
             try listArchives(archivePaths, control: control)
         } else {
@@ -73,6 +73,7 @@ public struct ExtractCommand: ParsableCommand {
             selection: entries, keepJunk: keepJunk)
         let report = JobReport(operation: "extract", json: json)
         let progress = TerminalProgress(label: "Extracting")
+        CommandRunner.onAbandon = { report.failed($0, elapsed: progress.elapsed) }
         var results: [JSON] = []
         var failures: [ArchiverError] = []
         var warned = false

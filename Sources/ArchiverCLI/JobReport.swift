@@ -1,5 +1,6 @@
 import ArchiveEngine
 import ArchiverCore
+import ArgumentParser
 
 /// How a job tells its outcome: sentences for a person (results on stdout, problems on stderr), or one
 /// JSON object on stdout for a script. Errors and warnings always reach stderr.
@@ -60,6 +61,14 @@ final class JobReport {
             ("code", .int(Int64(error.code.exitStatus))), ("message", .string(error.message)),
             ("hint", error.hint.map(JSON.string) ?? .null),
         ])
+    }
+}
+
+/// `--time-budget` must be a number of seconds a clock can count: 0 (none) up to about 30 years.
+func validateBudget(_ budget: Double?) throws {
+    guard let budget else { return }
+    if !budget.isFinite || budget < 0 || budget >= 1e9 {
+        throw ValidationError("--time-budget must be between 0 (no limit) and 999999999 seconds.")
     }
 }
 

@@ -69,6 +69,14 @@ public enum EntryPath {
         return ups <= max(linkPath.count - 1, 0)
     }
 
+    /// Whether a symlink (already known to stay inside) resolves through the destination's top level.
+    /// Such a link escapes once a single top-level item is moved out of the staging folder into the user's
+    /// folder (`notes.txt -> .bashrc`, `dir/k -> ../.ssh/x`), so its archive keeps a folder of its own.
+    public static func symlinkReachesTop(target: [UInt8], linkPath: [[UInt8]]) -> Bool {
+        let ups = target.split(separator: slash).filter { Array($0) == dotDot }.count
+        return ups >= max(linkPath.count - 1, 0)
+    }
+
     /// Whether an entry is macOS clutter nobody wants on Linux: anything in a `__MACOSX` folder, `._name`
     /// AppleDouble files, `.DS_Store`.
     public static func isMacJunk(_ components: [[UInt8]]) -> Bool {

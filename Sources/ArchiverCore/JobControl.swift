@@ -10,7 +10,7 @@ public final class JobControl: Sendable {
 
     /// - Parameter budget: seconds the job may take; nil or 0 means no limit.
     public init(budget: Double? = nil) {
-        if let budget, budget > 0 {
+        if let budget, budget > 0, budget.isFinite, budget < 1e9 {
             self.budget = budget
             deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(budget * 1000)))
         } else {

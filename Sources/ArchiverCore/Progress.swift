@@ -76,7 +76,7 @@ public enum HumanFormat {
 
     /// `0:07`, `12:30`, `1:02:03`.
     public static func duration(_ seconds: Double) -> String {
-        let total = Int(seconds.rounded(.up))
+        let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e9).rounded(.up)) : 0
         let (h, m, s) = (total / 3600, (total / 60) % 60, total % 60)
         let ss = s < 10 ? "0\(s)" : "\(s)"
         if h > 0 { return "\(h):\(m < 10 ? "0\(m)" : "\(m)"):\(ss)" }
@@ -106,6 +106,8 @@ public enum HumanFormat {
 extension HumanFormat {
     /// UTC time in ISO 8601, `2024-01-31T09:05:00Z`, from seconds since 1970.
     public static func iso8601(_ seconds: Int64) -> String {
+        // Damaged headers can hold any value; years outside 0…9999 are clamped rather than trapping.
+        let seconds = min(max(seconds, -62_167_219_200), 253_402_300_799)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
         // Howard Hinnant's days-to-civil algorithm.

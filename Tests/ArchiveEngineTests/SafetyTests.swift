@@ -117,6 +117,27 @@ struct HostileTar {
         #expect(mode & 0o100 != 0, "still executable")
     }
 
+    @Test func aHardLinkToASymlinkIsRefused() throws {
+        let scratch = try ScratchDirectory()
+        try HostileTar.write([
+            .symlink("a/b/l", target: "../.."),
+            .hardlink("h", target: "a/b/l"),
+        ], to: scratch.sub("h.tar"))
+        let result = try Extractor.run(archive: FilePath(scratch.sub("h.tar")), options: options(into: scratch.sub("dest")), control: JobControl())
+        #expect(result.refused.map(\.path) == ["h"])
+    }
+
+    @Test func linksThroughTheTopLevelKeepTheArchiveInItsOwnFolder() throws {
+        let scratch = try ScratchDirectory()
+        try HostileTar.write([.symlink("notes.txt", target: ".bashrc")], to: scratch.sub("one.tar"))
+        try HostileTar.write([.directory("dir"), .symlink("dir/k", target: "../.ssh/authorized_keys")], to: scratch.sub("two.tar"))
+        let one = try Extractor.run(archive: FilePath(scratch.sub("one.tar")), options: options(into: scratch.sub("dest")), control: JobControl())
+        #expect(one.output == FilePath(scratch.sub("dest/one")))
+        let two = try Extractor.run(archive: FilePath(scratch.sub("two.tar")), options: options(into: scratch.sub("dest")), control: JobControl())
+        #expect(two.output == FilePath(scratch.sub("dest/two")))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.sub("dest")).sorted() == ["one", "two"])
+    }
+
     @Test func aLaterEntryCannotWriteThroughAnAcceptedSymlink() throws {
         let scratch = try ScratchDirectory()
         let archive = scratch.sub("sneaky.tar")

@@ -41,6 +41,13 @@ private func parts(_ s: String) -> [[UInt8]] { s.split(separator: "/").map { Arr
         #expect(!EntryPath.symlinkStaysInside(target: b("dot/dot/../x"), linkPath: parts("a/b/c/link")))
     }
 
+    @Test func symlinksThroughTheTopLevel() {
+        #expect(EntryPath.symlinkReachesTop(target: b(".bashrc"), linkPath: parts("notes.txt")))
+        #expect(EntryPath.symlinkReachesTop(target: b("../.ssh/x"), linkPath: parts("dir/k")))
+        #expect(!EntryPath.symlinkReachesTop(target: b("sibling"), linkPath: parts("dir/k")))
+        #expect(!EntryPath.symlinkReachesTop(target: b("../b/x"), linkPath: parts("top/a/k")))
+    }
+
     @Test func macJunk() {
         #expect(EntryPath.isMacJunk(parts("__MACOSX/a/._b")))
         #expect(EntryPath.isMacJunk(parts("folder/.DS_Store")))

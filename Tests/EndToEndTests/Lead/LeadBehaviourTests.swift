@@ -122,6 +122,36 @@ extension Lead {
             #expect(failed.stderr.contains("does not exist"))
         }
 
+        @Test func progressOnlyOnATerminal() throws {
+            let s = try Scratch()
+            try python("import os,sys\nos.makedirs(sys.argv[1])\nopen(sys.argv[1] + '/r.bin','wb').write(os.urandom(40 << 20))", [s.sub("R")])
+            // Not a terminal: nothing on stderr.
+            let quiet = try run("compress-with-archiver", ["--format", "tar.xz", "--level", "maximum", "--name", "quiet", s.sub("R")])
+            #expect(quiet.status == 0)
+            #expect(quiet.stderr.isEmpty)
+            // A terminal: a progress line (zip, whose work happens as the input is read, unlike xz's
+            // threads, which swallow the whole input at once) with percent, sizes, rate and time left, then the result.
+            let tty = try python(
+                """
+                import os, pty, sys
+                pid, fd = pty.fork()
+                if pid == 0:
+                    os.execv(sys.argv[1], [sys.argv[1], '--format', 'zip', '--level', 'maximum', '--name', 'tty', sys.argv[2]])
+                out = b''
+                while True:
+                    try: chunk = os.read(fd, 4096)
+                    except OSError: break
+                    if not chunk: break
+                    out += chunk
+                print(out.decode(errors='replace'))
+                """, [binDir + "/compress-with-archiver", s.sub("R")])
+            #expect(tty.stdout.contains("Compressing"))
+            #expect(tty.stdout.contains("%"))
+            #expect(tty.stdout.contains("MB of 41.9 MB"))
+            #expect(tty.stdout.contains("MB/s"))
+            #expect(tty.stdout.contains("Created"))
+        }
+
         @Test func batchWithOneBadArchiveIsPartial() throws {
             let s = try Scratch()
             try "x".write(toFile: s.sub("a.txt"), atomically: false, encoding: .utf8)
