@@ -188,11 +188,12 @@ struct ArchiveReader: ~Copyable {
     var mayEndInHole: Bool { archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR }
 
     /// Whether headers are cheap to read without the data (the format keeps a central directory or seeks
-    /// over entries), so that a first pass for sizes and names costs little.
+    /// over entries), so that a first pass for sizes and names costs little. Not 7z or rar: skipping an
+    /// entry of a solid archive decompresses it, which doubled extraction time; a disk that fills up
+    /// while they extract still stops cleanly.
     var hasCheapHeaders: Bool {
         switch archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK {
-        case ARCHIVE_FORMAT_ZIP, ARCHIVE_FORMAT_7ZIP, ARCHIVE_FORMAT_ISO9660, ARCHIVE_FORMAT_RAR,
-            ARCHIVE_FORMAT_RAR_V5, ARCHIVE_FORMAT_CAB, ARCHIVE_FORMAT_XAR:
+        case ARCHIVE_FORMAT_ZIP, ARCHIVE_FORMAT_ISO9660, ARCHIVE_FORMAT_CAB, ARCHIVE_FORMAT_XAR:
             true
         default: false
         }

@@ -50,7 +50,9 @@ public enum Compressor {
         }
         let plan = try CompressPlan.make(inputs: planned, format: format, destination: resolvedDestination)
 
-        guard let folderInfo = FileSystem.status(plan.folder), FileSystem.isDirectory(folderInfo) else {
+        // The folder may be reached through a symlink (~/Documents on another disk); follow it.
+        guard let folderInfo = FileSystem.resolve(plan.folder).flatMap(FileSystem.status), FileSystem.isDirectory(folderInfo)
+        else {
             throw ArchiverError(
                 .destination, "The folder “\(plan.folder)” does not exist.", hint: "Create it first, or choose another.",
                 path: plan.folder.string)

@@ -136,10 +136,14 @@ public enum Extractor {
             throw ArchiverError(.usage, "“\(archive)” has no entry “\(first.displayName)”.", hint: hint)
         }
         if entries.contains(where: { $0.encrypted && selection.includes($0.path) }) {
-            throw ArchiverError(
-                .password, "“\(archive)” is password-protected.",
-                hint: "This version of Archiver cannot open encrypted archives yet; 7-Zip can (7zz x).", path: archive)
+            throw passwordNeeded(archive)
         }
+    }
+
+    private static func passwordNeeded(_ archive: String) -> ArchiverError {
+        ArchiverError(
+            .password, "“\(archive)” is password-protected.",
+            hint: "This version of Archiver cannot open encrypted archives yet; 7-Zip can (7zz x).", path: archive)
     }
 
     /// The folder the archive's contents go in: `--to`, else beside the archive, else the fallback.
@@ -186,6 +190,11 @@ public enum Extractor {
             if reader.isRawStream {
                 info.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: info.path)
                 info.kind = .file
+            }
+            // Formats without a first pass (rar, 7z, tar.*) meet encryption here; libarchive would only
+            // return garbage for the data, so stop before writing it. The staging folder goes with it.
+            if info.encrypted, EntrySelection(options.selection).includes(info.path) {
+                throw passwordNeeded(reader.displayName)
             }
             let decision = session.admit(info, result: &result)
             switch decision {

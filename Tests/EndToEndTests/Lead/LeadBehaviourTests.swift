@@ -28,6 +28,16 @@ extension Lead {
             #expect(photos.stdout.split(separator: "\n").allSatisfy { $0.hasPrefix("Photos/") })
         }
 
+        @Test func foldersReachedThroughSymlinksWork() throws {
+            let s = try Scratch()
+            try FileManager.default.createDirectory(atPath: s.sub("real"), withIntermediateDirectories: true)
+            try FileManager.default.createSymbolicLink(atPath: s.sub("link"), withDestinationPath: "real")
+            try "x".write(toFile: s.sub("real/f.txt"), atomically: false, encoding: .utf8)
+            #expect(try run("compress-with-archiver", [s.sub("link/f.txt")]).status == 0)
+            #expect(try run("compress-with-archiver", ["--output", s.sub("link/out.zip"), s.sub("real/f.txt")]).status == 0)
+            #expect(s.list("real") == ["f.txt", "f.zip", "out.zip"])
+        }
+
         @Test func extractLayoutAndPlaces() throws {
             let s = try Scratch()
             try FileManager.default.createDirectory(atPath: s.sub("home/docs"), withIntermediateDirectories: true)
