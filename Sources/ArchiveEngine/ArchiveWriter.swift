@@ -114,7 +114,7 @@ struct ArchiveWriter: ~Copyable {
     private func check(_ status: Int32, folder: String) throws(ArchiverError) {
         guard !ArchiveStatus(rawValue: status).succeeded else { return }
         let (message, code) = lastError(handle)
-        if FailureClassifier.destinationErrnos.contains(code) {
+        if FileSystem.diskFailures.contains(code) || code == EACCES || code == EPERM {
             throw FileSystem.destinationError(code, .init(folder))
         }
         throw ArchiverError(.destination, "Writing the archive failed: \(message).", path: folder)

@@ -59,7 +59,7 @@ struct DiskWriter: ~Copyable {
         let status = ArchiveStatus(rawValue: status)
         if status == .ok || (status == .warn && !warningFails) { return .written }
         let (message, code) = lastError(handle)
-        if code == ENOSPC || code == EDQUOT || code == EROFS || code == EFBIG {
+        if FileSystem.diskFailures.contains(code) {
             throw FileSystem.destinationError(code, .init(folder))
         }
         if status == .fatal {

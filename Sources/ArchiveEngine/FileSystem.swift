@@ -168,6 +168,9 @@ enum FileSystem {
         }
     }
 
+    /// errno values that mean the disk as a whole cannot take more: the job stops, whatever the entry.
+    static let diskFailures: Set<Int32> = [ENOSPC, EDQUOT, EROFS, EFBIG]
+
     /// An `ArchiverError` for a failed write into `folder`.
     static func destinationError(_ code: Int32, _ folder: FilePath) -> ArchiverError {
         let reason = String(cString: strerror(code))

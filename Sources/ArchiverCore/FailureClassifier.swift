@@ -1,16 +1,6 @@
 /// Sorts a libarchive failure into one of the exit codes, from its message and errno, and words it for a
 /// person. Pure text decisions, so they are tested without archives.
 public enum FailureClassifier {
-    /// errno values that mean the destination cannot be written.
-    public static let destinationErrnos: Set<Int32> = [
-        13,  // EACCES
-        1,  // EPERM
-        28,  // ENOSPC
-        30,  // EROFS
-        122,  // EDQUOT
-        27,  // EFBIG
-    ]
-
     /// The code for a failure while reading an archive.
     public static func readFailure(message: String) -> ArchiverError.Code {
         let text = message.lowercased()
