@@ -22,6 +22,8 @@ struct ArchiveReader: ~Copyable {
     let displayName: String
     /// The archive's size in bytes, the total for progress.
     let fileSize: Int64
+    /// What libarchive warned about while reading headers (a name it could not convert, …).
+    private(set) var warnings: [String] = []
 
     /// Opens `path` and reads its first header.
     /// - Throws: `ArchiverError`: `.inputUnreadable` for a missing, unreadable or folder input,
@@ -71,6 +73,7 @@ struct ArchiveReader: ~Copyable {
             throw FailureClassifier.describeReadFailure(message: "Unrecognized archive format", archive: name, entry: nil)
         }
         handle = attempt
+        if status == .warn { warnings.append(lastError(attempt).message) }
         pending = status != .eof
         finished = status == .eof
         if status == .eof { current = nil }
@@ -122,6 +125,7 @@ struct ArchiveReader: ~Copyable {
                     message: message, archive: displayName, entry: previous.map { "after \($0)" })
             }
             current = entry
+            if status == .warn { warnings.append(lastError(handle).message) }
         }
         guard let current else { return nil }
         return Self.info(current)

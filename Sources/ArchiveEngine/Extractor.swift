@@ -238,6 +238,7 @@ public enum Extractor {
             session.record(info, result: &result)
         }
         try disk.close(folder: folderName)
+        result.warnings += reader.warnings.map { "“\(reader.displayName)”: \($0)." }
         progress(reader.fileSize, reader.fileSize)
         withdrawn = true
         guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, "Cancelled.") }

@@ -134,8 +134,10 @@ public struct ExtractCommand: ParsableCommand {
                 ("warnings", .array(result.warnings.map(JSON.string))),
             ]
         } else {
-            fields += [("output", .null), ("files", .int(0)), ("folders", .int(0)), ("symlinks", .int(0)), ("bytes", .int(0)),
-                       ("refused", .array([])), ("skippedJunk", .array([]))]
+            fields += [
+                ("output", .null), ("format", .null), ("files", .int(0)), ("folders", .int(0)), ("symlinks", .int(0)),
+                ("bytes", .int(0)), ("refused", .array([])), ("skippedJunk", .array([])), ("warnings", .array([])),
+            ]
         }
         fields.append(("error", error.map(JobReport.json) ?? .null))
         return .object(fields)

@@ -41,6 +41,13 @@ struct RawArguments {
                 used.insert(index)
                 return Array(argument.bytes[(equals + 1)...])
             }
+            // `-tDIR`
+            if !argument.text.hasPrefix("--"), argument.text.hasPrefix("-"), argument.bytes.count > 2,
+                String(decoding: argument.bytes.dropFirst(2), as: UTF8.self) == value
+            {
+                used.insert(index)
+                return Array(argument.bytes.dropFirst(2))
+            }
         }
         return Array(value.utf8)
     }

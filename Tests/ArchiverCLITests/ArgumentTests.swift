@@ -28,6 +28,13 @@ import Testing
         var raw = RawArguments([Array("--output=".utf8) + name])
         #expect(raw.bytes(for: String(decoding: name, as: UTF8.self)) == name)
     }
+
+    @Test func shortOptionWithItsValueAttached() {
+        let name: [UInt8] = [0x64, 0xE9]
+        var raw = RawArguments([Array("-t".utf8) + name, Array("a.zip".utf8)])
+        #expect(raw.bytes(for: String(decoding: name, as: UTF8.self)) == name)
+        #expect(raw.bytes(for: "a.zip") == Array("a.zip".utf8))
+    }
 }
 
 @Suite struct CommandParsingTests {
