@@ -60,6 +60,5 @@ func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R
 
 /// The bytes of a C string, or nil for NULL.
 func bytes(_ pointer: UnsafePointer<CChar>?) -> [UInt8]? {
-    guard let pointer else { return nil }
-    return Array(UnsafeBufferPointer(start: pointer, count: strlen(pointer))).map { UInt8(bitPattern: $0) }
+    pointer.map(CString.bytes)
 }

@@ -16,13 +16,7 @@ struct RawArguments {
         var argv: [[UInt8]] = []
         for index in 1..<Int(CommandLine.argc) {
             guard let pointer = CommandLine.unsafeArgv[index] else { continue }
-            var bytes: [UInt8] = []
-            var cursor = pointer
-            while cursor.pointee != 0 {
-                bytes.append(UInt8(bitPattern: cursor.pointee))
-                cursor += 1
-            }
-            argv.append(bytes)
+            argv.append(CString.bytes(pointer))
         }
         return RawArguments(argv)
     }

@@ -54,6 +54,21 @@ import Testing
                 sourceLocation: sourceLocation)
     }
 
+    /// Sends `signal`, then expects exit 8 within 10 s, only `remaining` left in `w`, no temporaries anywhere.
+    @discardableResult
+    static func stop(_ running: Running, with signal: String, leaving remaining: [String], in s: Scratch,
+                     sourceLocation: SourceLocation = #_sourceLocation) -> Outcome {
+        let sent = Date()
+        if signal == "SIGINT" { running.process.interrupt() } else { running.process.terminate() }
+        let out = running.wait(timeout: 60)
+        let took = Date().timeIntervalSince(sent)
+        #expect(out.status == 8 && !out.uncaughtSignal, "\(signal): \(out)", sourceLocation: sourceLocation)
+        #expect(took < 10, "cancellation took \(took) s", sourceLocation: sourceLocation)
+        #expect(E2E.list(s.path("w")) == remaining, "left behind: \(E2E.list(s.path("w")))", sourceLocation: sourceLocation)
+        #expect(E2E.leftovers(under: s.root).isEmpty, sourceLocation: sourceLocation)
+        return out
+    }
+
     @Test(arguments: [("tar.xz", "SIGINT"), ("7z", "SIGTERM"), ("tar.zst", "SIGINT")])
     func compressionIsCancelled(format: String, signal: String) throws {
         try E2E.withScratch("cancel-compress-\(format)") { s in
@@ -61,14 +76,7 @@ import Testing
             let running = try s.start(
                 E2E.ours(E2E.compressName), ["--json", "--format", format, "--level", "maximum", s.path("w/Big")], localeUTF8: false)
             Self.waitUntilUnderWay(running, folder: s.path("w"))
-            let sent = Date()
-            if signal == "SIGINT" { running.process.interrupt() } else { running.process.terminate() }
-            let out = running.wait(timeout: 60)
-            let took = Date().timeIntervalSince(sent)
-            #expect(out.status == 8 && !out.uncaughtSignal, "\(signal): \(out)")
-            #expect(took < 10, "cancellation took \(took) s")
-            #expect(E2E.list(s.path("w")) == ["Big"], "left behind: \(E2E.list(s.path("w")))")
-            #expect(E2E.leftovers(under: s.root).isEmpty)
+            let out = Self.stop(running, with: signal, leaving: ["Big"], in: s)
             if let json = out.json {
                 #expect(E2E.int(json["exitCode"]) == 8, "\(json)")
                 #expect(E2E.int((json["error"] as? [String: Any])?["code"]) == 8, "\(json)")
@@ -85,14 +93,7 @@ import Testing
             try Self.makeSlowArchive(s, at: "w/huge.tar.gz", gib: 4)
             let running = try s.start(E2E.ours(E2E.extractName), [s.path("w/huge.tar.gz")], localeUTF8: false)
             Self.waitUntilUnderWay(running, folder: s.path("w"), extra: 0.3)
-            let sent = Date()
-            if signal == "SIGINT" { running.process.interrupt() } else { running.process.terminate() }
-            let out = running.wait(timeout: 60)
-            let took = Date().timeIntervalSince(sent)
-            #expect(out.status == 8 && !out.uncaughtSignal, "\(signal): \(out)")
-            #expect(took < 10, "cancellation took \(took) s")
-            #expect(E2E.list(s.path("w")) == ["huge.tar.gz"], "left behind: \(E2E.list(s.path("w")))")
-            #expect(E2E.leftovers(under: s.root).isEmpty)
+            Self.stop(running, with: signal, leaving: ["huge.tar.gz"], in: s)
         }
     }
 

@@ -1,0 +1,38 @@
+import SystemPackage
+
+extension FilePath.Component {
+    /// The component's bytes, which need not be UTF-8.
+    public var bytes: [UInt8] { withPlatformString(CString.bytes) }
+}
+
+extension FilePath {
+    /// The path's bytes, which need not be UTF-8.
+    public var bytes: [UInt8] { withPlatformString(CString.bytes) }
+
+    /// A path made of raw bytes.
+    public init(bytes: [UInt8]) {
+        let chars = bytes.map { CChar(bitPattern: $0) } + [0]
+        self = chars.withUnsafeBufferPointer { buffer in
+            buffer.baseAddress.map(FilePath.init(platformString:)) ?? FilePath()
+        }
+    }
+
+    /// This path with one more component made of raw bytes.
+    public func appending(bytes: [UInt8]) -> FilePath {
+        FilePath(bytes: self.bytes + [UInt8(ascii: "/")] + bytes)
+    }
+}
+
+/// NUL-terminated strings from C (argv, libarchive, readdir) as the bytes they hold.
+public enum CString {
+    /// A copy of the bytes before the NUL.
+    public static func bytes(_ pointer: UnsafePointer<CChar>) -> [UInt8] {
+        var result: [UInt8] = []
+        var cursor = pointer
+        while cursor.pointee != 0 {
+            result.append(UInt8(bitPattern: cursor.pointee))
+            cursor += 1
+        }
+        return result
+    }
+}
