@@ -4,7 +4,9 @@ BINDIR = $(PREFIX)/bin
 SWIFT ?= swift
 EXECUTABLES = compress-with-archiver extract-with-archiver
 # System packages: libarchive to build against; the other tools are what the tests check our archives with.
-APT_PACKAGES = libarchive-dev pkg-config libarchive-tools 7zip unzip zip python3 time
+APT_PACKAGES = libarchive-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
+	libglib2.0-dev libglib2.0-bin libnotify-dev libnotify-bin gsettings-desktop-schemas dbus python3-dbusmock \
+	desktop-file-utils shared-mime-info xdg-utils
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build release install uninstall sample test bench clean

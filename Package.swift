@@ -13,15 +13,21 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
+        .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         .target(
             name: "ArchiverCore",
             dependencies: [.product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive"]),
         .target(
+            name: "Desktop",
+            dependencies: ["ArchiverCore", "CGLib", "CNotify", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(
             name: "ArchiverCLI",
             dependencies: [
-                "ArchiverCore", "ArchiveEngine",
+                "ArchiverCore", "ArchiveEngine", "Desktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -36,6 +42,8 @@ let package = Package(
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
         .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),
         .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
+        .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "EndToEndTests"),
+        .testTarget(name: "DesktopIntegrationTests"),
     ]
 )

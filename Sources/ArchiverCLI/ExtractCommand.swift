@@ -11,7 +11,8 @@ public struct ExtractCommand: ParsableCommand {
         abstract: "Extract archives, safely, without overwriting anything.",
         discussion: """
             An archive holding one top-level item extracts it as is; otherwise a folder named after the archive \
-            holds everything. Names after -- extract only those entries (a folder selects everything under it).
+            holds everything. --entry NAME (repeatable) extracts only those entries (a folder selects everything \
+            under it). Put -- before the archives when a name may start with a dash.
             \(exitCodesHelp)
             """,
         version: archiverVersion)
@@ -31,30 +32,25 @@ public struct ExtractCommand: ParsableCommand {
     @Option(help: "Stop after this many seconds (0 = no limit).")
     var timeBudget: Double?
 
-    @Argument(help: "Archives to extract, then optionally -- and entry names.")
-    var arguments: [String] = []
+    @Option(name: .customLong("entry"), help: "Extract only this entry (repeatable); a folder selects everything under it.")
+    var entries: [String] = []
+
+    @Argument(help: "Archives to extract.")
+    var archives: [String] = []
 
     public init() {}
 
     public func validate() throws {
         if archives.isEmpty { throw ValidationError("Name at least one archive to extract.") }
         if list, to != nil { throw ValidationError("--list does not extract, so --to means nothing with it.") }
+        if list, !entries.isEmpty { throw ValidationError("--list shows every entry, so --entry means nothing with it.") }
         try validateBudget(timeBudget)
     }
-
-    /// Positional arguments before `--` are archives, after it entry names.
-    private var entryCount: Int {
-        let raw = CommandLine.arguments.dropFirst()
-        guard let separator = raw.firstIndex(of: "--") else { return 0 }
-        return raw.distance(from: separator, to: raw.endIndex) - 1
-    }
-
-    private var archives: [String] { Array(arguments.dropLast(entryCount)) }
 
     public func run() throws {
         var raw = RawArguments.current()
         let archivePaths = archives.map { raw.path(for: $0).madeAbsolute }
-        let entries = arguments.suffix(entryCount).map { raw.bytes(for: $0) }
+        let entries = entries.map { raw.bytes(for: $0) }
         let control = JobControl(budget: timeBudget)
         CommandRunner.installSignalHandlers(control)
         if list {

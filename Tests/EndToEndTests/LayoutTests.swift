@@ -278,19 +278,19 @@ import Testing
             for format in ["7z", "tar.gz"] {
                 let archive = s.path("src/Tree.\(format)")
                 // One file.
-                let one = try s.extract(["--to", s.path("one-\(format)"), archive, "--", "Tree/top.txt"])
+                let one = try s.extract(["--to", s.path("one-\(format)"), "--entry", "Tree/top.txt", archive])
                 #expect(one.status == 0, "\(one)")
                 #expect(E2E.allPaths(under: s.path("one-\(format)")).sorted() == ["Tree", "Tree/top.txt"] ||
                         E2E.allPaths(under: s.path("one-\(format)")).sorted() == ["top.txt"], "\(E2E.allPaths(under: s.path("one-\(format)")).sorted())")
                 // A folder selects everything under it (with a non-ASCII name).
-                let folder = try s.extract(["--to", s.path("folder-\(format)"), archive, "--", "Tree/a", "Tree/日本語"])
+                let folder = try s.extract(["--to", s.path("folder-\(format)"), "--entry", "Tree/a", "--entry=Tree/日本語", "--", archive])
                 #expect(folder.status == 0, "\(folder)")
                 let got = E2E.allPaths(under: s.path("folder-\(format)")).sorted()
                 #expect(got == ["Tree", "Tree/a", "Tree/a/b", "Tree/a/b/c", "Tree/a/b/c/deep.txt", "Tree/a/b/up", "Tree/a/link",
                                 "Tree/a/random.bin", "Tree/日本語", "Tree/日本語/ファイル.txt"], "\(got)")
                 #expect(E2E.read(s.path("folder-\(format)/Tree/a/random.bin")) == E2E.read(s.path("src/Tree/a/random.bin")))
                 // An unknown name: usage error naming a close match, nothing extracted.
-                let unknown = try s.extract(["--to", s.path("none-\(format)"), archive, "--", "Tree/top.tx"])
+                let unknown = try s.extract(["--to", s.path("none-\(format)"), "--entry", "Tree/top.tx", archive])
                 #expect(unknown.status == 2, "\(unknown)")
                 #expect(unknown.stderr.contains("Tree/top.txt"), "close match suggested: \(unknown.stderr)")
                 #expect(E2E.list(s.path("none-\(format)")).isEmpty)
