@@ -6,10 +6,10 @@ EXECUTABLES = compress-with-archiver extract-with-archiver
 # System packages: libarchive to build against; the other tools are what the tests check our archives with.
 APT_PACKAGES = libarchive-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
 	libglib2.0-dev libglib2.0-bin libnotify-dev libnotify-bin gsettings-desktop-schemas dbus python3-dbusmock \
-	desktop-file-utils shared-mime-info xdg-utils
+	desktop-file-utils shared-mime-info xdg-utils python3-gi gir1.2-nautilus-4.0 python3-nautilus libxml2-utils xorriso shellcheck
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release install uninstall sample test bench clean
+.PHONY: all deps build release install install-files uninstall set-default sample test bench clean
 
 all: build
 
@@ -26,15 +26,28 @@ build: deps
 release: deps
 	$(SWIFT) build -c release --static-swift-stdlib
 
+# Desktop integration (menus, "Open with", MIME types, settings schema): scripts/desktop-integration.sh.
+INTEGRATION = PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" DESTDIR="$(DESTDIR)" bash scripts/desktop-integration.sh
+
 install: release
-	install -d "$(DESTDIR)$(BINDIR)"
-	bin=$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path); \
-	for e in $(EXECUTABLES); do install -m 755 "$$bin/$$e" "$(DESTDIR)$(BINDIR)/$$e"; done
-	@echo "Installed $(EXECUTABLES) into $(BINDIR)"
+	@$(MAKE) --no-print-directory install-files BUILT_BIN="$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)"
 	@$(MAKE) --no-print-directory sample BIN="$(DESTDIR)$(BINDIR)"
 
+# Installs executables that are already built (in BUILT_BIN) and the desktop integration; builds nothing.
+BUILT_BIN ?= .build/debug
+install-files:
+	install -d "$(DESTDIR)$(BINDIR)"
+	for e in $(EXECUTABLES); do install -m 755 "$(BUILT_BIN)/$$e" "$(DESTDIR)$(BINDIR)/$$e"; done
+	@echo "Installed $(EXECUTABLES) into $(BINDIR)"
+	$(INTEGRATION) install
+
 uninstall:
+	$(INTEGRATION) uninstall
 	for e in $(EXECUTABLES); do rm -f "$(DESTDIR)$(BINDIR)/$$e"; done
+
+# Makes Archiver the default application for every archive type (only when asked; uninstall undoes it).
+set-default:
+	$(INTEGRATION) set-default
 
 # Compresses a small sample tree and extracts it again with the installed tools.
 sample:

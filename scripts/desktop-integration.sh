@@ -1,0 +1,351 @@
+#!/bin/bash
+# Archiver's desktop integration: "Open with" handlers, MIME types, GSettings schema and the right-click
+# menus of Nautilus, Dolphin, Thunar, Nemo, Caja and PCManFM.
+#
+#   desktop-integration.sh install | uninstall | set-default | unset-default
+#
+# Environment: PREFIX (default $HOME/.local), BINDIR (default $PREFIX/bin, where the executables are),
+# DESTDIR (staging root for packagers: no caches are updated), HOME, XDG_DATA_HOME, XDG_CONFIG_HOME.
+#
+# A PREFIX under $HOME installs for this user into $XDG_DATA_HOME and $XDG_CONFIG_HOME. Any other PREFIX
+# installs system-wide into $PREFIX/share; Nautilus scripts and Thunar actions are then left out, because
+# both exist only per user (Thunar reads the user's uca.xml instead of the system one, not beside it):
+# a user gets them with `PREFIX=$HOME/.local BINDIR=$PREFIX/bin desktop-integration.sh install`.
+#
+# Every file, directory and cache that install creates is listed in a manifest, and uninstall removes
+# exactly those (directories only when empty), so a folder or cache that was there before survives.
+set -euo pipefail
+shopt -u patsub_replacement 2>/dev/null || true  # bash 5.2: "&" in ${s//x/y} must stay literal
+
+APP=io.github.archiver
+SRC=$(cd "$(dirname "$0")/.." && pwd)/desktop-files
+MIME_PACKAGE=$(cd "$(dirname "$0")/.." && pwd)/mime/$APP.xml
+PREFIX=${PREFIX:-$HOME/.local}
+BINDIR=${BINDIR:-$PREFIX/bin}
+DESTDIR=${DESTDIR:-}
+XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
+XDG_CONFIG_HOME=${XDG_CONFIG_HOME:-$HOME/.config}
+case $PREFIX/ in
+    "$HOME"/*) PER_USER=1 DATA=$DESTDIR$XDG_DATA_HOME ;;
+    *) PER_USER=0 DATA=$DESTDIR$PREFIX/share ;;
+esac
+CONFIG=$DESTDIR$XDG_CONFIG_HOME
+STATE=$DATA/$APP                        # our own folder: the manifest lives here
+MANIFEST=$STATE/installed
+USER_STATE=$XDG_DATA_HOME/$APP          # set-default is always per user, even after a system-wide install
+DEFAULTS_RECORD=$USER_STATE/defaults
+HANDLER=$APP.Extract.desktop
+
+die() { printf 'desktop-integration: %s\n' "$*" >&2; exit 1; }
+
+# Python for the XML merge of Thunar's uca.xml: the system one, not whatever a user's PATH holds first.
+python() { if [ -x /usr/bin/python3 ]; then /usr/bin/python3 "$@"; else python3 "$@"; fi; }
+
+archive_types() { grep -v '^#' "$SRC/archive-types.list" | grep .; }
+
+# --- Quoting, one function per format ------------------------------------------------------------------
+
+# Desktop Entry spec Exec quoting (also valid for sh and g_shell_parse_argv): double quotes, with ", `, $
+# and \ escaped by a backslash.
+exec_quote() {
+    local s=$1
+    s=${s//\\/\\\\}; s=${s//\"/\\\"}; s=${s//\$/\\\$}; s=${s//\`/\\\`}
+    printf '"%s"' "$s"
+}
+# Key files (.desktop, .nemo_action) read values with one more escape level: \\ means \.
+keyfile_escape() { local s=$1; printf '%s' "${s//\\/\\\\}"; }
+xml_escape() { local s=$1; s=${s//&/&amp;}; s=${s//</&lt;}; s=${s//>/&gt;}; printf '%s' "$s"; }
+python_string() { local s=$1; s=${s//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
+
+# Exec keys would need %% and every format breaks on a newline; one test covers the rest (space, quotes, $).
+check_bindir() {
+    case $BINDIR in *%* | *$'\n'*) die "BINDIR must not contain % or a newline: $BINDIR" ;; esac
+    case $BINDIR in /*) ;; *) die "BINDIR must be an absolute path: $BINDIR" ;; esac
+    printf '%s' "$BINDIR" | iconv -f UTF-8 -t UTF-8 >/dev/null 2>&1 || die "BINDIR must be valid UTF-8"
+}
+
+# --- Recording what we create --------------------------------------------------------------------------
+
+RECORD=()  # lines "KIND<TAB>PATH": f file, d directory we created, c cache we generated, u uca.xml base copy
+
+note() { RECORD+=("$1"$'\t'"$2"); }
+
+make_dir() {  # mkdir -p that notes each directory it creates, outermost first
+    local dir=$1
+    [ -d "$dir" ] && return 0
+    make_dir "$(dirname "$dir")"
+    mkdir "$dir"
+    note d "$dir"
+}
+
+# put TEXT DEST [MODE]: writes through a temporary file so a reader never sees half a file.
+put() {
+    make_dir "$(dirname "$2")"
+    printf '%s' "$1" > "$2.tmp-$$"
+    chmod "${3:-644}" "$2.tmp-$$"
+    mv -f "$2.tmp-$$" "$2"
+    note f "$2"
+}
+
+# save_record FILE: the old record plus what this run noted, each line once, in first-seen order.
+save_record() {
+    [ "${#RECORD[@]}" -gt 0 ] || [ -e "$1" ] || return 0
+    make_dir "$(dirname "$1")"
+    { [ -e "$1" ] && cat "$1"; [ "${#RECORD[@]}" -gt 0 ] && printf '%s\n' "${RECORD[@]}"; } |
+        awk '!seen[$0]++' > "$1.tmp-$$"
+    mv -f "$1.tmp-$$" "$1"
+}
+
+# fill TEXT: the placeholders every template may use, for formats whose Exec is a key-file value.
+fill_keyfile() {
+    local t=$1
+    t=${t//@COMPRESS@/$(keyfile_escape "$(exec_quote "$BINDIR/compress-with-archiver")")}
+    t=${t//@EXTRACT@/$(keyfile_escape "$(exec_quote "$BINDIR/extract-with-archiver")")}
+    t=${t//@COMPRESS_PATH@/$(keyfile_escape "$BINDIR/compress-with-archiver")}
+    t=${t//@EXTRACT_PATH@/$(keyfile_escape "$BINDIR/extract-with-archiver")}
+    t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
+    printf '%s' "$t"
+}
+
+# --- The menu entries: one table, each file manager's file made from it ----------------------------
+
+# id|short label (in an "Archiver" submenu)|long label (flat menus)|executable|options|selection
+ACTIONS='compress|Compress|Compress with Archiver|compress|-|any
+compress-zip|Compress to ZIP|Compress to ZIP with Archiver|compress|--format zip|any
+compress-7z|Compress to 7z|Compress to 7z with Archiver|compress|--format 7z|any
+compress-tar-xz|Compress to tar.xz|Compress to tar.xz with Archiver|compress|--format tar.xz|any
+extract-here|Extract Here|Extract Here with Archiver|extract|-|archives
+extract-to|Extract to…|Extract to… with Archiver|extract|--choose-folder|archives'
+
+# Thunar matches names, not types; its globs know only * and ?.
+THUNAR_PATTERNS='*.zip;*.ZIP;*.7z;*.7Z;*.7z.0??;*.zip.0??;*.rar;*.RAR;*.r0?;*.r1?;*.z0?;*.z1?;*.001;*.tar;*.tar.gz;*.tgz;*.gz;*.tar.bz2;*.tbz2;*.tbz;*.tb2;*.bz2;*.bz;*.tar.xz;*.txz;*.xz;*.tar.zst;*.tar.zstd;*.tzst;*.zst;*.tar.lz4;*.lz4;*.tar.lz;*.lz;*.tar.lzma;*.tlz;*.lzma;*.tar.lzo;*.tzo;*.lzo;*.tar.Z;*.taz;*.Z;*.cpio;*.iso;*.deb;*.udeb;*.rpm;*.cab;*.ar;*.lha;*.lzh;*.xar'
+
+install_actions() {
+    local id short long exe options selection cmd t nemo_filter types thunar_filter patterns thunar=""
+    while IFS='|' read -r id short long exe options selection; do
+        [ "$options" = - ] && options=""
+        cmd="$(exec_quote "$BINDIR/$exe-with-archiver")${options:+ $options} --"
+        if [ "$selection" = any ]; then
+            nemo_filter='Extensions=any;' types='all/all;' patterns='*'
+            thunar_filter='<directories/><audio-files/><image-files/><other-files/><text-files/><video-files/>'
+        else
+            nemo_filter="Mimetypes=$(archive_types | tr '\n' ';')" types=$(archive_types | tr '\n' ';')
+            patterns=$THUNAR_PATTERNS thunar_filter='<other-files/>'
+        fi
+        # Nemo and DES-EMA (Caja, PCManFM): one key file per entry, top level, so the long label.
+        t=$(<"$SRC/nemo-action.nemo_action.in")$'\n'
+        t=${t//@LABEL@/$long}; t=${t//@NEMO_FILTER@/$nemo_filter}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
+        put "$t" "$DATA/nemo/actions/$APP.$id.nemo_action"
+        t=$(<"$SRC/file-manager-action.desktop.in")$'\n'
+        t=${t//@LABEL@/$long}; t=${t//@TYPES@/$types}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
+        put "$t" "$DATA/file-manager/actions/$APP.$id.desktop"
+        [ "$PER_USER" = 1 ] || continue
+        # Nautilus scripts: the folder name becomes a submenu of "Scripts".
+        t=$(<"$SRC/nautilus-script.in")$'\n'
+        put "${t//@COMMAND@/$cmd}" "$DATA/nautilus/scripts/Archiver/$short" 755
+        t=$(<"$SRC/thunar-action.xml.in")$'\n'
+        t=${t//@ID@/$id}; t=${t//@SHORT@/$short}; t=${t//@LABEL@/$long}; t=${t//@PATTERNS@/$patterns}
+        t=${t//@THUNAR_FILTER@/$thunar_filter}; thunar+=${t//@COMMAND@/$(xml_escape "$cmd")}
+    done <<< "$ACTIONS"
+    [ "$PER_USER" = 1 ] && merge_thunar "$thunar"
+    return 0
+}
+
+# --- Thunar: our actions merged into the user's one uca.xml ----------------------------------------
+
+THUNAR_PY='
+import os, sys
+import xml.etree.ElementTree as ET
+OURS = "io.github.archiver."
+def ours(action):
+    return (action.findtext("unique-id") or "").startswith(OURS)
+def canon(root):
+    return [ET.tostring(a) for a in root if not ours(a)]
+def write(tree, path):
+    ET.indent(tree, "\t")
+    tree.write(path + ".tmp", encoding="UTF-8", xml_declaration=True)
+    os.replace(path + ".tmp", path)
+mode, path = sys.argv[1], sys.argv[2]
+tree = ET.parse(path)
+root = tree.getroot()
+for action in [a for a in root if ours(a)]:
+    root.remove(action)
+if mode == "merge":
+    root.extend(ET.fromstring("<actions>" + sys.stdin.read() + "</actions>"))
+elif len(sys.argv) > 3 and canon(root) == canon(ET.parse(sys.argv[3]).getroot()):
+    os.remove(path)  # we created it and the user added nothing: leave no trace
+    sys.exit(0)
+write(tree, path)
+'
+
+merge_thunar() {
+    local uca=$CONFIG/Thunar/uca.xml base=$STATE/uca.xml.orig system="" dir dirs
+    if [ ! -e "$uca" ]; then
+        # Thunar reads only the first uca.xml it finds, so ours must keep the system's actions.
+        IFS=: read -ra dirs <<< "${XDG_CONFIG_DIRS:-/etc/xdg}"
+        for dir in "${dirs[@]}"; do [ -f "$dir/Thunar/uca.xml" ] && { system=$dir/Thunar/uca.xml; break; }; done
+        # The copy is kept (unrecorded) so uninstall can tell whether the user added actions since.
+        if [ -n "$system" ]; then cp "$system" "$base"
+        else printf '<?xml version="1.0" encoding="UTF-8"?>\n<actions>\n</actions>\n' > "$base"; fi
+        make_dir "$(dirname "$uca")"
+        cp "$base" "$uca"
+        note u "$uca"
+    fi
+    printf '%s' "$1" | python -c "$THUNAR_PY" merge "$uca"
+}
+
+# --- Caches: regenerated where we touched, removed when only we needed them ------------------------
+
+# update_cache NAME DIR SOURCES-GLOB: runs the tool and notes the cache file when it is new.
+cache_file() {
+    case $1 in
+        desktop) printf '%s/mimeinfo.cache' "$2" ;;
+        mime) printf '%s/mime.cache' "$2" ;;
+        schemas) printf '%s/gschemas.compiled' "$2" ;;
+    esac
+}
+run_cache_tool() {
+    case $1 in
+        desktop) update-desktop-database -q "$2" ;;
+        mime) update-mime-database "$2" ;;
+        schemas) glib-compile-schemas "$2" ;;
+    esac
+}
+update_cache() {
+    [ -z "$DESTDIR" ] || return 0  # a package's install scripts update caches on the target system
+    [ -e "$(cache_file "$1" "$2")" ] || note c "$(cache_file "$1" "$2")"
+    run_cache_tool "$1" "$2"
+}
+
+# After our files are gone: regenerate, or remove a cache we generated when nothing else needs it.
+refresh_cache() {
+    local kind=$1 dir=$2 sources=$3 cache
+    [ -d "$dir" ] || return 0
+    cache=$(cache_file "$kind" "$dir")
+    if compgen -G "$sources" > /dev/null || ! grep -qxF "c"$'\t'"$cache" <<< "$OLD_RECORD"; then
+        run_cache_tool "$kind" "$dir"
+    elif [ "$kind" = mime ]; then
+        # update-mime-database writes a whole database beside packages/: all of it was ours.
+        find "$dir" -mindepth 1 -maxdepth 1 ! -name packages -exec rm -rf {} +
+    else
+        rm -f "$cache"
+    fi
+}
+
+# --- Subcommands ---------------------------------------------------------------------------------
+
+do_install() {
+    check_bindir
+    local exe t
+    for exe in compress-with-archiver extract-with-archiver; do
+        [ -x "$DESTDIR$BINDIR/$exe" ] || printf 'desktop-integration: warning: %s is not installed yet\n' "$BINDIR/$exe" >&2
+    done
+    make_dir "$STATE"
+    for t in Extract Compress; do
+        put "$(fill_keyfile "$(<"$SRC/$APP.$t.desktop.in")")"$'\n' "$DATA/applications/$APP.$t.desktop"
+    done
+    # Dolphin (KF >= 5.85) ignores service menus outside system folders unless they are executable.
+    for t in compress extract; do
+        put "$(fill_keyfile "$(<"$SRC/dolphin/$APP.$t.desktop.in")")"$'\n' "$DATA/kio/servicemenus/$APP.$t.desktop" 755
+    done
+    t=$(<"$SRC/nautilus-python/io_github_archiver.py.in")$'\n'
+    t=${t//@BIN_DIR_PY@/$(python_string "$BINDIR")}; t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
+    put "$t" "$DATA/nautilus-python/extensions/io_github_archiver.py"
+    put "$(<"$MIME_PACKAGE")"$'\n' "$DATA/mime/packages/$APP.xml"
+    put "$(<"$SRC/$APP.gschema.xml")"$'\n' "$DATA/glib-2.0/schemas/$APP.gschema.xml"
+    install_actions
+    update_cache desktop "$DATA/applications"
+    update_cache mime "$DATA/mime"
+    update_cache schemas "$DATA/glib-2.0/schemas"
+    save_record "$MANIFEST"
+    printf 'Desktop integration installed into %s (manifest: %s)\n' "$DATA" "$MANIFEST"
+}
+
+# Directories we created, innermost first, each only if nothing else is in it now.
+remove_dirs() {
+    local kind path
+    while IFS=$'\t' read -r kind path; do
+        if [ "$kind" = d ]; then rmdir "$path" 2>/dev/null || true; fi
+    done < <(tac <<< "$1")
+}
+
+# remove_recorded RECORD-TEXT: files, then the caches' fate, then directories innermost first.
+remove_recorded() {
+    local kind path
+    while IFS=$'\t' read -r kind path; do
+        case $kind in
+            f) rm -f "$path" ;;
+            u) [ -e "$path" ] && python -c "$THUNAR_PY" unmerge "$path" "$STATE/uca.xml.orig" ;;
+        esac
+    done <<< "$1"
+    # A uca.xml we did not create: take our actions out of it all the same.
+    if [ "$PER_USER" = 1 ] && [ -e "$CONFIG/Thunar/uca.xml" ] && ! grep -q $'^u\t' <<< "$1"; then
+        python -c "$THUNAR_PY" unmerge "$CONFIG/Thunar/uca.xml"
+    fi
+    rm -f "$STATE/uca.xml.orig"
+    if [ -z "$DESTDIR" ]; then
+        refresh_cache desktop "$DATA/applications" "$DATA/applications/*.desktop"
+        refresh_cache mime "$DATA/mime" "$DATA/mime/packages/*.xml"
+        refresh_cache schemas "$DATA/glib-2.0/schemas" "$DATA/glib-2.0/schemas/*.gschema.*"
+    fi
+    remove_dirs "$1"
+}
+
+do_uninstall() {
+    [ "$PER_USER" = 0 ] || do_unset_default
+    if [ ! -e "$MANIFEST" ]; then
+        echo "Desktop integration: nothing installed in $DATA"
+        return 0
+    fi
+    OLD_RECORD=$(<"$MANIFEST")
+    rm -f "$MANIFEST"
+    remove_recorded "$OLD_RECORD"
+    printf 'Desktop integration removed from %s\n' "$DATA"
+}
+
+MIMEAPPS=$XDG_CONFIG_HOME/mimeapps.list
+
+do_set_default() {
+    [ -z "$DESTDIR" ] || die "set-default changes this user's settings; it takes no DESTDIR"
+    local type
+    make_dir "$USER_STATE"
+    [ -e "$MIMEAPPS" ] || { make_dir "$XDG_CONFIG_HOME"; note c "$MIMEAPPS"; }
+    # gio writes $XDG_CONFIG_HOME/mimeapps.list whatever the desktop; xdg-mime is the fallback.
+    while read -r type; do
+        if command -v gio > /dev/null; then gio mime "$type" "$HANDLER" > /dev/null
+        else xdg-mime default "$HANDLER" "$type"; fi
+    done < <(archive_types)
+    save_record "$DEFAULTS_RECORD"
+    echo "Archiver now opens archives by default (undo: make uninstall, or desktop-integration.sh unset-default)"
+}
+
+# Takes our handler out of every list in mimeapps.list, leaving the user's own choices as they are.
+do_unset_default() {
+    local record=""
+    [ -e "$DEFAULTS_RECORD" ] && record=$(<"$DEFAULTS_RECORD")
+    if [ -e "$MIMEAPPS" ]; then
+        awk -v ours="$HANDLER" '
+            /^\[/ { group = $0 }
+            (group == "[Default Applications]" || group == "[Added Associations]") && /=/ {
+                key = substr($0, 1, index($0, "=") - 1); n = split(substr($0, index($0, "=") + 1), apps, ";")
+                kept = ""; for (i = 1; i <= n; i++) if (apps[i] != "" && apps[i] != ours) kept = kept apps[i] ";"
+                if (kept != "") print key "=" kept
+                next
+            }
+            { print }' "$MIMEAPPS" > "$MIMEAPPS.tmp-$$"
+        mv -f "$MIMEAPPS.tmp-$$" "$MIMEAPPS"
+        # A file set-default created that now holds no association at all goes too.
+        if grep -qxF "c"$'\t'"$MIMEAPPS" <<< "$record" && ! grep -q = "$MIMEAPPS"; then rm -f "$MIMEAPPS"; fi
+    fi
+    rm -f "$DEFAULTS_RECORD"
+    remove_dirs "$record"
+    rmdir "$USER_STATE" 2>/dev/null || true
+}
+
+case ${1:-} in
+    install) do_install ;;
+    uninstall) do_uninstall ;;
+    set-default) do_set_default ;;
+    unset-default) do_unset_default ;;
+    *) die "usage: desktop-integration.sh install | uninstall | set-default | unset-default" ;;
+esac
