@@ -1,0 +1,180 @@
+import Foundation
+import FoundationXML
+import Testing
+
+/// What install puts down, checked with the real validators and parsers; and that uninstall takes it all back.
+@Suite struct InstallTests {
+    static let app = "io.github.archiver"
+    static let entries = ["compress", "compress-zip", "compress-7z", "compress-tar-xz", "extract-here", "extract-to"]
+
+    @Test func applicationFilesPassDesktopFileValidate() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.integration("install")
+        for name in ["Extract", "Compress"] {
+            let path = "\(home.data)/applications/\(Self.app).\(name).desktop"
+            let result = try home.tool("desktop-file-validate", path)
+            #expect(result.ok && result.stdout.isEmpty && result.stderr.isEmpty, "\(path): \(result.stdout)\(result.stderr)")
+            let file = try KeyFile(path: path)
+            #expect(file["Desktop Entry", "TryExec"] == "\(home.bin)/\(name.lowercased())-with-archiver")
+            #expect(file["Desktop Entry", "NoDisplay"] == "true")
+        }
+        let extract = try KeyFile(path: "\(home.data)/applications/\(Self.app).Extract.desktop")
+        let types = Set((extract["Desktop Entry", "MimeType"] ?? "").split(separator: ";").map(String.init))
+        // Old and new shared-mime-info names, the Outlook alias and our split-part type (notes §1).
+        for type in ["application/zip", "application/x-zip-compressed", "application/x-bzip", "application/x-bzip2",
+                     "application/x-bzip-compressed-tar", "application/x-bzip2-compressed-tar",
+                     "application/vnd.rar", "application/x-rar", "application/x-archiver-split-part"] {
+            #expect(types.contains(type), "Extract handler lacks \(type)")
+        }
+        let compress = try KeyFile(path: "\(home.data)/applications/\(Self.app).Compress.desktop")
+        #expect(compress["Desktop Entry", "MimeType"] == nil, "Compress must not claim any type")
+    }
+
+    /// Dolphin, Nemo and DES-EMA files are rejected by desktop-file-validate by design (notes §2): they are
+    /// parsed as key files, by GLib's GKeyFile and by our own reader, and checked for the keys they need.
+    @Test func menuFilesHoldTheKeysTheirFileManagersNeed() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.integration("install")
+        var keyFiles: [String] = []
+
+        for kind in ["compress", "extract"] {
+            let path = "\(home.data)/kio/servicemenus/\(Self.app).\(kind).desktop"
+            keyFiles.append(path)
+            #expect(FileManager.default.isExecutableFile(atPath: path), "Dolphin ignores a non-executable \(path)")
+            let file = try KeyFile(path: path)
+            #expect(file["Desktop Entry", "Type"] == "Service")
+            #expect(file["Desktop Entry", "X-KDE-Submenu"] == "Archiver")
+            let types = file["Desktop Entry", "MimeType"] ?? ""
+            #expect(kind == "compress" ? types == "all/all;" : !types.contains("all/") && !types.contains("inode/"))
+            let actions = (file["Desktop Entry", "Actions"] ?? "").split(separator: ";")
+            #expect(actions.count == (kind == "compress" ? 4 : 2))
+            for action in actions {
+                #expect(file["Desktop Action \(action)", "Name"] != nil)
+                #expect(file["Desktop Action \(action)", "Exec"]?.hasSuffix(" -- %F") == true)
+            }
+        }
+        for entry in Self.entries {
+            let nemoPath = "\(home.data)/nemo/actions/\(Self.app).\(entry).nemo_action"
+            let actionPath = "\(home.data)/file-manager/actions/\(Self.app).\(entry).desktop"
+            keyFiles += [nemoPath, actionPath]
+            let nemo = try KeyFile(path: nemoPath)
+            #expect(nemo["Nemo Action", "Name"] != nil && nemo["Nemo Action", "Selection"] == "notnone")
+            #expect(nemo["Nemo Action", "Exec"]?.hasSuffix(" -- %F") == true)
+            let filter = entry.hasPrefix("extract") ? nemo["Nemo Action", "Mimetypes"] : nemo["Nemo Action", "Extensions"]
+            #expect(filter?.isEmpty == false, "\(nemoPath) has no filter")
+
+            let action = try KeyFile(path: actionPath)
+            #expect(action["Desktop Entry", "Type"] == "Action")
+            #expect(action["Desktop Entry", "Profiles"] == "selection;")
+            #expect(action["Desktop Entry", "Tooltip"] == nil, "PCManFM shows a Tooltip instead of the Name")
+            let types = action["X-Action-Profile selection", "MimeTypes"] ?? ""
+            #expect(entry.hasPrefix("extract") ? types.hasPrefix("application/zip;") : types == "all/all;")
+            #expect(action["X-Action-Profile selection", "Exec"]?.hasSuffix(" -- %F") == true)
+        }
+        // GLib's own parser, the one Nemo and Caja use.
+        let python = "import sys, gi\nfrom gi.repository import GLib\nfor p in sys.argv[1:]: GLib.KeyFile().load_from_file(p, 0)"
+        let parsed = try run([Bytes("/usr/bin/python3"), Bytes("-c"), Bytes(python)] + keyFiles.map { Bytes($0) },
+                             environment: home.environment)
+        #expect(parsed.ok, "GKeyFile: \(parsed.stderr)")
+
+        for entry in ["Compress", "Compress to ZIP", "Compress to 7z", "Compress to tar.xz", "Extract Here", "Extract to…"] {
+            let script = "\(home.data)/nautilus/scripts/Archiver/\(entry)"
+            #expect(FileManager.default.isExecutableFile(atPath: script))
+            #expect(try home.tool("sh", "-n", script).ok)
+        }
+        let extension_ = "\(home.data)/nautilus-python/extensions/io_github_archiver.py"
+        let compiled = try home.tool("/usr/bin/python3", "-c", "import ast,sys; ast.parse(open(sys.argv[1]).read())", extension_)
+        #expect(compiled.ok, "\(compiled.stderr)")
+    }
+
+    @Test func mimePackagePassesUpdateMimeDatabaseWithoutWarnings() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let mime = home.data + "/mime"
+        try FileManager.default.createDirectory(atPath: mime + "/packages", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Paths.packageRoot + "/mime/\(Self.app).xml",
+                                         toPath: mime + "/packages/\(Self.app).xml")
+        let result = try home.tool("update-mime-database", "-V", mime)
+        #expect(result.ok)
+        #expect(!result.stderr.contains("arning") && !result.stdout.contains("arning"), "\(result.stderr)")
+        let quiet = try home.tool("update-mime-database", mime)
+        #expect(quiet.stderr.isEmpty, "\(quiet.stderr)")
+    }
+
+    static let userAction = """
+        <?xml version="1.0" encoding="UTF-8"?>
+        <actions>
+        <action><icon>utilities-terminal</icon><name>Open Terminal Here</name><submenu></submenu>
+        <unique-id>1700000000000000-1</unique-id><command>exo-open --working-directory %f --launch TerminalEmulator</command>
+        <description>Mine</description><range></range><patterns>*</patterns><startup-notify/><directories/></action>
+        </actions>
+
+        """
+
+    /// Unique-ids of the actions in a uca.xml, parsed by a real XML parser (so it must be well-formed).
+    static func thunarActions(_ path: String) throws -> [String] {
+        let document = try XMLDocument(contentsOf: URL(fileURLWithPath: path), options: [])
+        return try document.nodes(forXPath: "/actions/action/unique-id").compactMap(\.stringValue)
+    }
+
+    @Test func thunarActionsAreMergedAndUnmergedKeepingTheUsersOwn() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let uca = home.config + "/Thunar/uca.xml"
+        try FileManager.default.createDirectory(atPath: home.config + "/Thunar", withIntermediateDirectories: true)
+        try Self.userAction.write(toFile: uca, atomically: true, encoding: .utf8)
+
+        try home.integration("install")
+        let merged = try Self.thunarActions(uca)
+        #expect(merged == ["1700000000000000-1"] + Self.entries.map { "\(Self.app).\($0)" })
+        let first = try Data(contentsOf: URL(fileURLWithPath: uca))
+        try home.integration("install")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: uca)) == first, "a second install changed uca.xml")
+
+        try home.integration("uninstall")
+        #expect(try Self.thunarActions(uca) == ["1700000000000000-1"])
+    }
+
+    /// Install twice equals install once; set-default then uninstall leaves the home as it was, while
+    /// folders and files that were there before survive.
+    @Test func uninstallRemovesExactlyWhatInstallAdded() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let mine = home.data + "/applications/someone-else.desktop"
+        try FileManager.default.createDirectory(atPath: home.data + "/applications", withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=Mine\nExec=true\n".write(toFile: mine, atomically: true, encoding: .utf8)
+        try "[Default Applications]\ntext/plain=mine.desktop;\n".write(toFile: home.config + "/mimeapps.list",
+                                                                      atomically: true, encoding: .utf8)
+        let before = snapshot(home.home)
+
+        try home.integration("install")
+        let installed = snapshot(home.home)
+        #expect(installed.count > before.count + 30)
+        try home.integration("install")
+        #expect(snapshot(home.home) == installed, "install is not idempotent")
+
+        try home.integration("set-default")
+        let mimeapps = try String(contentsOfFile: home.config + "/mimeapps.list", encoding: .utf8)
+        #expect(mimeapps.contains("application/zip=\(Self.app).Extract.desktop"))
+        #expect(mimeapps.contains("text/plain=mine.desktop;"))
+
+        try home.integration("uninstall")
+        // gio rewrites mimeapps.list in its own layout: only its contents are compared, below.
+        var after = snapshot(home.home)
+        after[".config/mimeapps.list"] = before[".config/mimeapps.list"]
+        #expect(after == before, "left behind: \(Set(after.keys).subtracting(before.keys).sorted())")
+        let kept = try String(contentsOfFile: home.config + "/mimeapps.list", encoding: .utf8)
+        #expect(kept.contains("text/plain=mine.desktop;") && !kept.contains(Self.app))
+    }
+
+    @Test func uninstallInAnEmptyHomeLeavesItEmpty() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.integration("install")
+        try home.integration("set-default")
+        try home.integration("uninstall")
+        #expect(snapshot(home.home).isEmpty, "left behind: \(snapshot(home.home).keys.sorted())")
+    }
+}

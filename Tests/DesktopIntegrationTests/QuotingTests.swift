@@ -1,0 +1,163 @@
+import Foundation
+import FoundationXML
+import Testing
+
+/// Odd file names reach the executables intact from every mechanism: each file manager's command line is
+/// expanded the way it does it (Expansion.swift) and run.
+@Suite struct QuotingTests {
+    static let labels = [
+        "compress": "Compress", "compress-zip": "Compress to ZIP", "compress-7z": "Compress to 7z",
+        "compress-tar-xz": "Compress to tar.xz", "extract-here": "Extract Here", "extract-to": "Extract to…",
+    ]
+    static let options: [String: [String]] = [
+        "compress": [], "compress-zip": ["--format", "zip"], "compress-7z": ["--format", "7z"],
+        "compress-tar-xz": ["--format", "tar.xz"], "extract-here": [], "extract-to": ["--choose-folder"],
+    ]
+    static let mechanisms = ["dolphin", "open-with", "nemo", "file-manager-actions", "thunar", "nautilus-script", "nautilus-python"]
+
+    /// The argv a file manager runs for `entry` on `files` (absolute paths in `folder`), and its directory.
+    static func launch(_ mechanism: String, _ entry: String, files: [Bytes], folder: Bytes, home: Home) throws -> (argv: [Bytes], cwd: Bytes?) {
+        let data = home.data, app = "io.github.archiver"
+        switch mechanism {
+        case "dolphin":
+            let file = try KeyFile(path: "\(data)/kio/servicemenus/\(app).\(entry.hasPrefix("extract") ? "extract" : "compress").desktop")
+            return (try Launch.desktopEntry(exec: file["Desktop Action \(entry)", "Exec"] ?? "", files: files), nil)
+        case "open-with":  // the application entries run one default command each
+            let file = try KeyFile(path: "\(data)/applications/\(app).\(entry.hasPrefix("extract") ? "Extract" : "Compress").desktop")
+            return (try Launch.desktopEntry(exec: file["Desktop Entry", "Exec"] ?? "", files: files), nil)
+        case "nemo":
+            let file = try KeyFile(path: "\(data)/nemo/actions/\(app).\(entry).nemo_action")
+            return (try Launch.nemo(exec: file["Nemo Action", "Exec"] ?? "", files: files), nil)
+        case "file-manager-actions":
+            let file = try KeyFile(path: "\(data)/file-manager/actions/\(app).\(entry).desktop")
+            return (try Launch.fileManagerAction(exec: file["X-Action-Profile selection", "Exec"] ?? "", files: files), nil)
+        case "thunar":
+            let document = try XMLDocument(contentsOf: URL(fileURLWithPath: home.config + "/Thunar/uca.xml"), options: [])
+            let command = try document.nodes(forXPath: "/actions/action[unique-id='\(app).\(entry)']/command").first?.stringValue
+            return (Launch.thunar(command: command ?? "", files: files), nil)
+        case "nautilus-script":  // names relative to the browsed folder, which is the current directory
+            let script = Bytes("\(data)/nautilus/scripts/Archiver/\(labels[entry] ?? "")")
+            return ([script] + files.map { Array($0.dropFirst(folder.count + 1)) }, folder)
+        default:
+            return (try nautilusPython(entry, files: files, home: home), nil)
+        }
+    }
+
+    /// Asks the installed nautilus-python extension for its entries, with stand-ins for Nautilus.FileInfo.
+    static func nautilusPython(_ entry: String, files: [Bytes], home: Home) throws -> [Bytes] {
+        let program = """
+            import importlib.util, os, sys
+            from gi.repository import Gio
+            spec = importlib.util.spec_from_file_location("ext", sys.argv[1]); ext = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(ext)
+            class Info:
+                def __init__(self, path): self.path = path
+                def get_location(self): return Gio.File.new_for_path(self.path)
+                def is_directory(self): return os.path.isdir(self.path)
+                def get_mime_type(self): return Gio.content_type_guess(self.path, open(self.path, "rb").read(4096))[0]
+            files = [Info(os.fsdecode(bytes.fromhex(h))) for h in sys.argv[3:]]
+            for name, label, argv in ext.menu_entries(files):
+                if name == sys.argv[2]: print(" ".join(os.fsencode(a).hex() for a in argv))
+            """
+        let hex = { (b: Bytes) in b.map { String(format: "%02x", $0) }.joined() }
+        let result = try run([Bytes("/usr/bin/python3"), Bytes("-c"), Bytes(program),
+                              Bytes(home.data + "/nautilus-python/extensions/io_github_archiver.py"), Bytes(entry)]
+                             + files.map { Bytes(hex($0)) }, environment: home.environment)
+        guard result.ok else { throw Failure("nautilus-python: \(result.stderr)") }
+        return result.stdout.split(whereSeparator: \.isWhitespace).map { word in
+            stride(from: 0, to: word.count, by: 2).map { i in
+                UInt8(word.dropFirst(i).prefix(2), radix: 16) ?? 0
+            }
+        }
+    }
+
+    /// Every entry of every mechanism, with executables that only record their argv (NUL-separated).
+    @Test func everyEntryPassesTheNamesIntact() throws {
+        let home = try Home()
+        defer { home.remove() }
+        let stubs = home.root + "/stub bin $x"
+        try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
+        for exe in Paths.executables {
+            try "#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\" > \"$ARGV_RECORD\"\n".write(toFile: stubs + "/" + exe, atomically: true, encoding: .utf8)
+            chmod(stubs + "/" + exe, 0o755)
+        }
+        try home.integration("install", extra: ["BINDIR": stubs])
+        let folder = Bytes(home.root + "/odd")
+        try makeOddFiles(in: folder)
+        // Archives for the Extract entries: the odd names with .zip appended (the nautilus-python extension
+        // looks at the contents, so they are real zips).
+        let archives = try oddNames.map { name -> Bytes in
+            let path = folder / (name + Bytes(".zip"))
+            try write(zipBytes, to: path)
+            return path
+        }
+        let record = home.root + "/argv"
+        for mechanism in Self.mechanisms {
+            for entry in Self.labels.keys.sorted() {
+                if mechanism == "open-with" && !["compress", "extract-here"].contains(entry) { continue }
+                let files = entry.hasPrefix("extract") ? archives : oddNames.map { folder / $0 }
+                let (argv, cwd) = try Self.launch(mechanism, entry, files: files, folder: folder, home: home)
+                unlink(record)
+                try run(argv, environment: home.environment.merging(["ARGV_RECORD": record]) { $1 }, in: cwd)
+                let recorded = (contents(Bytes(record)) ?? []).split(separator: 0, omittingEmptySubsequences: false).dropLast().map(Array.init)
+                let exe = Bytes(stubs + (entry.hasPrefix("extract") ? "/extract-with-archiver" : "/compress-with-archiver"))
+                let names = mechanism == "nautilus-script" ? files.map { Array($0.dropFirst(folder.count + 1)) } : files
+                let expected = [exe] + (Self.options[entry] ?? []).map { Bytes($0) } + [Bytes("--")] + names
+                #expect(recorded == expected, "\(mechanism) \(entry): \(recorded.map(\.text))")
+            }
+        }
+    }
+
+    /// Real executables: Compress to tar.xz (which keeps non-UTF-8 names byte for byte), then Extract Here
+    /// on the result, through each mechanism; the extracted tree equals the odd files.
+    @Test(arguments: mechanisms.filter { $0 != "open-with" })
+    func roundTripThroughTheRealExecutables(_ mechanism: String) throws {
+        let home = try Home("roundTrip\(mechanism)")
+        defer { home.remove() }
+        try home.integration("install")
+        let folder = Bytes(home.root + "/odd")
+        try makeOddFiles(in: folder)
+        let files = oddNames.map { folder / $0 }
+
+        let (compress, compressCwd) = try Self.launch(mechanism, "compress-tar-xz", files: files, folder: folder, home: home)
+        let compressed = try run(compress, environment: home.environment, in: compressCwd)
+        #expect(compressed.ok, "\(mechanism) compress: \(compressed.stderr)")
+        let archive = folder / Bytes("Archive.tar.xz")
+        let (extract, extractCwd) = try Self.launch(mechanism, "extract-here", files: [archive], folder: folder, home: home)
+        let extracted = try run(extract, environment: home.environment, in: extractCwd)
+        #expect(extracted.ok, "\(mechanism) extract: \(extracted.stderr)")
+        let out = folder / Bytes("Archive")
+        #expect(names(in: out) == oddNames.sorted { $0.lexicographicallyPrecedes($1) })
+        for name in oddNames { #expect(contents(out / name) == name, "\(mechanism): \(name.text)") }
+    }
+
+    @Test func nautilusExtractRefusesNonArchivesAndFolders() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.integration("install")
+        let folder = Bytes(home.root + "/plain")
+        try makeOddFiles(in: folder)
+        makeDirectory(folder / Bytes("a folder"))
+        let before = names(in: folder)
+        // The extension offers no Extract entry for a text file or a folder ...
+        for item in [oddNames[0], Bytes("a folder")] {
+            #expect(try Self.nautilusPython("extract-here", files: [folder / item], home: home).isEmpty)
+            #expect(try !Self.nautilusPython("compress", files: [folder / item], home: home).isEmpty)
+        }
+        // ... and the scripts, which Nautilus shows for everything, fail without writing anything.
+        for item in [oddNames[0], Bytes("a folder")] {
+            let script = Bytes(home.data + "/nautilus/scripts/Archiver/Extract Here")
+            let result = try run([script, item], environment: home.environment, in: folder)
+            #expect(!result.ok && !result.stderr.isEmpty)
+            #expect(names(in: folder) == before)
+        }
+    }
+}
+
+/// A tiny zip (one empty file "x"): content sniffing must see an archive; the stubs never read it.
+let zipBytes: Bytes = [
+    0x50, 0x4B, 0x03, 0x04, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0x21, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0x78,
+    0x50, 0x4B, 0x01, 0x02, 0x1E, 0x03, 0x0A, 0, 0, 0, 0, 0, 0, 0, 0x21, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xA4, 0x81, 0, 0, 0, 0, 0x78,
+    0x50, 0x4B, 0x05, 0x06, 0, 0, 0, 0, 1, 0, 1, 0, 0x2F, 0, 0, 0, 0x1F, 0, 0, 0, 0, 0,
+]
