@@ -222,8 +222,12 @@ refresh_cache() {
     local kind=$1 dir=$2 sources=$3 cache
     [ -d "$dir" ] || return 0
     cache=$(cache_file "$kind" "$dir")
-    if compgen -G "$sources" > /dev/null || ! grep -qxF "c"$'\t'"$cache" <<< "$OLD_RECORD"; then
+    if ! grep -qxF "c"$'\t'"$cache" <<< "$OLD_RECORD"; then
         run_cache_tool "$kind" "$dir"
+    elif compgen -G "$sources" > /dev/null; then
+        run_cache_tool "$kind" "$dir"
+        # Others' .desktop files without MimeType leave a cache of one header line: ours, so it goes.
+        if [ "$kind" = desktop ] && ! grep -q = "$cache"; then rm -f "$cache"; fi
     elif [ "$kind" = mime ]; then
         # update-mime-database writes a whole database beside packages/: all of it was ours.
         find "$dir" -mindepth 1 -maxdepth 1 ! -name packages -exec rm -rf {} +
