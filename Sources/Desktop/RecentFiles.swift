@@ -1,0 +1,169 @@
+internal import CGLib
+import ArchiverCore
+import SystemPackage
+
+/// The desktop's list of recently used files, `recently-used.xbel`, which every GTK file chooser and file
+/// manager "Recent" view shows. Written through GLib's GBookmarkFile, so no GTK is needed.
+public enum RecentFiles {
+    /// The application name Archiver registers on its entries; `forget()` removes only this one.
+    public static let applicationName = "Archiver"
+
+    /// `$XDG_DATA_HOME/recently-used.xbel`. GLib reads `XDG_DATA_HOME` once per process.
+    public static var defaultFile: FilePath {
+        FilePath(bytes: CString.bytes(g_get_user_data_dir())).appending("recently-used.xbel")
+    }
+
+    /// Adds `path` to the recent list, or marks it used again when it is there already.
+    /// - Parameters:
+    ///   - mimeType: the item's type; `inode/directory` for a folder, `guessedType(of:)` for an archive.
+    ///   - exec: the command line that opens the item, such as `extract-with-archiver %u`.
+    ///   - file: the bookmark file to change.
+    /// - Throws: `ArchiverError` when the list exists but cannot be read, or cannot be saved.
+    public static func add(
+        _ path: FilePath, mimeType: String, application: String = applicationName, exec: String,
+        file: FilePath = defaultFile
+    ) throws {
+        guard let uri = fileURI(path) else {
+            throw ArchiverError(.destination, "Could not add to recent files: the name cannot be made a URI.", path: path.string)
+        }
+        try update(file) { bookmarks in
+            g_bookmark_file_set_mime_type(bookmarks, uri, mimeType)
+            // Also bumps the application's count and the item's modification time.
+            g_bookmark_file_add_application(bookmarks, uri, application, exec)
+            return ((), save: true)
+        }
+    }
+
+    /// Removes Archiver's registration from every entry, and the entries no other application uses.
+    /// - Returns: how many entries changed; 0 when there is no list.
+    /// - Throws: `ArchiverError` when the list cannot be read or saved.
+    public static func forget(file: FilePath = defaultFile) throws -> Int {
+        try update(file) { bookmarks in
+            var count: gsize = 0
+            guard let uris = g_bookmark_file_get_uris(bookmarks, &count) else { return (0, save: false) }
+            defer { g_strfreev(uris) }
+            var changed = 0
+            for index in 0..<Int(count) {
+                guard let uri = uris[index], g_bookmark_file_has_application(bookmarks, uri, applicationName, nil) != 0
+                else { continue }
+                g_bookmark_file_remove_application(bookmarks, uri, applicationName, nil)
+                // GLib keeps an entry with no application left; nothing would ever open it.
+                var others: gsize = 0
+                g_strfreev(g_bookmark_file_get_applications(bookmarks, uri, &others, nil))
+                if others == 0 { g_bookmark_file_remove_item(bookmarks, uri, nil) }
+                changed += 1
+            }
+            return (changed, save: changed > 0)
+        }
+    }
+
+    /// The MIME type GLib's shared-mime-info database gives the file, from its name and first bytes.
+    public static func guessedType(of path: FilePath) -> String {
+        var head = [UInt8](repeating: 0, count: 4096)
+        var length = 0
+        if let descriptor = try? FileDescriptor.open(path, .readOnly) {
+            length = (try? descriptor.closeAfter { try head.withUnsafeMutableBytes { try descriptor.read(into: $0) } }) ?? 0
+        }
+        var uncertain: gboolean = 0
+        let type = path.withPlatformString { g_content_type_guess($0, head, gsize(length), &uncertain) }
+        defer { g_free(type) }
+        return takeString(g_content_type_get_mime_type(type)) ?? "application/octet-stream"
+    }
+
+    /// False when GNOME's privacy settings say not to remember recent files (`remember-recent-files`
+    /// off, or `recent-files-max-age` 0). True where those settings are not installed.
+    public static var desktopAllowsRecent: Bool {
+        privacyAllowsRecent(in: g_settings_schema_source_get_default())
+    }
+
+    /// `desktopAllowsRecent` with the privacy schema taken from a compiled schema directory.
+    static func desktopAllowsRecent(schemaDirectory: FilePath) -> Bool {
+        var error: UnsafeMutablePointer<GError>?
+        let source = schemaDirectory.withPlatformString { g_settings_schema_source_new_from_directory($0, nil, 0, &error) }
+        g_clear_error(&error)
+        defer { if let source { g_settings_schema_source_unref(source) } }
+        return privacyAllowsRecent(in: source)
+    }
+
+    static let privacySchemaID = "org.gnome.desktop.privacy"
+
+    private static func privacyAllowsRecent(in source: OpaquePointer?) -> Bool {
+        // g_settings_new aborts on a schema that is not installed, g_settings_get_* on a missing key or a
+        // wrong type: look everything up first.
+        guard let source, let schema = g_settings_schema_source_lookup(source, privacySchemaID, 1) else { return true }
+        defer { g_settings_schema_unref(schema) }
+        let settings = g_settings_new_full(schema, nil, nil)
+        defer { g_object_unref(settings) }
+        func value(_ key: String, _ type: String) -> OpaquePointer? {
+            guard g_settings_schema_has_key(schema, key) != 0, let variant = g_settings_get_value(settings, key) else { return nil }
+            guard type.withCString({ g_variant_is_of_type(variant, g_variant_type_checked_($0)) }) != 0 else {
+                g_variant_unref(variant)
+                return nil
+            }
+            return variant
+        }
+        if let remember = value("remember-recent-files", "b") {
+            defer { g_variant_unref(remember) }
+            if g_variant_get_boolean(remember) == 0 { return false }
+        }
+        if let maxAge = value("recent-files-max-age", "i") {
+            defer { g_variant_unref(maxAge) }
+            // Days to keep; -1 is forever, 0 keeps nothing.
+            if g_variant_get_int32(maxAge) == 0 { return false }
+        }
+        return true
+    }
+
+    /// Loads `file` (an empty list when it does not exist), lets `change` edit it, and saves it right away
+    /// when asked to: GTK applications rewrite the same file, so the window for lost updates stays short.
+    private static func update<Result>(
+        _ file: FilePath, _ change: (OpaquePointer) -> (Result, save: Bool)
+    ) throws -> Result {
+        guard let bookmarks = g_bookmark_file_new() else { throw failure(nil, "read", file) }
+        defer { g_bookmark_file_free(bookmarks) }
+        var error: UnsafeMutablePointer<GError>?
+        let loaded = file.withPlatformString { g_bookmark_file_load_from_file(bookmarks, $0, &error) } != 0
+        if !loaded {
+            guard g_error_matches(error, g_file_error_quark(), gint(G_FILE_ERROR_NOENT.rawValue)) != 0 else {
+                throw failure(error, "read", file)
+            }
+            g_clear_error(&error)
+        }
+        let (result, save) = change(bookmarks)
+        guard save else { return result }
+        // A fresh account may not have $XDG_DATA_HOME yet.
+        let folder = file.removingLastComponent()
+        if !folder.isEmpty { _ = folder.withPlatformString { g_mkdir_with_parents($0, 0o700) } }
+        // g_file_set_contents underneath: a temporary file renamed over the old one.
+        guard file.withPlatformString({ g_bookmark_file_to_file(bookmarks, $0, &error) }) != 0 else {
+            throw failure(error, "save", file)
+        }
+        return result
+    }
+
+    /// The error for a failed load or save; frees `error`.
+    private static func failure(_ error: UnsafeMutablePointer<GError>?, _ verb: String, _ file: FilePath) -> ArchiverError {
+        let reason = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "out of memory"
+        if let error { g_error_free(error) }
+        return ArchiverError(
+            .destination, "Could not \(verb) the recent files list: \(reason).",
+            hint: "Archiver's own work is done; only the Recent list was not updated.", path: file.string)
+    }
+}
+
+extension FilePath {
+    /// This path made absolute against the working directory, without resolving symlinks.
+    var absolute: FilePath {
+        guard !isAbsolute, let cwd = g_get_current_dir() else { return self.lexicallyNormalized() }
+        defer { g_free(cwd) }
+        return FilePath(bytes: CString.bytes(cwd)).pushing(self).lexicallyNormalized()
+    }
+}
+
+/// The `file://` URI of a local path, with any non-UTF-8 bytes percent-escaped. The corresponding C function
+/// is `g_filename_to_uri`.
+func fileURI(_ path: FilePath) -> String? {
+    var error: UnsafeMutablePointer<GError>?
+    defer { g_clear_error(&error) }
+    return path.absolute.withPlatformString { takeString(g_filename_to_uri($0, nil, &error)) }
+}

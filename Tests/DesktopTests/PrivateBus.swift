@@ -1,0 +1,108 @@
+import ArchiverTestSupport
+import Foundation
+
+/// A D-Bus daemon of the test's own (the policy of Debian's session.conf, but no service directories, so
+/// nothing can be activated on it), plus the mock services started on it.
+/// Everything is stopped when the value goes away, whether the test passed or not.
+final class PrivateBus {
+    let address: String
+    private let daemon: Process
+    private var services: [Process] = []
+
+    init(in scratch: ScratchDirectory) throws {
+        let config = scratch.sub("bus.conf")
+        try """
+            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+            <busconfig>
+              <type>session</type>
+              <listen>unix:tmpdir=/tmp</listen>
+              <auth>EXTERNAL</auth>
+              <policy context="default">
+                <allow send_destination="*" eavesdrop="true"/>
+                <allow eavesdrop="true"/>
+                <allow own="*"/>
+              </policy>
+            </busconfig>
+            """.write(toFile: config, atomically: true, encoding: .utf8)
+        daemon = Process()
+        daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
+        daemon.arguments = ["--config-file=\(config)", "--nofork", "--print-address"]
+        let output = Pipe()
+        daemon.standardOutput = output
+        daemon.standardError = FileHandle.nullDevice
+        try daemon.run()
+        var line = Data()
+        while !line.contains(UInt8(ascii: "\n")) {
+            let chunk = output.fileHandleForReading.availableData
+            if chunk.isEmpty { break }
+            line += chunk
+        }
+        address = String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !address.isEmpty else {
+            kill(daemon.processIdentifier, SIGKILL)
+            throw BusFailure("dbus-daemon printed no address")
+        }
+    }
+
+    deinit {
+        // SIGKILL: children of the test runner inherit a signal mask that blocks SIGTERM, and dbus-daemon
+        // never unblocks it.
+        for process in services + [daemon] where process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        for process in services + [daemon] { process.waitUntilExit() }
+    }
+
+    /// Starts a python3-dbusmock service and waits until it owns `name`.
+    /// - Parameter arguments: dbusmock's own arguments (template or name, path, interface; `-l LOG`).
+    func startMock(owning name: String, _ arguments: [String]) throws {
+        let mock = Process()
+        // Debian's Python: the one on PATH has no python3-dbusmock.
+        mock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
+        mock.arguments = ["-m", "dbusmock"] + arguments
+        var environment = ProcessInfo.processInfo.environment
+        environment["DBUS_SESSION_BUS_ADDRESS"] = address
+        environment["DBUS_SYSTEM_BUS_ADDRESS"] = address
+        mock.environment = environment
+        mock.standardOutput = FileHandle.nullDevice
+        mock.standardError = FileHandle.nullDevice
+        try mock.run()
+        services.append(mock)
+        let waited = try gdbus(["wait", "--address", address, "--timeout", "5", name])
+        guard waited.status == 0 else { throw BusFailure("\(name) did not appear on the private bus") }
+    }
+
+    /// Calls a method with `gdbus call` and returns what it printed.
+    func call(_ destination: String, _ path: String, _ method: String, _ arguments: String...) throws -> String {
+        let result = try gdbus(["call", "--address", address, "-d", destination, "-o", path, "-m", method] + arguments)
+        guard result.status == 0 else { throw BusFailure("gdbus call \(method) failed") }
+        return result.output
+    }
+
+    private func gdbus(_ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/gdbus")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+}
+
+struct BusFailure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}
+
+/// Polls `condition` until it holds or `seconds` pass; for things other processes do on their own time.
+func eventually(within seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+    let deadline = Date().addingTimeInterval(seconds)
+    repeat {
+        if try condition() { return true }
+        usleep(50_000)
+    } while Date() < deadline
+    return false
+}
