@@ -50,6 +50,10 @@ final class PrivateBus {
         // never unblocks it.
         for process in services + [daemon] where process.isRunning { kill(process.processIdentifier, SIGKILL) }
         for process in services + [daemon] { process.waitUntilExit() }
+        // A killed daemon leaves its socket behind.
+        if let path = address.split(separator: ",").first?.split(separator: "=", maxSplits: 1).last, path.hasPrefix("/") {
+            unlink(String(path))
+        }
     }
 
     /// Starts a python3-dbusmock service and waits until it owns `name`.
