@@ -1,5 +1,5 @@
-internal import CGLib
 import ArchiverCore
+internal import CGLib
 import SystemPackage
 
 /// The result notification's "Open folder" and "Email…" buttons.
@@ -22,7 +22,9 @@ public enum Reveal {
 
     static func show(_ item: FilePath, sessionBus: String?, opener: String, timeout: Double = 5) -> Bool {
         let item = item.absolute
-        if let sessionBus, let uri = fileURI(item), showItems(uri, address: sessionBus, timeout: timeout) { return true }
+        if let sessionBus, let uri = fileURI(item), showItems(uri, address: sessionBus, timeout: timeout) {
+            return true
+        }
         let isFolder = item.withPlatformString { g_file_test($0, G_FILE_TEST_IS_DIR) } != 0
         let folder = isFolder ? item : item.removingLastComponent()
         return Spawn.detached([Array(opener.utf8), folder.bytes])
@@ -41,7 +43,8 @@ public enum Reveal {
         }
         let found: Bool? = BusCall.call(
             address: address, destination: "org.freedesktop.FileManager1", path: "/org/freedesktop/FileManager1",
-            interface: "org.freedesktop.FileManager1", method: "ShowItems", arguments: [uris, g_variant_new_string("")],
+            interface: "org.freedesktop.FileManager1", method: "ShowItems",
+            arguments: [uris, g_variant_new_string("")],
             replyType: nil, timeout: timeout
         ) { _, _ in true }
         return found ?? false

@@ -1,5 +1,5 @@
-internal import CGLib
 import ArchiverCore
+internal import CGLib
 import SystemPackage
 
 /// The desktop's list of recently used files, `recently-used.xbel`, which every GTK file chooser and file
@@ -24,7 +24,8 @@ public enum RecentFiles {
         file: FilePath = defaultFile
     ) throws {
         guard let uri = fileURI(path) else {
-            throw ArchiverError(.destination, "Could not add to recent files: the name cannot be made a URI.", path: path.string)
+            throw ArchiverError(
+                .destination, "Could not add to recent files: the name cannot be made a URI.", path: path.string)
         }
         try update(file) { bookmarks in
             g_bookmark_file_set_mime_type(bookmarks, uri, mimeType)
@@ -62,7 +63,8 @@ public enum RecentFiles {
         var head = [UInt8](repeating: 0, count: 4096)
         var length = 0
         if let descriptor = try? FileDescriptor.open(path, .readOnly) {
-            length = (try? descriptor.closeAfter { try head.withUnsafeMutableBytes { try descriptor.read(into: $0) } }) ?? 0
+            length =
+                (try? descriptor.closeAfter { try head.withUnsafeMutableBytes { try descriptor.read(into: $0) } }) ?? 0
         }
         var uncertain: gboolean = 0
         let type = path.withPlatformString { g_content_type_guess($0, head, gsize(length), &uncertain) }
@@ -79,7 +81,9 @@ public enum RecentFiles {
     /// `desktopAllowsRecent` with the privacy schema taken from a compiled schema directory.
     static func desktopAllowsRecent(schemaDirectory: FilePath) -> Bool {
         var error: UnsafeMutablePointer<GError>?
-        let source = schemaDirectory.withPlatformString { g_settings_schema_source_new_from_directory($0, nil, 0, &error) }
+        let source = schemaDirectory.withPlatformString {
+            g_settings_schema_source_new_from_directory($0, nil, 0, &error)
+        }
         g_clear_error(&error)
         defer { if let source { g_settings_schema_source_unref(source) } }
         return privacyAllowsRecent(in: source)
@@ -95,7 +99,9 @@ public enum RecentFiles {
         let settings = g_settings_new_full(schema, nil, nil)
         defer { g_object_unref(settings) }
         func value(_ key: String, _ type: String) -> OpaquePointer? {
-            guard g_settings_schema_has_key(schema, key) != 0, let variant = g_settings_get_value(settings, key) else { return nil }
+            guard g_settings_schema_has_key(schema, key) != 0, let variant = g_settings_get_value(settings, key) else {
+                return nil
+            }
             guard type.withCString({ g_variant_is_of_type(variant, g_variant_type_checked_($0)) }) != 0 else {
                 g_variant_unref(variant)
                 return nil
@@ -142,7 +148,9 @@ public enum RecentFiles {
     }
 
     /// The error for a failed load or save; frees `error`.
-    private static func failure(_ error: UnsafeMutablePointer<GError>?, _ verb: String, _ file: FilePath) -> ArchiverError {
+    private static func failure(_ error: UnsafeMutablePointer<GError>?, _ verb: String, _ file: FilePath)
+        -> ArchiverError
+    {
         let reason = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "out of memory"
         if let error { g_error_free(error) }
         return ArchiverError(

@@ -83,9 +83,10 @@ enum BusCall {
         let type = replyType.flatMap { g_variant_type_new($0) }
         defer { if let type { g_variant_type_free(type) } }
         var descriptors: UnsafeMutablePointer<GUnixFDList>?
-        guard let reply = g_dbus_connection_call_with_unix_fd_list_sync(
-            connection, destination, path, interface, method, parameters, type, G_DBUS_CALL_FLAGS_NONE,
-            gint(timeout * 1000), nil, &descriptors, deadline.cancellable, &error)
+        guard
+            let reply = g_dbus_connection_call_with_unix_fd_list_sync(
+                connection, destination, path, interface, method, parameters, type, G_DBUS_CALL_FLAGS_NONE,
+                gint(timeout * 1000), nil, &descriptors, deadline.cancellable, &error)
         else { return nil }
         defer {
             g_variant_unref(reply)

@@ -12,19 +12,19 @@ final class PrivateBus {
     init(in scratch: ScratchDirectory) throws {
         let config = scratch.sub("bus.conf")
         try """
-            <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-              "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-            <busconfig>
-              <type>session</type>
-              <listen>unix:tmpdir=/tmp</listen>
-              <auth>EXTERNAL</auth>
-              <policy context="default">
-                <allow send_destination="*" eavesdrop="true"/>
-                <allow eavesdrop="true"/>
-                <allow own="*"/>
-              </policy>
-            </busconfig>
-            """.write(toFile: config, atomically: true, encoding: .utf8)
+        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
+          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
+        <busconfig>
+          <type>session</type>
+          <listen>unix:tmpdir=/tmp</listen>
+          <auth>EXTERNAL</auth>
+          <policy context="default">
+            <allow send_destination="*" eavesdrop="true"/>
+            <allow eavesdrop="true"/>
+            <allow own="*"/>
+          </policy>
+        </busconfig>
+        """.write(toFile: config, atomically: true, encoding: .utf8)
         daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         daemon.arguments = ["--config-file=\(config)", "--nofork", "--print-address"]
@@ -51,7 +51,8 @@ final class PrivateBus {
         for process in services + [daemon] where process.isRunning { kill(process.processIdentifier, SIGKILL) }
         for process in services + [daemon] { process.waitUntilExit() }
         // A killed daemon leaves its socket behind.
-        if let path = address.split(separator: ",").first?.split(separator: "=", maxSplits: 1).last, path.hasPrefix("/") {
+        if let path = address.split(separator: ",").first?.split(separator: "=", maxSplits: 1).last, path.hasPrefix("/")
+        {
             unlink(String(path))
         }
     }

@@ -64,20 +64,20 @@ import Testing
     /// A list as GTK writes it, with one file that another application used.
     private func gtkList(at file: String, uri: String) throws {
         try """
-            <?xml version="1.0" encoding="UTF-8"?>
-            <xbel version="1.0" xmlns:bookmark="http://www.freedesktop.org/standards/desktop-bookmarks"
-                  xmlns:mime="http://www.freedesktop.org/standards/shared-mime-info">
-              <bookmark href="\(uri)" added="2024-05-01T10:00:00.000000Z" modified="2024-05-01T10:00:00.000000Z"
-                        visited="2024-05-01T10:00:00.000000Z">
-                <info><metadata owner="http://freedesktop.org">
-                  <mime:mime-type type="text/plain"/>
-                  <bookmark:applications>
-                    <bookmark:application name="gedit" exec="&apos;gedit %u&apos;" modified="2024-05-01T10:00:00.000000Z" count="3"/>
-                  </bookmark:applications>
-                </metadata></info>
-              </bookmark>
-            </xbel>
-            """.write(toFile: file, atomically: true, encoding: .utf8)
+        <?xml version="1.0" encoding="UTF-8"?>
+        <xbel version="1.0" xmlns:bookmark="http://www.freedesktop.org/standards/desktop-bookmarks"
+              xmlns:mime="http://www.freedesktop.org/standards/shared-mime-info">
+          <bookmark href="\(uri)" added="2024-05-01T10:00:00.000000Z" modified="2024-05-01T10:00:00.000000Z"
+                    visited="2024-05-01T10:00:00.000000Z">
+            <info><metadata owner="http://freedesktop.org">
+              <mime:mime-type type="text/plain"/>
+              <bookmark:applications>
+                <bookmark:application name="gedit" exec="&apos;gedit %u&apos;" modified="2024-05-01T10:00:00.000000Z" count="3"/>
+              </bookmark:applications>
+            </metadata></info>
+          </bookmark>
+        </xbel>
+        """.write(toFile: file, atomically: true, encoding: .utf8)
     }
 
     @Test func addsAnEntryGLibReadsBack() throws {
@@ -86,12 +86,17 @@ import Testing
         let file = scratch.sub("data/recently-used.xbel")
         let archive = scratch.sub("Photos.zip")
 
-        try RecentFiles.add(FilePath(archive), mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
-        try RecentFiles.add(FilePath(scratch.path), mimeType: "inode/directory", exec: "xdg-open %u", file: FilePath(file))
+        try RecentFiles.add(
+            FilePath(archive), mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
+        try RecentFiles.add(
+            FilePath(scratch.path), mimeType: "inode/directory", exec: "xdg-open %u", file: FilePath(file))
 
         let entries = try readBack(file)
-        let archiveURI = "file://" + archive, folderURI = "file://" + scratch.path
-        #expect(entries[archiveURI] == Entry(mime: "application/zip", apps: ["Archiver": "extract-with-archiver " + archiveURI]))
+        let archiveURI = "file://" + archive
+        let folderURI = "file://" + scratch.path
+        #expect(
+            entries[archiveURI]
+                == Entry(mime: "application/zip", apps: ["Archiver": "extract-with-archiver " + archiveURI]))
         #expect(entries[folderURI] == Entry(mime: "inode/directory", apps: ["Archiver": "xdg-open " + folderURI]))
         #expect(entries.count == 2)
     }
@@ -103,7 +108,8 @@ import Testing
         let latin1 = FilePath(scratch.path).appending(bytes: Array("caf".utf8) + [0xE9] + Array(" x.7z".utf8))
 
         try RecentFiles.add(spaced, mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
-        try RecentFiles.add(latin1, mimeType: "application/x-7z-compressed", exec: "extract-with-archiver %u", file: FilePath(file))
+        try RecentFiles.add(
+            latin1, mimeType: "application/x-7z-compressed", exec: "extract-with-archiver %u", file: FilePath(file))
 
         let uris = Set(try readBack(file).keys)
         #expect(uris == ["file://\(scratch.path)/My%20Photos%20(2024).zip", "file://\(scratch.path)/caf%E9%20x.7z"])
@@ -113,8 +119,12 @@ import Testing
         let scratch = try ScratchDirectory()
         let file = scratch.sub("recently-used.xbel")
         let archive = FilePath(scratch.sub("a.tar.xz"))
-        try RecentFiles.add(archive, mimeType: "application/x-xz-compressed-tar", exec: "extract-with-archiver %u", file: FilePath(file))
-        try RecentFiles.add(archive, mimeType: "application/x-xz-compressed-tar", exec: "extract-with-archiver %u", file: FilePath(file))
+        try RecentFiles.add(
+            archive, mimeType: "application/x-xz-compressed-tar", exec: "extract-with-archiver %u", file: FilePath(file)
+        )
+        try RecentFiles.add(
+            archive, mimeType: "application/x-xz-compressed-tar", exec: "extract-with-archiver %u", file: FilePath(file)
+        )
 
         let entries = try readBack(file)
         #expect(entries.count == 1)
@@ -129,7 +139,8 @@ import Testing
         try gtkList(at: file, uri: notes)
         let archive = scratch.sub("out.zip")
 
-        try RecentFiles.add(FilePath(archive), mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
+        try RecentFiles.add(
+            FilePath(archive), mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
         #expect(try readBack(file).count == 2)
         #expect(try RecentFiles.forget(file: FilePath(file)) == 1)
 
@@ -143,7 +154,8 @@ import Testing
         let file = scratch.sub("recently-used.xbel")
         let shared = scratch.sub("shared.zip")
         try gtkList(at: file, uri: "file://" + shared)
-        try RecentFiles.add(FilePath(shared), mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
+        try RecentFiles.add(
+            FilePath(shared), mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
         #expect(try readBack(file)["file://" + shared]?.apps.keys.sorted() == ["Archiver", "gedit"])
 
         #expect(try RecentFiles.forget(file: FilePath(file)) == 1)
@@ -163,7 +175,8 @@ import Testing
         let damaged = #"<?xml version="1.0"?><xbel version="1.0"><bookmark href="file:///a"></xbel>"#
         try damaged.write(toFile: file, atomically: true, encoding: .utf8)
         #expect(throws: ArchiverError.self) {
-            try RecentFiles.add(FilePath(scratch.sub("a.zip")), mimeType: "application/zip", exec: "x %u", file: FilePath(file))
+            try RecentFiles.add(
+                FilePath(scratch.sub("a.zip")), mimeType: "application/zip", exec: "x %u", file: FilePath(file))
         }
         #expect(try String(contentsOfFile: file, encoding: .utf8) == damaged)
     }
@@ -174,7 +187,8 @@ import Testing
         #expect(FileManager.default.createFile(atPath: scratch.sub("a.zip"), contents: zipBytes))
         // No extension: only the first bytes say what it is.
         #expect(FileManager.default.createFile(atPath: scratch.sub("download"), contents: zipBytes))
-        #expect(FileManager.default.createFile(atPath: scratch.sub("b.tar.gz"), contents: Data([0x1F, 0x8B, 0x08, 0x00])))
+        #expect(
+            FileManager.default.createFile(atPath: scratch.sub("b.tar.gz"), contents: Data([0x1F, 0x8B, 0x08, 0x00])))
 
         #expect(RecentFiles.guessedType(of: FilePath(scratch.sub("a.zip"))) == "application/zip")
         #expect(RecentFiles.guessedType(of: FilePath(scratch.sub("download"))) == "application/zip")
@@ -187,13 +201,13 @@ import Testing
         let folder = scratch.sub("schemas-\(remember)-\(maxAge)")
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         try """
-            <schemalist>
-              <schema id="\(RecentFiles.privacySchemaID)" path="/org/example/archiver-tests/privacy/">
-                <key name="remember-recent-files" type="b"><default>\(remember)</default></key>
-                <key name="recent-files-max-age" type="i"><default>\(maxAge)</default></key>
-              </schema>
-            </schemalist>
-            """.write(toFile: folder + "/\(RecentFiles.privacySchemaID).gschema.xml", atomically: true, encoding: .utf8)
+        <schemalist>
+          <schema id="\(RecentFiles.privacySchemaID)" path="/org/example/archiver-tests/privacy/">
+            <key name="remember-recent-files" type="b"><default>\(remember)</default></key>
+            <key name="recent-files-max-age" type="i"><default>\(maxAge)</default></key>
+          </schema>
+        </schemalist>
+        """.write(toFile: folder + "/\(RecentFiles.privacySchemaID).gschema.xml", atomically: true, encoding: .utf8)
         let compiler = try Process.run(URL(fileURLWithPath: "/usr/bin/glib-compile-schemas"), arguments: [folder])
         compiler.waitUntilExit()
         #expect(compiler.terminationStatus == 0)
@@ -202,10 +216,18 @@ import Testing
 
     @Test func followsGNOMEPrivacySettings() throws {
         let scratch = try ScratchDirectory()
-        #expect(RecentFiles.desktopAllowsRecent(schemaDirectory: try privacySchema(remember: true, maxAge: -1, in: scratch)))
-        #expect(RecentFiles.desktopAllowsRecent(schemaDirectory: try privacySchema(remember: true, maxAge: 30, in: scratch)))
-        #expect(!RecentFiles.desktopAllowsRecent(schemaDirectory: try privacySchema(remember: false, maxAge: -1, in: scratch)))
-        #expect(!RecentFiles.desktopAllowsRecent(schemaDirectory: try privacySchema(remember: true, maxAge: 0, in: scratch)))
+        #expect(
+            RecentFiles.desktopAllowsRecent(schemaDirectory: try privacySchema(remember: true, maxAge: -1, in: scratch))
+        )
+        #expect(
+            RecentFiles.desktopAllowsRecent(schemaDirectory: try privacySchema(remember: true, maxAge: 30, in: scratch))
+        )
+        #expect(
+            !RecentFiles.desktopAllowsRecent(
+                schemaDirectory: try privacySchema(remember: false, maxAge: -1, in: scratch)))
+        #expect(
+            !RecentFiles.desktopAllowsRecent(schemaDirectory: try privacySchema(remember: true, maxAge: 0, in: scratch))
+        )
         // No GNOME schema installed: nothing forbids it.
         #expect(RecentFiles.desktopAllowsRecent(schemaDirectory: FilePath(scratch.path)))
     }

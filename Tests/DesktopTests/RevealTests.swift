@@ -11,7 +11,8 @@ import Testing
 
     /// A stand-in for `xdg-open` or `xdg-email` that writes its arguments, one a line, to `record`.
     private func recordingStub(in scratch: ScratchDirectory) throws -> (program: String, record: String) {
-        let program = scratch.sub("stub"), record = scratch.sub("stub.args")
+        let program = scratch.sub("stub")
+        let record = scratch.sub("stub.args")
         try "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(record).tmp' && mv '\(record).tmp' '\(record)'\n"
             .write(toFile: program, atomically: true, encoding: .utf8)
         chmod(program, 0o755)
@@ -27,9 +28,11 @@ import Testing
         let scratch = try ScratchDirectory()
         let bus = try PrivateBus(in: scratch)
         let log = scratch.sub("fm.log")
-        try bus.startMock(owning: Self.fileManager.0, ["-l", log, Self.fileManager.0, Self.fileManager.1, Self.fileManager.0])
+        try bus.startMock(
+            owning: Self.fileManager.0, ["-l", log, Self.fileManager.0, Self.fileManager.1, Self.fileManager.0])
         _ = try bus.call(
-            Self.fileManager.0, Self.fileManager.1, "org.freedesktop.DBus.Mock.AddMethod", Self.fileManager.0, "ShowItems",
+            Self.fileManager.0, Self.fileManager.1, "org.freedesktop.DBus.Mock.AddMethod", Self.fileManager.0,
+            "ShowItems",
             "ass", "", "")
         let item = scratch.sub("Photos 2024.zip")
         #expect(FileManager.default.createFile(atPath: item, contents: Data("zip".utf8)))
@@ -37,7 +40,10 @@ import Testing
 
         #expect(Reveal.show(FilePath(item), sessionBus: bus.address, opener: stub.program))
         let uri = "file://" + item.replacingOccurrences(of: " ", with: "%20")
-        #expect(eventually { (try? String(contentsOfFile: log, encoding: .utf8))?.contains(#"ShowItems ["\#(uri)"] """#) == true })
+        #expect(
+            eventually {
+                (try? String(contentsOfFile: log, encoding: .utf8))?.contains(#"ShowItems ["\#(uri)"] """#) == true
+            })
         // The file manager answered, so no folder window opens as well.
         usleep(300_000)
         #expect(!FileManager.default.fileExists(atPath: stub.record))
