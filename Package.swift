@@ -43,7 +43,7 @@ let package = Package(
         .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),
         .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),
-        .testTarget(name: "EndToEndTests"),
+        .testTarget(name: "EndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "DesktopIntegrationTests"),
     ]
 )

@@ -25,12 +25,15 @@ public enum Compressor {
     ///   - level: the compression level.
     ///   - destination: the `--name`/`--output` choice.
     ///   - control: cancellation and time budget, checked between blocks.
+    ///   - preflight: called with the input's total size once it is known, before anything is written;
+    ///     what it throws stops the job (the time budget's early estimate).
     ///   - progress: called often with bytes read so far and the total.
     /// - Returns: what was made.
     /// - Throws: `ArchiverError`; nothing is left behind under any name when it throws.
     public static func run(
         inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel,
         destination: CompressPlan.Destination = .automatic, control: JobControl,
+        preflight: (Int64) throws(ArchiverError) -> Void = { _ in },
         progress: (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
@@ -64,6 +67,7 @@ public enum Compressor {
                 hint: "Use --format \(format.tarEquivalent.rawValue) instead.")
         }
 
+        try preflight(tree.totalBytes)
         FileSystem.removeStaleTemporaries(in: plan.folder)
         let temporary = plan.folder.appending(
             TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))

@@ -36,14 +36,7 @@ public enum CommandRunner {
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                if control.isCancelled {
-                    abandon(control)
-                    return
-                }
-                control.cancel()
-                DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1500)) { abandon(control) }
-            }
+            source.setEventHandler { requestStop(control) }
             source.resume()
             signalSources.append(source)
         }
@@ -53,6 +46,17 @@ public enum CommandRunner {
                 abandon(control)
             }
         }
+    }
+
+    /// Stops the job as Ctrl-C does (the notification's Cancel button too): at the next block, or by
+    /// abandoning it after a grace period, or at once when asked a second time.
+    static func requestStop(_ control: JobControl) {
+        if control.isCancelled {
+            abandon(control)
+            return
+        }
+        control.cancel()
+        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1500)) { abandon(control) }
     }
 
     /// Removes the job's temporary outputs, reports why (cancelled or out of time) and exits, unless the

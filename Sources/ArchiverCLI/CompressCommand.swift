@@ -18,11 +18,11 @@ public struct CompressCommand: ParsableCommand {
             """,
         version: archiverVersion)
 
-    @Option(name: [.short, .long], help: "zip, 7z, tar, tar.gz, tar.bz2, tar.xz, tar.zst, gz, bz2, xz or zst.")
-    var format: ArchiveFormat = .zip
+    @Option(name: [.short, .long], help: "zip, 7z, tar, tar.gz, tar.bz2, tar.xz, tar.zst, gz, bz2, xz or zst (default: the default-format setting, zip).")
+    var format: ArchiveFormat?
 
-    @Option(name: [.short, .long], help: "store, fast, normal (each library's default) or maximum.")
-    var level: CompressionLevel = .normal
+    @Option(name: [.short, .long], help: "store, fast, normal (each library's default) or maximum (default: the compression-level setting, normal).")
+    var level: CompressionLevel?
 
     @Option(name: [.short, .long], help: "Write exactly this file; fails if it exists.")
     var output: String?
@@ -33,8 +33,14 @@ public struct CompressCommand: ParsableCommand {
     @Flag(help: "Print one JSON result object on standard output.")
     var json = false
 
-    @Option(help: "Stop after this many seconds (0 = no limit).")
+    @Option(help: "Stop after this many seconds (0 = no limit; default: the time-budget setting, 1800).")
     var timeBudget: Double?
+
+    @Flag(inversion: .prefixedNo, help: "Show progress and the result as desktop notifications (default: the notifications setting; off with --json).")
+    var notify: Bool?
+
+    @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
+    var forgetRecent = false
 
     @Argument(help: "Files and folders to compress.")
     var files: [String] = []
@@ -42,32 +48,54 @@ public struct CompressCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
+        if forgetRecent { return }
         if files.isEmpty { throw ValidationError("Name at least one file or folder to compress.") }
         if output != nil, name != nil { throw ValidationError("Use either --output or --name, not both.") }
         try validateBudget(timeBudget)
     }
 
     public func run() throws {
+        if forgetRecent { try ArchiverCLI.forgetRecent() }
+        let settings = UserSettings.current
+        let format = format ?? settings.defaultFormat
+        let level = level ?? settings.compressionLevel
         var raw = RawArguments.current()
         let inputs = files.map { raw.path(for: $0) }
         let destination: CompressPlan.Destination =
             if let output { .path(raw.path(for: output)) } else if let name { .name(raw.bytes(for: name)) } else { .automatic }
-        let control = JobControl(budget: timeBudget)
+        let control = JobControl(budget: settings.budget(flag: timeBudget))
         CommandRunner.installSignalHandlers(control)
         let progress = TerminalProgress(label: "Compressing")
         let report = JobReport(operation: "compress", json: json)
-        CommandRunner.onAbandon = { report.failed($0, elapsed: progress.elapsed) }
+        let what = inputs.count == 1 ? "“\(inputs[0].lastComponent?.string ?? inputs[0].string)”" : "\(inputs.count) items"
+        let desktop = DesktopFeedback(title: "Compressing \(what)", notify: notify ?? (json ? false : nil), settings: settings, control: control)
+        let failed = { (error: ArchiverError) in
+            report.failed(error, elapsed: progress.elapsed)
+            desktop.failed(summary: "Could not compress \(what)", error)
+        }
+        CommandRunner.onAbandon = failed
         do {
             let result = try Compressor.run(
                 inputs: inputs, format: format, level: level, destination: destination, control: control,
-                progress: progress.update)
+                preflight: { bytes throws(ArchiverError) in
+                    if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: control.budget) {
+                        throw refusal
+                    }
+                },
+                progress: { progress.update(done: $0, total: $1); desktop.update(done: $0, total: $1) })
             progress.finish()
             for warning in result.warnings { report.warn(warning) }
             report.succeeded(compress: result, elapsed: progress.elapsed)
+            let name = result.output.lastComponent?.string ?? result.output.string
+            desktop.succeeded(
+                summary: "Compressed to \(name)",
+                body: "\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks)) → \(name), \(HumanFormat.bytes(result.size))\(JobReport.saving(result))\nin \(result.output.removingLastComponent())",
+                item: result.output, attachable: result.output)
+            desktop.waitForAction()
             throw ExitCode(result.warnings.isEmpty ? ExitStatus.success : ExitStatus.warnings)
         } catch let error as ArchiverError {
             progress.finish()
-            report.failed(error, elapsed: progress.elapsed)
+            failed(error)
             throw ExitCode(error.code.exitStatus)
         }
     }

@@ -1,6 +1,7 @@
 import ArchiveEngine
 import ArchiverCore
 import ArgumentParser
+import Desktop
 import Glibc
 import SystemPackage
 
@@ -26,11 +27,23 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(help: "Print one JSON result object on standard output.")
     var json = false
 
-    @Flag(help: "Also extract macOS junk (__MACOSX/, ._*, .DS_Store).")
+    @Flag(help: "Ask for the folder to extract into (kdialog on KDE, else zenity): the menus' \"Extract to…\".")
+    var chooseFolder = false
+
+    @Flag(help: "Also extract macOS junk (__MACOSX/, ._*, .DS_Store); the skip-junk setting's opposite.")
     var keepJunk = false
 
-    @Option(help: "Stop after this many seconds (0 = no limit).")
+    @Flag(help: "Skip macOS junk even when the skip-junk setting is off.")
+    var skipJunk = false
+
+    @Option(help: "Stop after this many seconds (0 = no limit; default: the time-budget setting, 1800).")
     var timeBudget: Double?
+
+    @Flag(inversion: .prefixedNo, help: "Show progress and the result as desktop notifications (default: the notifications setting; off with --json).")
+    var notify: Bool?
+
+    @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
+    var forgetRecent = false
 
     @Option(name: .customLong("entry"), help: "Extract only this entry (repeatable); a folder selects everything under it.")
     var entries: [String] = []
@@ -41,46 +54,90 @@ public struct ExtractCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
+        if forgetRecent { return }
         if archives.isEmpty { throw ValidationError("Name at least one archive to extract.") }
-        if list, to != nil { throw ValidationError("--list does not extract, so --to means nothing with it.") }
+        if list, to != nil || chooseFolder { throw ValidationError("--list does not extract, so --to and --choose-folder mean nothing with it.") }
+        if to != nil, chooseFolder { throw ValidationError("Use either --to or --choose-folder, not both.") }
+        if keepJunk, skipJunk { throw ValidationError("Use either --keep-junk or --skip-junk, not both.") }
         if list, !entries.isEmpty { throw ValidationError("--list shows every entry, so --entry means nothing with it.") }
         try validateBudget(timeBudget)
     }
 
     public func run() throws {
+        if forgetRecent { try ArchiverCLI.forgetRecent() }
+        let settings = UserSettings.current
         var raw = RawArguments.current()
         let archivePaths = archives.map { raw.path(for: $0).madeAbsolute }
         let entries = entries.map { raw.bytes(for: $0) }
-        let control = JobControl(budget: timeBudget)
+        let control = JobControl(budget: settings.budget(flag: timeBudget))
         CommandRunner.installSignalHandlers(control)
         if list {
             try listArchives(archivePaths, control: control)
-        } else {
-            try extractArchives(archivePaths, entries: entries, destination: to.map { raw.path(for: $0) }, control: control)
+            return
+        }
+        let environment = ProcessEnvironment.current
+        var destination = to.map { raw.path(for: $0) }
+        if chooseFolder { destination = try Self.askForFolder(near: archivePaths[0], environment: environment) }
+        try extractArchives(archivePaths, entries: entries, destination: destination, settings: settings, environment: environment, control: control)
+    }
+
+    /// "Extract to…": the folder the person picks; cancelling the dialog cancels the job.
+    private static func askForFolder(near archive: FilePath, environment: ProcessEnvironment) throws -> FilePath {
+        switch FolderChooser.ask(
+            title: "Extract “\(archive.lastComponent?.string ?? "")” to", startingAt: archive.removingLastComponent(),
+            currentDesktop: environment.variables["XDG_CURRENT_DESKTOP"])
+        {
+        case .chosen(let folder): return folder
+        case .cancelled:
+            printError("Cancelled; nothing was extracted.")
+            throw ExitCode(ArchiverError.Code.cancelled.exitStatus)
+        case .unavailable:
+            printProblem(ArchiverError(
+                .usage, "No folder chooser is installed.", hint: "Install zenity (or kdialog on KDE), or use --to FOLDER."))
+            throw ExitCode(ArchiverError.Code.usage.exitStatus)
         }
     }
 
-    private func extractArchives(_ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, control: JobControl) throws {
-        let environment = ProcessEnvironment.current
+    private func extractArchives(
+        _ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, settings: ArchiverSettings,
+        environment: ProcessEnvironment, control: JobControl
+    ) throws {
         let places = ExtractDestination(home: environment.home, environment: environment.variables)
         let userDirs = environment.readFile(places.configFolder.appending("user-dirs.dirs"))
         let options = ExtractOptions(
-            folder: destination, fallbackFolder: places.downloadsFolder(userDirs: userDirs), places: places,
-            selection: entries, keepJunk: keepJunk)
+            folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
+            places: places, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk))
         let report = JobReport(operation: "extract", json: json)
         let progress = TerminalProgress(label: "Extracting")
-        CommandRunner.onAbandon = { report.failed($0, elapsed: progress.elapsed) }
+        let first = archives[0].lastComponent?.string ?? archives[0].string
+        let what = archives.count == 1 ? "“\(first)”" : "\(archives.count) archives"
+        let desktop = DesktopFeedback(title: "Extracting \(what)", notify: notify ?? (json ? false : nil), settings: settings, control: control)
+        CommandRunner.onAbandon = {
+            report.failed($0, elapsed: progress.elapsed)
+            desktop.failed(summary: "Could not extract \(what)", $0)
+        }
         var results: [JSON] = []
         var failures: [ArchiverError] = []
+        var made: [(archive: FilePath, result: ExtractResult)] = []
         var warned = false
-        for archive in archives {
-            do {
-                let result = try Extractor.run(archive: archive, options: options, control: control, progress: progress.update)
+        for (index, archive) in archives.enumerated() {
+            if archives.count > 1 { desktop.title = "Extracting “\(archive.lastComponent?.string ?? "")” (\(index + 1) of \(archives.count))" }
+            do throws(ArchiverError) {
+                if let size = Self.size(of: archive),
+                    let refusal = BudgetEstimate.checkExtract(archiveBytes: size, budget: control.budget)
+                {
+                    throw refusal
+                }
+                let result = try Extractor.run(archive: archive, options: options, control: control) {
+                    progress.update(done: $0, total: $1)
+                    desktop.update(done: $0, total: $1)
+                }
                 progress.finish()
                 for refused in result.refused { report.warn("Refused “\(refused.path)”: \(refused.reason).") }
                 for warning in result.warnings { report.warn(warning) }
                 warned = warned || result.hasWarnings
                 results.append(Self.json(archive: archive, result: result, error: nil))
+                made.append((archive, result))
                 if !json { Self.describe(archive: archive, result: result) }
             } catch {
                 progress.finish()
@@ -91,6 +148,7 @@ public struct ExtractCommand: ParsableCommand {
                 if error.code == .cancelled || error.code == .budget { break }
             }
         }
+        Self.notify(desktop, what: what, made: made, failures: failures)
         let status: Int32 =
             if failures.count == results.count, let first = failures.first, failures.count == archives.count {
                 first.code.exitStatus
@@ -102,7 +160,35 @@ public struct ExtractCommand: ParsableCommand {
                 ExitStatus.success
             }
         if json { report.emit(exitCode: status, elapsed: progress.elapsed, [("results", .array(results))]) }
+        desktop.waitForAction()
         throw ExitCode(status)
+    }
+
+    private static func size(of file: FilePath) -> Int64? {
+        var info = stat()
+        return file.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : nil
+    }
+
+    /// One result notification for the whole batch: the folder and item count, or the first failure.
+    private static func notify(
+        _ desktop: DesktopFeedback, what: String, made: [(archive: FilePath, result: ExtractResult)], failures: [ArchiverError]
+    ) {
+        if made.isEmpty, let failure = failures.first {
+            desktop.failed(summary: "Could not extract \(what)", failure)
+            return
+        }
+        let outputs = made.compactMap { $0.result.output }
+        let files = made.reduce(0) { $0 + $1.result.files }
+        let folders = made.reduce(0) { $0 + $1.result.folders }
+        let symlinks = made.reduce(0) { $0 + $1.result.symlinks }
+        var body = countWords(files: files, folders: folders, symlinks: symlinks)
+        if let only = outputs.first, outputs.count == 1 {
+            body += " → \(only.lastComponent?.string ?? "")\nin \(only.removingLastComponent())"
+        }
+        if let failure = failures.first {
+            body += "\n\(failures.count) archive\(failures.count == 1 ? "" : "s") failed: \(failure.message)"
+        }
+        desktop.succeeded(summary: "Extracted \(what)", body: body, item: outputs.first)
     }
 
     private static func describe(archive: FilePath, result: ExtractResult) {

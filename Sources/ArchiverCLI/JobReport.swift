@@ -29,12 +29,15 @@ final class JobReport {
             ])
             return
         }
-        var line = "Created \(result.output): \(HumanFormat.bytes(result.size))"
-        if result.inputBytes > 0 {
-            let saving = 100 - Int((Double(result.size) * 100 / Double(result.inputBytes)).rounded())
-            line += saving > 0 ? ", \(saving) % smaller" : ""
-        }
+        let line = "Created \(result.output): \(HumanFormat.bytes(result.size))\(Self.saving(result))"
         print(line + " (\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks))).")
+    }
+
+    /// `, 41 % smaller`, or nothing when the archive is not smaller than its input.
+    static func saving(_ result: CompressResult) -> String {
+        guard result.inputBytes > 0 else { return "" }
+        let saving = 100 - Int((Double(result.size) * 100 / Double(result.inputBytes)).rounded())
+        return saving > 0 ? ", \(saving) % smaller" : ""
     }
 
     func failed(_ error: ArchiverError, elapsed: Double) {

@@ -49,6 +49,15 @@ public struct ExtractDestination: Sendable {
         userDirs.flatMap { Self.parseUserDir("XDG_DOWNLOAD_DIR", in: $0, home: home) } ?? home.appending("Downloads")
     }
 
+    /// Where archives from temporary or read-only places go: the `extract-location` setting (absolute,
+    /// or `~/…`), else the Downloads folder.
+    public func extractLocation(setting: String, userDirs: String?) -> FilePath {
+        if setting.hasPrefix("/") { return FilePath(setting) }
+        if setting == "~" { return home }
+        if setting.hasPrefix("~/") { return home.appending(String(setting.dropFirst(2))) }
+        return downloadsFolder(userDirs: userDirs)
+    }
+
     /// Reads one `KEY="$HOME/dir"` line of xdg-user-dirs' file, as `xdg-user-dir` does.
     static func parseUserDir(_ key: String, in contents: String, home: FilePath) -> FilePath? {
         for line in contents.split(whereSeparator: \.isNewline) {

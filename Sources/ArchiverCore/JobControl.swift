@@ -30,8 +30,8 @@ public final class JobControl: Sendable {
         }
         if let deadline, ContinuousClock.now >= deadline, let budget {
             throw ArchiverError(
-                .budget, "Stopped after the time budget of \(HumanFormat.duration(budget)); nothing was left behind.",
-                hint: "Allow more time with --time-budget SECONDS (0 = no limit).")
+                .budget, "Stopped after \(HumanFormat.spokenDuration(budget)), the time budget; nothing was left behind.",
+                hint: "Change it in settings (time-budget) or with --time-budget SECONDS (0 = no limit).")
         }
     }
 }

@@ -7,79 +7,6 @@ import Testing
 @testable import Desktop
 
 @Suite struct RecentFilesTests {
-    /// One bookmark as another process's GLib reads it back.
-    struct Entry: Decodable, Equatable {
-        var mime: String?
-        /// Application name → exec line, with `%u` already replaced by the URI (GLib does that).
-        var apps: [String: String]
-    }
-
-    /// Reads `file` with libglib in a separate Python process (PyGObject cannot construct a
-    /// GBookmarkFile on GLib 2.74, so through ctypes), keyed by URI.
-    private func readBack(_ file: String) throws -> [String: Entry] {
-        let script = #"""
-            import ctypes, json, sys
-            g = ctypes.CDLL("libglib-2.0.so.0")
-            g.g_bookmark_file_new.restype = ctypes.c_void_p
-            g.g_bookmark_file_load_from_file.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-            g.g_bookmark_file_get_uris.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_size_t)]
-            g.g_bookmark_file_get_uris.restype = ctypes.POINTER(ctypes.c_char_p)
-            g.g_bookmark_file_get_mime_type.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
-            g.g_bookmark_file_get_mime_type.restype = ctypes.c_char_p
-            g.g_bookmark_file_get_applications.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_size_t), ctypes.c_void_p]
-            g.g_bookmark_file_get_applications.restype = ctypes.POINTER(ctypes.c_char_p)
-            g.g_bookmark_file_get_application_info.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p,
-                ctypes.POINTER(ctypes.c_char_p), ctypes.POINTER(ctypes.c_uint), ctypes.c_void_p, ctypes.c_void_p]
-            b = g.g_bookmark_file_new()
-            if not g.g_bookmark_file_load_from_file(b, sys.argv[1].encode(), None):
-                sys.exit("GLib could not load the file")
-            n = ctypes.c_size_t()
-            uris = g.g_bookmark_file_get_uris(b, ctypes.byref(n))
-            out = {}
-            for i in range(n.value):
-                uri = uris[i]
-                mime = g.g_bookmark_file_get_mime_type(b, uri, None)
-                m = ctypes.c_size_t()
-                names = g.g_bookmark_file_get_applications(b, uri, ctypes.byref(m), None)
-                apps = {}
-                for j in range(m.value):
-                    exec_ = ctypes.c_char_p()
-                    g.g_bookmark_file_get_application_info(b, uri, names[j], ctypes.byref(exec_), None, None, None)
-                    apps[names[j].decode()] = exec_.value.decode()
-                out[uri.decode()] = {"mime": mime and mime.decode(), "apps": apps}
-            print(json.dumps(out))
-            """#
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, file]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BusFailure("GLib could not read \(file)") }
-        return try JSONDecoder().decode([String: Entry].self, from: data)
-    }
-
-    /// A list as GTK writes it, with one file that another application used.
-    private func gtkList(at file: String, uri: String) throws {
-        try """
-        <?xml version="1.0" encoding="UTF-8"?>
-        <xbel version="1.0" xmlns:bookmark="http://www.freedesktop.org/standards/desktop-bookmarks"
-              xmlns:mime="http://www.freedesktop.org/standards/shared-mime-info">
-          <bookmark href="\(uri)" added="2024-05-01T10:00:00.000000Z" modified="2024-05-01T10:00:00.000000Z"
-                    visited="2024-05-01T10:00:00.000000Z">
-            <info><metadata owner="http://freedesktop.org">
-              <mime:mime-type type="text/plain"/>
-              <bookmark:applications>
-                <bookmark:application name="gedit" exec="&apos;gedit %u&apos;" modified="2024-05-01T10:00:00.000000Z" count="3"/>
-              </bookmark:applications>
-            </metadata></info>
-          </bookmark>
-        </xbel>
-        """.write(toFile: file, atomically: true, encoding: .utf8)
-    }
-
     @Test func addsAnEntryGLibReadsBack() throws {
         let scratch = try ScratchDirectory()
         // The list's folder does not exist yet, as on a fresh account.
@@ -91,13 +18,13 @@ import Testing
         try RecentFiles.add(
             FilePath(scratch.path), mimeType: "inode/directory", exec: "xdg-open %u", file: FilePath(file))
 
-        let entries = try readBack(file)
+        let entries = try RecentList.read(file)
         let archiveURI = "file://" + archive
         let folderURI = "file://" + scratch.path
         #expect(
             entries[archiveURI]
-                == Entry(mime: "application/zip", apps: ["Archiver": "extract-with-archiver " + archiveURI]))
-        #expect(entries[folderURI] == Entry(mime: "inode/directory", apps: ["Archiver": "xdg-open " + folderURI]))
+                == RecentList.Entry(mime: "application/zip", apps: ["Archiver": "extract-with-archiver " + archiveURI]))
+        #expect(entries[folderURI] == RecentList.Entry(mime: "inode/directory", apps: ["Archiver": "xdg-open " + folderURI]))
         #expect(entries.count == 2)
     }
 
@@ -111,7 +38,7 @@ import Testing
         try RecentFiles.add(
             latin1, mimeType: "application/x-7z-compressed", exec: "extract-with-archiver %u", file: FilePath(file))
 
-        let uris = Set(try readBack(file).keys)
+        let uris = Set(try RecentList.read(file).keys)
         #expect(uris == ["file://\(scratch.path)/My%20Photos%20(2024).zip", "file://\(scratch.path)/caf%E9%20x.7z"])
     }
 
@@ -126,7 +53,7 @@ import Testing
             archive, mimeType: "application/x-xz-compressed-tar", exec: "extract-with-archiver %u", file: FilePath(file)
         )
 
-        let entries = try readBack(file)
+        let entries = try RecentList.read(file)
         #expect(entries.count == 1)
         let text = try String(contentsOfFile: file, encoding: .utf8)
         #expect(text.contains(#"name="Archiver""#) && text.contains(#"count="2""#))
@@ -136,15 +63,15 @@ import Testing
         let scratch = try ScratchDirectory()
         let file = scratch.sub("recently-used.xbel")
         let notes = "file://\(scratch.path)/notes.txt"
-        try gtkList(at: file, uri: notes)
+        try RecentList.writeOthers(at: file, uri: notes)
         let archive = scratch.sub("out.zip")
 
         try RecentFiles.add(
             FilePath(archive), mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
-        #expect(try readBack(file).count == 2)
+        #expect(try RecentList.read(file).count == 2)
         #expect(try RecentFiles.forget(file: FilePath(file)) == 1)
 
-        #expect(try readBack(file) == [notes: Entry(mime: "text/plain", apps: ["gedit": "gedit " + notes])])
+        #expect(try RecentList.read(file) == [notes: RecentList.Entry(mime: "text/plain", apps: ["gedit": "gedit " + notes])])
         // Nothing of ours is left, so a second run changes nothing.
         #expect(try RecentFiles.forget(file: FilePath(file)) == 0)
     }
@@ -153,13 +80,13 @@ import Testing
         let scratch = try ScratchDirectory()
         let file = scratch.sub("recently-used.xbel")
         let shared = scratch.sub("shared.zip")
-        try gtkList(at: file, uri: "file://" + shared)
+        try RecentList.writeOthers(at: file, uri: "file://" + shared)
         try RecentFiles.add(
             FilePath(shared), mimeType: "application/zip", exec: "extract-with-archiver %u", file: FilePath(file))
-        #expect(try readBack(file)["file://" + shared]?.apps.keys.sorted() == ["Archiver", "gedit"])
+        #expect(try RecentList.read(file)["file://" + shared]?.apps.keys.sorted() == ["Archiver", "gedit"])
 
         #expect(try RecentFiles.forget(file: FilePath(file)) == 1)
-        #expect(try readBack(file)["file://" + shared]?.apps == ["gedit": "gedit file://" + shared])
+        #expect(try RecentList.read(file)["file://" + shared]?.apps == ["gedit": "gedit file://" + shared])
     }
 
     @Test func forgetWithoutAListChangesNothing() throws {

@@ -292,6 +292,7 @@ final class Scratch {
         for key in env.keys where key.hasPrefix("LC_") || key.hasPrefix("XDG_") { env[key] = nil }
         for key in ["LANG", "LANGUAGE", "TMPDIR", "ARCHIVER_BIN_DIR"] { env[key] = nil }
         env["HOME"] = home
+        env.merge(DesktopIsolation.variables) { $1 }
         if env["PATH"] == nil { env["PATH"] = "/usr/local/bin:/usr/bin:/bin" }
         if localeUTF8 {
             env["LANG"] = "C.UTF-8"

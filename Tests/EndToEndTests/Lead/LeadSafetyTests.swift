@@ -134,6 +134,7 @@ extension Lead {
             let process = Process()
             process.executableURL = URL(fileURLWithPath: binDir + "/" + tool)
             process.arguments = arguments
+            process.environment = ProcessInfo.processInfo.environment.merging(DesktopIsolation.variables) { $1 }
             process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
             process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
             process.standardError = FileHandle(forWritingAtPath: "/dev/null")

@@ -44,6 +44,7 @@ enum Lead {
         var environment = ProcessInfo.processInfo.environment
         for key in ["LANG", "LC_ALL", "LC_CTYPE", "LANGUAGE"] { environment[key] = nil }
         if !ours { environment["LANG"] = "C.UTF-8" }
+        environment.merge(DesktopIsolation.variables) { $1 }
         environment.merge(extra) { $1 }
         process.environment = environment
         process.standardInput = FileHandle(forReadingAtPath: "/dev/null")

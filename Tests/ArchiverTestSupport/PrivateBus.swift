@@ -1,16 +1,16 @@
-import ArchiverTestSupport
 import Foundation
 
 /// A D-Bus daemon of the test's own (the policy of Debian's session.conf, but no service directories, so
 /// nothing can be activated on it), plus the mock services started on it.
 /// Everything is stopped when the value goes away, whether the test passed or not.
-final class PrivateBus {
-    let address: String
+public final class PrivateBus {
+    public let address: String
     private let daemon: Process
     private var services: [Process] = []
 
-    init(in scratch: ScratchDirectory) throws {
-        let config = scratch.sub("bus.conf")
+    /// - Parameter folder: where the bus's configuration file is written (the test's scratch folder).
+    public init(folder: String) throws {
+        let config = folder + "/bus.conf"
         try """
         <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
           "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
@@ -45,21 +45,31 @@ final class PrivateBus {
         }
     }
 
-    deinit {
+    public convenience init(in scratch: ScratchDirectory) throws { try self.init(folder: scratch.path) }
+
+    /// The environment a child process needs to use this bus as its session bus.
+    public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
+
+    deinit { stop() }
+
+    /// Kills the daemon and its services. Swift may end an object's life after its last use, before the end
+    /// of the scope, so a test whose children use the bus calls this in a `defer`.
+    public func stop() {
         // SIGKILL: children of the test runner inherit a signal mask that blocks SIGTERM, and dbus-daemon
         // never unblocks it.
         for process in services + [daemon] where process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        for process in services + [daemon] { process.waitUntilExit() }
+        for process in services + [daemon] where process.processIdentifier > 0 { process.waitUntilExit() }
         // A killed daemon leaves its socket behind.
         if let path = address.split(separator: ",").first?.split(separator: "=", maxSplits: 1).last, path.hasPrefix("/")
         {
             unlink(String(path))
         }
+        services = []
     }
 
     /// Starts a python3-dbusmock service and waits until it owns `name`.
     /// - Parameter arguments: dbusmock's own arguments (template or name, path, interface; `-l LOG`).
-    func startMock(owning name: String, _ arguments: [String]) throws {
+    public func startMock(owning name: String, _ arguments: [String]) throws {
         let mock = Process()
         // Debian's Python: the one on PATH has no python3-dbusmock.
         mock.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
@@ -77,7 +87,8 @@ final class PrivateBus {
     }
 
     /// Calls a method with `gdbus call` and returns what it printed.
-    func call(_ destination: String, _ path: String, _ method: String, _ arguments: String...) throws -> String {
+    @discardableResult
+    public func call(_ destination: String, _ path: String, _ method: String, _ arguments: String...) throws -> String {
         let result = try gdbus(["call", "--address", address, "-d", destination, "-o", path, "-m", method] + arguments)
         guard result.status == 0 else { throw BusFailure("gdbus call \(method) failed") }
         return result.output
@@ -97,13 +108,13 @@ final class PrivateBus {
     }
 }
 
-struct BusFailure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+public struct BusFailure: Error, CustomStringConvertible {
+    public let description: String
+    public init(_ description: String) { self.description = description }
 }
 
 /// Polls `condition` until it holds or `seconds` pass; for things other processes do on their own time.
-func eventually(within seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
+public func eventually(within seconds: Double = 5, _ condition: () throws -> Bool) rethrows -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     repeat {
         if try condition() { return true }

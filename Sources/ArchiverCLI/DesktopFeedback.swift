@@ -1,0 +1,139 @@
+import ArchiverCore
+import ArgumentParser
+import Desktop
+import Glibc
+import SystemPackage
+
+/// The desktop side of one job: a progress notification once it runs longer than a second (with a
+/// Cancel button), the result or failure replacing it, a sleep inhibitor while it runs long, and the
+/// result added to the Recent list. Errors still go to stderr through `JobReport`; this only adds.
+final class DesktopFeedback: @unchecked Sendable {
+    private let notifier: Notifier?
+    private let settings: ArchiverSettings
+    private let control: JobControl
+    private let clock = ContinuousClock()
+    private let start: ContinuousClock.Instant
+    private var meter: ProgressMeter?
+    private var lastShown = -1.0
+    private var inhibitor: SleepInhibitor?
+    private var longRunning = false
+    private var waitsForAction = false
+    /// What the progress notification says the job does: "Compressing Photos".
+    var title: String
+
+    /// - Parameter notify: the `--notify`/`--no-notify` flag; nil follows the setting.
+    init(title: String, notify: Bool?, settings: ArchiverSettings, control: JobControl) {
+        self.title = title
+        self.settings = settings
+        self.control = control
+        start = clock.now
+        notifier = notify ?? settings.notifications ? Notifier.connect() : nil
+    }
+
+    /// Records progress; shows it from the first second on, at most once a second.
+    func update(done: Int64, total: Int64?) {
+        let now = elapsed
+        if meter == nil { meter = ProgressMeter(total: total, start: 0) }
+        guard let snapshot = meter?.update(done: done, now: now), now >= 1 else { return }
+        if !longRunning {
+            longRunning = true
+            inhibitor = SleepInhibitor(why: title)
+        }
+        guard let notifier, now - lastShown >= 1 else { return }
+        lastShown = now
+        let percent = snapshot.fraction.map { Int($0 * 100) }
+        let control = control
+        let cancel = Notifier.Action(id: "cancel", label: "Cancel") { CommandRunner.requestStop(control) }
+        notifier.show(
+            summary: title, body: escaped(HumanFormat.progressLine(snapshot)), urgency: .low, percent: percent,
+            actions: [cancel], transient: true)
+    }
+
+    /// The result: what was made, with Open folder (and Email… for a new archive).
+    /// - Parameters:
+    ///   - item: the archive or extracted folder, shown selected by Open folder.
+    ///   - attachable: offer Email… with this file.
+    func succeeded(summary: String, body: String, item: FilePath?, attachable: FilePath? = nil) {
+        release()
+        if let item, settings.rememberRecent, RecentFiles.desktopAllowsRecent {
+            let isArchive = attachable != nil
+            try? RecentFiles.add(
+                item, mimeType: isArchive ? RecentFiles.guessedType(of: item) : "inode/directory",
+                application: RecentFiles.applicationName, exec: isArchive ? "extract-with-archiver %u" : "xdg-open %u")
+        }
+        if let item, settings.openFolderAfter { _ = Reveal.show(item) }
+        guard let notifier else { return }
+        var actions: [Notifier.Action] = []
+        if let item {
+            actions.append(Notifier.Action(id: "default", label: "Open folder") { _ = Reveal.show(item) })
+            actions.append(Notifier.Action(id: "open-folder", label: "Open folder") { _ = Reveal.show(item) })
+        }
+        if let attachable {
+            actions.append(Notifier.Action(id: "email", label: "Email…") { _ = Reveal.email(attachable) })
+        }
+        notifier.show(summary: summary, body: escaped(body), actions: actions, wait: true)
+        waitsForAction = notifier.supportsActions && !actions.isEmpty && isatty(STDIN_FILENO) != 1
+    }
+
+    /// The failure, critical, in the words stderr got.
+    func failed(summary: String, _ error: ArchiverError) {
+        release()
+        let body = error.message + (error.hint.map { "\n" + $0 } ?? "")
+        notifier?.show(summary: summary, body: escaped(body), urgency: .critical, wait: true)
+    }
+
+    /// Keeps the process alive for the result's buttons: until one is clicked or the notification
+    /// closes, at most a minute. Not at a terminal, where the person is waiting for the prompt.
+    func waitForAction() {
+        guard waitsForAction, let notifier else { return }
+        notifier.waitForInteraction(timeout: 60)
+    }
+
+    private func release() {
+        inhibitor?.release()
+        inhibitor = nil
+    }
+
+    private var elapsed: Double {
+        let (seconds, attoseconds) = (clock.now - start).components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// Bodies are markup on servers that say `body-markup`; a file named `<b>` must show as typed.
+    private func escaped(_ text: String) -> String {
+        guard notifier?.capabilities.contains("body-markup") == true else { return text }
+        return text.replacingAll([("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")])
+    }
+}
+
+extension String {
+    fileprivate func replacingAll(_ pairs: [(Character, String)]) -> String {
+        var result = ""
+        for character in self {
+            if let pair = pairs.first(where: { $0.0 == character }) { result += pair.1 } else { result.append(character) }
+        }
+        return result
+    }
+}
+
+/// The user's settings, read once per process; a missing or broken schema is said once, on stderr.
+enum UserSettings {
+    static let current: ArchiverSettings = {
+        let (settings, warning) = SettingsStore.load()
+        if let warning { printError("warning: \(warning)") }
+        return settings
+    }()
+}
+
+/// `--forget-recent`, shared by both executables.
+func forgetRecent() throws -> Never {
+    let count: Int
+    do {
+        count = try RecentFiles.forget()
+    } catch {
+        printError("Could not change the Recent files list: \(error).")
+        throw ExitCode(ArchiverError.Code.destination.exitStatus)
+    }
+    print("Removed Archiver from \(count) entr\(count == 1 ? "y" : "ies") of the Recent files list.")
+    throw ExitCode(ExitStatus.success)
+}

@@ -1,0 +1,69 @@
+/// The user's defaults, as the GSettings schema `io.github.archiver` holds them. The built-in values
+/// here are the schema's defaults, used when the schema is missing; flags override both.
+public struct ArchiverSettings: Equatable, Sendable {
+    public var defaultFormat: ArchiveFormat = .zip
+    public var compressionLevel: CompressionLevel = .normal
+    /// Where archives from temporary or read-only places go; empty means the XDG Downloads folder.
+    public var extractLocation: String = ""
+    public var openFolderAfter = false
+    public var trashArchiveAfterExtract = false
+    public var skipJunk = true
+    /// Seconds; 0 means no limit.
+    public var timeBudget: Double = 1800
+    public var notifications = true
+    public var rememberRecent = true
+
+    public init() {}
+
+    /// The schema's id and the key names, in one place for the store and the tests.
+    public static let schemaID = "io.github.archiver"
+
+    public enum Key: String, CaseIterable, Sendable {
+        case defaultFormat = "default-format"
+        case compressionLevel = "compression-level"
+        case extractLocation = "extract-location"
+        case openFolderAfter = "open-folder-after"
+        case trashArchiveAfterExtract = "trash-archive-after-extract"
+        case skipJunk = "skip-junk"
+        case timeBudget = "time-budget"
+        case notifications
+        case rememberRecent = "remember-recent"
+    }
+
+    /// A stored value, typed as GSettings hands it over.
+    public enum Value: Equatable, Sendable {
+        case string(String), bool(Bool), number(Double)
+    }
+
+    /// Applies one stored value. A value of the wrong type, or an enum nick this version does not
+    /// know, leaves the default in place and is reported as a problem.
+    /// - Returns: false when the value was not usable.
+    @discardableResult
+    public mutating func apply(_ key: Key, _ value: Value) -> Bool {
+        switch (key, value) {
+        case (.defaultFormat, .string(let nick)):
+            guard let format = ArchiveFormat(rawValue: nick), !format.isSingleStream else { return false }
+            defaultFormat = format
+        case (.compressionLevel, .string(let nick)):
+            guard let level = CompressionLevel(rawValue: nick) else { return false }
+            compressionLevel = level
+        case (.extractLocation, .string(let text)): extractLocation = text
+        case (.openFolderAfter, .bool(let flag)): openFolderAfter = flag
+        case (.trashArchiveAfterExtract, .bool(let flag)): trashArchiveAfterExtract = flag
+        case (.skipJunk, .bool(let flag)): skipJunk = flag
+        case (.timeBudget, .number(let seconds)):
+            guard seconds.isFinite, seconds >= 0 else { return false }
+            timeBudget = seconds
+        case (.notifications, .bool(let flag)): notifications = flag
+        case (.rememberRecent, .bool(let flag)): rememberRecent = flag
+        default: return false
+        }
+        return true
+    }
+
+    /// The budget a job runs under: the flag if given, else the setting; nil means no limit.
+    public func budget(flag: Double?) -> Double? {
+        let seconds = flag ?? timeBudget
+        return seconds > 0 ? seconds : nil
+    }
+}

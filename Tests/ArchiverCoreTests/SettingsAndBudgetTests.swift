@@ -1,0 +1,85 @@
+import ArchiverCore
+import SystemPackage
+import Testing
+
+@Suite struct SettingsTests {
+    @Test func storedValuesReplaceDefaults() {
+        var settings = ArchiverSettings()
+        do { let applied = settings.apply(.defaultFormat, .string("tar.zst")); #expect(applied) }
+        do { let applied = settings.apply(.compressionLevel, .string("maximum")); #expect(applied) }
+        do { let applied = settings.apply(.timeBudget, .number(60)); #expect(applied) }
+        do { let applied = settings.apply(.skipJunk, .bool(false)); #expect(applied) }
+        #expect(settings.defaultFormat == .tarZst)
+        #expect(settings.compressionLevel == .maximum)
+        #expect(settings.timeBudget == 60)
+        #expect(!settings.skipJunk)
+    }
+
+    @Test func unusableValuesKeepDefaults() {
+        var settings = ArchiverSettings()
+        // A nick from a newer schema, a single-stream format, a wrong type, a negative budget.
+        do { let applied = settings.apply(.defaultFormat, .string("tar.br")); #expect(!applied) }
+        do { let applied = settings.apply(.defaultFormat, .string("gz")); #expect(!applied) }
+        do { let applied = settings.apply(.notifications, .string("yes")); #expect(!applied) }
+        do { let applied = settings.apply(.timeBudget, .number(-1)); #expect(!applied) }
+        #expect(settings == ArchiverSettings())
+    }
+
+    @Test func flagBeatsSettingAndZeroMeansNoLimit() {
+        var settings = ArchiverSettings()
+        #expect(settings.budget(flag: nil) == 1800)
+        #expect(settings.budget(flag: 5) == 5)
+        #expect(settings.budget(flag: 0) == nil)
+        settings.timeBudget = 0
+        #expect(settings.budget(flag: nil) == nil)
+        #expect(settings.budget(flag: 7) == 7)
+    }
+
+    @Test func extractLocationSetting() {
+        let places = ExtractDestination(home: "/home/u", environment: [:])
+        #expect(places.extractLocation(setting: "", userDirs: nil) == "/home/u/Downloads")
+        #expect(places.extractLocation(setting: "/srv/in", userDirs: nil) == "/srv/in")
+        #expect(places.extractLocation(setting: "~/Mail files", userDirs: nil) == "/home/u/Mail files")
+        #expect(places.extractLocation(setting: "relative", userDirs: "XDG_DOWNLOAD_DIR=\"$HOME/DL\"") == "/home/u/DL")
+    }
+}
+
+@Suite struct BudgetEstimateTests {
+    @Test func jobsThatMayFitAreNotRefused() {
+        // 100 MB of zip at normal is about 4 s.
+        #expect(BudgetEstimate.checkCompress(bytes: 100_000_000, format: .zip, level: .normal, budget: 5) == nil)
+        #expect(BudgetEstimate.checkCompress(bytes: 100_000_000, format: .zip, level: .normal, budget: 2) == nil)
+        #expect(BudgetEstimate.checkCompress(bytes: 1 << 40, format: .sevenZip, level: .maximum, budget: nil) == nil)
+        #expect(BudgetEstimate.checkExtract(archiveBytes: 10_000_000, budget: 1) == nil)
+    }
+
+    @Test func farOverBudgetIsRefusedWithWhatWouldFit() throws {
+        // 10 GB of 7z: about 72 min at LZMA2 5; the budget is 10 min.
+        let refusal = try #require(BudgetEstimate.checkCompress(bytes: 10_000_000_000, format: .sevenZip, level: .normal, budget: 600))
+        #expect(refusal.code == .budget)
+        #expect(refusal.message.contains("Not started"))
+        #expect(refusal.message.contains("10 min"))
+        let hint = try #require(refusal.hint)
+        #expect(hint.contains("--format tar.zst --level fast"), "\(hint)")
+        #expect(hint.contains("--time-budget"))
+    }
+
+    @Test func sameFormatFasterLevelComesFirst() throws {
+        // 1 GB of tar.xz at maximum: about 7 min; at fast about 1 min 15 s.
+        let refusal = try #require(BudgetEstimate.checkCompress(bytes: 1_000_000_000, format: .tarXz, level: .maximum, budget: 120))
+        #expect(refusal.hint?.hasPrefix("--level fast would take about") == true, "\(refusal.hint ?? "")")
+    }
+
+    @Test func extractionFarOverBudget() throws {
+        let refusal = try #require(BudgetEstimate.checkExtract(archiveBytes: 50_000_000_000, budget: 60))
+        #expect(refusal.code == .budget)
+    }
+
+    @Test func spokenDurations() {
+        #expect(HumanFormat.spokenDuration(0.2) == "1 s")
+        #expect(HumanFormat.spokenDuration(45) == "45 s")
+        #expect(HumanFormat.spokenDuration(1800) == "30 min")
+        #expect(HumanFormat.spokenDuration(7500) == "2 h 5 min")
+        #expect(HumanFormat.spokenDuration(7200) == "2 h")
+    }
+}

@@ -1,0 +1,91 @@
+import Foundation
+import ArchiverTestSupport
+
+/// The mock servers our executables talk to, on a test's private session bus (python3-dbusmock).
+extension PrivateBus {
+    /// The notification daemon template (which logs every call to `log`) with these capabilities.
+    func startNotificationServer(capabilities: String = "body actions body-markup persistence", log: String) throws {
+        try startMock(
+            owning: "org.freedesktop.Notifications",
+            ["--template", "notification_daemon", "-p", "{\"capabilities\": \"\(capabilities)\"}", "-l", log])
+    }
+
+    /// A FileManager1 whose ShowItems calls go to `log`.
+    func startFileManager(log: String) throws {
+        let path = "/org/freedesktop/FileManager1"
+        try startMock(owning: "org.freedesktop.FileManager1", ["org.freedesktop.FileManager1", path, "org.freedesktop.FileManager1", "-l", log])
+        try call("org.freedesktop.FileManager1", path, "org.freedesktop.DBus.Mock.AddMethod", "", "ShowItems", "ass", "", "")
+    }
+
+    /// Clicks a notification's button, as the server does.
+    func invokeAction(_ action: String, notification id: UInt32 = 1) throws {
+        try call(
+            "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.DBus.Mock.EmitSignal",
+            "org.freedesktop.Notifications", "ActionInvoked", "us", "[<uint32 \(id)>, <'\(action)'>]")
+    }
+}
+
+/// One Notify call as python3-dbusmock's notification template logs it:
+/// `TIME Notify "app" replaces_id "icon" "summary" "body" [actions] {hints} timeout`.
+struct LoggedNotification {
+    var replacesID: Int
+    var summary: String
+    var body: String
+    var actions: [String]
+    var hints: String
+
+    static func all(in log: String) -> [LoggedNotification] {
+        let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        // Bodies may hold newlines, so split on the timestamps that start each call.
+        let calls = text.components(separatedBy: "\n").reduce(into: [String]()) { calls, line in
+            if line.range(of: #"^\d+\.\d+ "#, options: .regularExpression) != nil { calls.append(line) } else if !calls.isEmpty {
+                calls[calls.count - 1] += "\n" + line
+            }
+        }
+        return calls.compactMap(parse)
+    }
+
+    private static func parse(_ call: String) -> LoggedNotification? {
+        guard let notify = call.range(of: " Notify ") else { return nil }
+        var rest = Substring(call[notify.upperBound...])
+        func quoted() -> String? {
+            rest = rest.drop(while: { $0 == " " })
+            guard rest.first == "\"" else { return nil }
+            rest = rest.dropFirst()
+            var value = ""
+            while let character = rest.first, character != "\"" {
+                if character == "\\", let next = rest.dropFirst().first {
+                    value.append(next)
+                    rest = rest.dropFirst(2)
+                } else {
+                    value.append(character)
+                    rest = rest.dropFirst()
+                }
+            }
+            rest = rest.dropFirst()
+            return value
+        }
+        guard quoted() == "Archiver" else { return nil }
+        rest = rest.drop(while: { $0 == " " })
+        let id = Int(rest.prefix(while: \.isNumber)) ?? -1
+        rest = rest.drop(while: \.isNumber)
+        guard quoted() != nil, let summary = quoted(), let body = quoted() else { return nil }
+        guard let open = rest.firstIndex(of: "["), let close = rest.firstIndex(of: "]") else { return nil }
+        let actions = rest[rest.index(after: open)..<close].split(separator: ",").map {
+            $0.trimmingCharacters(in: CharacterSet(charactersIn: " \""))
+        }
+        let hints = String(rest[close...])
+        return LoggedNotification(replacesID: id, summary: summary, body: body, actions: actions, hints: hints)
+    }
+
+    /// The `value` hint, when there is one.
+    var value: Int? {
+        guard let range = hints.range(of: #""value": \d+"#, options: .regularExpression) else { return nil }
+        return Int(hints[range].split(separator: " ").last ?? "")
+    }
+
+    var urgency: Int? {
+        guard let range = hints.range(of: #""urgency": \d"#, options: .regularExpression) else { return nil }
+        return Int(hints[range].split(separator: " ").last ?? "")
+    }
+}
