@@ -5,6 +5,7 @@ import Glibc
 /// A libarchive write handle set up for one output format, writing to a file descriptor.
 struct ArchiveWriter: ~Copyable {
     private let handle: OpaquePointer
+    private let container: ArchiveFormat.Container
 
     /// - Parameters:
     ///   - format: the output format.
@@ -39,6 +40,7 @@ struct ArchiveWriter: ~Copyable {
         archive_write_set_bytes_in_last_block(handle, 1)
         archive_write_set_bytes_per_block(handle, 128 * 1024)
         self.handle = handle
+        container = format.container
     }
 
     deinit { archive_write_free(handle) }
@@ -94,8 +96,24 @@ struct ArchiveWriter: ~Copyable {
         try check(status, folder: folder)
     }
 
+    /// Whether names are converted to Unicode (7z's UTF-16), so bytes that are not UTF-8 cannot survive.
+    var storesNamesAsUnicode: Bool { container == .sevenZip }
+
     /// Writes an entry's header. The corresponding C function is `archive_write_header`.
     func writeHeader(_ entry: borrowing Entry, folder: String) throws(ArchiverError) {
+        guard container == .zip, !entry.hasUTF8Name else {
+            try check(archive_write_header(handle, entry.handle), folder: folder)
+            return
+        }
+        // libarchive's zip writer sets the UTF-8 flag on every non-ASCII name when the locale is UTF-8,
+        // even on bytes that are not UTF-8, which makes readers (Python's zipfile, ours) reject the name
+        // or the whole archive. Under the C locale it stores the bytes without the flag, as Info-ZIP does.
+        let cLocale = ca_new_c_locale()
+        let previous = cLocale.map { uselocale($0) }
+        defer {
+            if let previous { uselocale(previous) }
+            if let cLocale { freelocale(cLocale) }
+        }
         try check(archive_write_header(handle, entry.handle), folder: folder)
     }
 
@@ -130,6 +148,13 @@ struct ArchiveWriter: ~Copyable {
         }
 
         deinit { archive_entry_free(handle) }
+
+        /// Whether the name (and a symlink's target) is valid UTF-8.
+        var hasUTF8Name: Bool {
+            [archive_entry_pathname(handle), archive_entry_symlink(handle)].allSatisfy { name in
+                name.map { String(validatingCString: $0) != nil } ?? true
+            }
+        }
 
         /// Fills the entry from a file's `lstat`, named `path` inside the archive.
         func fill(path: [UInt8], status: stat, symlinkTarget: [UInt8]?) {

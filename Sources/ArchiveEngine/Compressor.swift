@@ -87,9 +87,10 @@ public enum Compressor {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var done: Int64 = 0
+        var renamed: [String] = []
         progress(0, tree.totalBytes)
         do {
-            try write(tree, with: writer, buffer: buffer, done: &done, folder: folderName, control: control) {
+            try write(tree, with: writer, buffer: buffer, done: &done, renamed: &renamed, folder: folderName, control: control) {
                 progress($0, tree.totalBytes)
             }
             try writer.close(folder: folderName)
@@ -108,7 +109,7 @@ public enum Compressor {
                 temporary, in: plan.folder, as: plan.archiveName, isDirectory: false, exact: plan.exact)
             return CompressResult(
                 output: output, size: size, inputBytes: tree.totalBytes, files: tree.count(.file),
-                folders: tree.count(.directory), symlinks: tree.count(.symlink), warnings: tree.warnings)
+                folders: tree.count(.directory), symlinks: tree.count(.symlink), warnings: tree.warnings + renamed)
         } catch {
             FileSystem.removeTree(temporary)
             throw error
@@ -118,12 +119,17 @@ public enum Compressor {
     /// Writes every item of `tree`, streaming file contents through `buffer`.
     private static func write(
         _ tree: FileTree, with writer: borrowing ArchiveWriter, buffer: UnsafeMutableRawBufferPointer,
-        done: inout Int64, folder folderName: String, control: JobControl, progress: (Int64) -> Void
+        done: inout Int64, renamed: inout [String], folder folderName: String, control: JobControl,
+        progress: (Int64) -> Void
     ) throws(ArchiverError) {
         for item in tree.items {
             try control.check()
             let entry = ArchiveWriter.Entry()
             entry.fill(path: item.nameInArchive, status: item.status, symlinkTarget: item.symlinkTarget)
+            if writer.storesNamesAsUnicode, !entry.hasUTF8Name {
+                renamed.append(
+                    "“\(item.nameInArchive.displayName)” is stored with “\u{FFFD}” in place of the bytes that are not UTF-8: 7z names are Unicode. Use zip or tar to keep the name exactly.")
+            }
             guard item.kind == .file else {
                 try writer.writeHeader(entry, folder: folderName)
                 continue

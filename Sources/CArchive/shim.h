@@ -2,6 +2,7 @@
 #define ARCHIVER_CARCHIVE_SHIM_H
 #include <archive.h>
 #include <archive_entry.h>
+#include <locale.h>
 
 /* The AE_IF* macros are casts, which Swift does not import. */
 static const unsigned int CA_AE_IFMT = AE_IFMT;
@@ -17,4 +18,7 @@ static const unsigned int CA_AE_IFSOCK = AE_IFSOCK;
 static inline void ca_set_error(struct archive *a, int err, const char *msg) {
     archive_set_error(a, err, "%s", msg);
 }
+
+/* LC_CTYPE_MASK is a macro Swift does not import: the C locale for the calling thread only. */
+static inline locale_t ca_new_c_locale(void) { return newlocale(LC_CTYPE_MASK, "C", (locale_t)0); }
 #endif
