@@ -73,6 +73,7 @@ extension Lead {
             #expect(progress.allSatisfy { $0.actions.contains("cancel") && $0.hints.contains("\"transient\": True") })
             #expect(progress.dropFirst().allSatisfy { $0.replacesID == 1 }, "replaced in place")
             #expect(progress.first?.body.contains("%") == true)
+            #expect(progress.contains { $0.body.contains(" left") }, "an ETA: \(progress.map(\.body))")
 
             let result = try #require(calls.last)
             #expect(result.summary == "Compressed to Big.zip")
