@@ -19,9 +19,16 @@ import Testing
         try sh("cd src && 7zz a -bd -v64k ../v.7z data.bin >/dev/null && 7zz a -bd -tzip -v64k ../v.zip data.bin >/dev/null")
         try sh("xorriso -as mkisofs -quiet -o s.iso src 2>/dev/null")
         try sh("mkdir -p pkg/DEBIAN && printf 'Package: s\\nVersion: 1\\nArchitecture: all\\nMaintainer: a <a@b>\\nDescription: s\\n' > pkg/DEBIAN/control && dpkg-deb --build pkg s.deb >/dev/null")
-        try fm.copyItem(atPath: Paths.packageRoot + "/../shared/fixtures/rar5_encrypted.rar", toPath: dir + "/s.rar")
-        return ["s.zip", "s.7z", "s.rar", "s.tar.gz", "s.tar.xz", "s.tar.zst", "v.7z.001", "v.zip.001", "v.7z.002",
-                "s.iso", "s.deb"].map { dir + "/" + $0 }
+        var names = ["s.zip", "s.7z", "s.tar.gz", "s.tar.xz", "s.tar.zst", "v.7z.001", "v.zip.001", "v.7z.002", "s.iso", "s.deb"]
+        // No free tool writes rar; the product owner's fixtures hold one (CI has them, a fresh clone does not).
+        let rar = Paths.packageRoot + "/../shared/fixtures/rar5_encrypted.rar"
+        if fm.fileExists(atPath: rar) {
+            try fm.copyItem(atPath: rar, toPath: dir + "/s.rar")
+            names.append("s.rar")
+        } else {
+            print("skipped: fixtures not present (the rar sample, \(rar))")
+        }
+        return names.map { dir + "/" + $0 }
     }
 
     @Test func everySampleArchiveResolvesToOurHandler() throws {
