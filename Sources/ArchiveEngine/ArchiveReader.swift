@@ -28,7 +28,8 @@ struct ArchiveReader: ~Copyable {
     /// Opens `path` and reads its first header.
     /// - Throws: `ArchiverError`: `.inputUnreadable` for a missing, unreadable or folder input,
     ///   `.notAnArchive` for an empty file or unknown content, `.corrupt` for a damaged start.
-    init(path: FilePath) throws(ArchiverError) {
+    /// - Parameter password: decrypts encrypted entries (zip); libarchive keeps its own copy.
+    init(path: FilePath, password: Secret? = nil) throws(ArchiverError) {
         ArchiveEngineSetup.ensureLocale()
         let name = path.lastComponent?.string ?? path.string
         guard let info = FileSystem.status(path) ?? FileSystem.resolve(path).flatMap(FileSystem.status) else {
@@ -59,7 +60,7 @@ struct ArchiveReader: ~Copyable {
                 hint: "The download or copy may have failed; get the file again.", path: path.string)
         }
 
-        let attempt = try Self.openHandle(path, name: name)
+        let attempt = try Self.openHandle(path, name: name, password: password)
         let status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
         if !status.succeeded, status != .eof {
             let (message, _) = lastError(attempt)
@@ -84,7 +85,7 @@ struct ArchiveReader: ~Copyable {
 
     deinit { archive_read_free(handle) }
 
-    private static func openHandle(_ path: FilePath, name: String) throws(ArchiverError) -> OpaquePointer {
+    private static func openHandle(_ path: FilePath, name: String, password: Secret?) throws(ArchiverError) -> OpaquePointer {
         guard let handle = archive_read_new() else {
             throw ArchiverError(.inputUnreadable, "Out of memory while opening “\(name)”.")
         }
@@ -92,6 +93,7 @@ struct ArchiveReader: ~Copyable {
         archive_read_support_format_all(handle)
         // Bids lowest, so any real format wins; `init` rejects raw matches that are not compressed.
         archive_read_support_format_raw(handle)
+        if let password { _ = password.withCString { archive_read_add_passphrase(handle, $0) } }
         let status = path.withPlatformString { archive_read_open_filename(handle, $0, 128 * 1024) }
         guard ArchiveStatus(rawValue: status).succeeded else {
             let (message, code) = lastError(handle)
@@ -190,6 +192,9 @@ struct ArchiveReader: ~Copyable {
 
     /// Whether an entry's data may legitimately end before its size: tar's sparse files can end in a hole.
     var mayEndInHole: Bool { archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR }
+
+    /// Whether libarchive can decrypt this format's entries (zip only: not 7z, not rar).
+    var canDecrypt: Bool { archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_ZIP }
 
     /// Whether headers are cheap to read without the data (the format keeps a central directory or seeks
     /// over entries), so that a first pass for sizes and names costs little. Not 7z or rar: skipping an

@@ -11,9 +11,10 @@ struct ArchiveWriter: ~Copyable {
     ///   - format: the output format.
     ///   - settings: the method and level it stands for.
     ///   - threads: worker threads for xz and zstd.
+    ///   - password: encrypts a zip with AES-256 (WinZip AE-2), which 7-Zip, WinZip and Windows 11 read.
     /// - Throws: `ArchiverError` when libarchive refuses the format or an option.
     /// The corresponding C function is `archive_write_new`.
-    init(format: ArchiveFormat, settings: CompressionSettings, threads: Int) throws(ArchiverError) {
+    init(format: ArchiveFormat, settings: CompressionSettings, threads: Int, password: Secret? = nil) throws(ArchiverError) {
         guard let handle = archive_write_new() else {
             throw ArchiverError(.destination, "Out of memory while starting the archive.")
         }
@@ -30,7 +31,12 @@ struct ArchiveWriter: ~Copyable {
         case .xz: archive_write_add_filter_xz(handle)
         case .zstd: archive_write_add_filter_zstd(handle)
         }
-        let options = Self.options(format: format, settings: settings, threads: threads)
+        var options = Self.options(format: format, settings: settings, threads: threads)
+        if let password {
+            precondition(format.container == .zip, "only zip is encrypted through libarchive")
+            options += ",zip:encryption=aes256"
+            _ = password.withCString { archive_write_set_passphrase(handle, $0) }
+        }
         if !options.isEmpty, archive_write_set_options(handle, options) != ARCHIVE_OK {
             let (message, _) = lastError(handle)
             archive_write_free(handle)

@@ -25,6 +25,7 @@ public enum Compressor {
     ///   - level: the compression level.
     ///   - destination: the `--name`/`--output` choice.
     ///   - control: cancellation and time budget, checked between blocks.
+    ///   - password: encrypts the archive (zip: AES-256); formats without encryption are refused.
     ///   - preflight: called with the input's total size once it is known, before anything is written;
     ///     what it throws stops the job (the time budget's early estimate).
     ///   - progress: called often with bytes read so far and the total.
@@ -32,11 +33,12 @@ public enum Compressor {
     /// - Throws: `ArchiverError`; nothing is left behind under any name when it throws.
     public static func run(
         inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel,
-        destination: CompressPlan.Destination = .automatic, control: JobControl,
+        destination: CompressPlan.Destination = .automatic, control: JobControl, password: Secret? = nil,
         preflight: (Int64) throws(ArchiverError) -> Void = { _ in },
         progress: (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
+        if password != nil { try EncryptionSupport.checkCanEncrypt(format, sevenZipInstalled: false) }
         var planned: [CompressPlan.Input] = []
         for input in inputs {
             let path = input.madeAbsolute
@@ -81,7 +83,7 @@ public enum Compressor {
         }
 
         let settings = format.settings(for: level)
-        let writer = try ArchiveWriter(format: format, settings: settings, threads: processorCount())
+        let writer = try ArchiveWriter(format: format, settings: settings, threads: processorCount(), password: password)
         let folderName = plan.folder.string
         try writer.open(sink: OutputSink(descriptor: descriptor, control: control), folder: folderName)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)

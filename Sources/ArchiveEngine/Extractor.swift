@@ -14,16 +14,32 @@ public struct ExtractOptions: Sendable {
     public var selection: [[UInt8]]
     /// `--keep-junk`.
     public var keepJunk: Bool
+    /// Where a password comes from when the archive needs one; nil: refuse encrypted archives.
+    public var passwords: PasswordAsker?
 
     public init(
         folder: FilePath?, fallbackFolder: FilePath, places: ExtractDestination, selection: [[UInt8]] = [],
-        keepJunk: Bool = false
+        keepJunk: Bool = false, passwords: PasswordAsker? = nil
     ) {
         self.folder = folder
         self.fallbackFolder = fallbackFolder
         self.places = places
         self.selection = selection
         self.keepJunk = keepJunk
+        self.passwords = passwords
+    }
+}
+
+/// Asks for an archive's password, one attempt at a time.
+public struct PasswordAsker: Sendable {
+    /// How many wrong passwords are allowed: 3 at a prompt, 1 for `--password-stdin`.
+    public var attempts: Int
+    /// Returns the password for attempt 1, 2, …; throws to give up (a cancelled dialog).
+    public var ask: @Sendable (_ archive: String, _ attempt: Int) throws(ArchiverError) -> Secret
+
+    public init(attempts: Int, ask: @escaping @Sendable (_ archive: String, _ attempt: Int) throws(ArchiverError) -> Secret) {
+        self.attempts = attempts
+        self.ask = ask
     }
 }
 
@@ -79,7 +95,12 @@ public enum Extractor {
                 return entry
             }
             try checkBeforeWriting(entries, selection: selection, archive: reader.displayName)
-            reader = try ArchiveReader(path: archive)
+            var password: Secret?
+            if let probe = Self.passwordProbe(entries, selection: selection) {
+                guard reader.canDecrypt, let asker = options.passwords else { throw passwordNeeded(reader.displayName) }
+                password = try verifiedPassword(for: archive, probe: probe, asker: asker, name: reader.displayName)
+            }
+            reader = try ArchiveReader(path: archive, password: password)
             let folder = try destinationFolder(for: archive, options: options)
             // Sizes come from the archive and may be absurd; saturate instead of trapping.
             let needed = entries.lazy.filter { $0.kind == .file && selection.includes($0.path) }.reduce(Int64(0)) {
@@ -92,10 +113,14 @@ public enum Extractor {
                     "“\(reader.displayName)” needs \(HumanFormat.bytes(needed)) but only \(HumanFormat.bytes(free)) is free in “\(folder)”.",
                     hint: "Free some space or extract somewhere else with --to.", path: folder.string)
             }
-            return try extract(&reader, archiveName: archiveName, into: folder, options: options, control: control, progress: progress)
+            return try extract(
+                &reader, archiveName: archiveName, into: folder, options: options, decrypting: password != nil,
+                control: control, progress: progress)
         }
         let folder = try destinationFolder(for: archive, options: options)
-        return try extract(&reader, archiveName: archiveName, into: folder, options: options, control: control, progress: progress)
+        return try extract(
+            &reader, archiveName: archiveName, into: folder, options: options, decrypting: false, control: control,
+            progress: progress)
     }
 
     /// Lists every entry of `archive`.
@@ -122,7 +147,7 @@ public enum Extractor {
         return entries
     }
 
-    /// Refuses, before anything is written, what cannot work: unknown selected names and encryption.
+    /// Refuses, before anything is written, what cannot work: unknown selected names.
     private static func checkBeforeWriting(
         _ entries: [ArchiveEntryInfo], selection: EntrySelection, archive: String
     ) throws(ArchiverError) {
@@ -135,8 +160,48 @@ public enum Extractor {
                 : "Did you mean " + matches.map { "“\($0)”" }.joined(separator: ", ") + "?"
             throw ArchiverError(.usage, "“\(archive)” has no entry “\(first.displayName)”.", hint: hint)
         }
-        if entries.contains(where: { $0.encrypted && selection.includes($0.path) }) {
-            throw passwordNeeded(archive)
+    }
+
+    /// The index of the encrypted entry to try a password on: the smallest selected file, so that reading
+    /// it whole (which checks the data, not only the weak 1- or 2-byte verifier) costs little.
+    /// Nil when nothing selected is encrypted.
+    static func passwordProbe(_ entries: [ArchiveEntryInfo], selection: EntrySelection) -> Int? {
+        entries.indices.filter { entries[$0].encrypted && selection.includes(entries[$0].path) }
+            .min { rank(entries[$0]) < rank(entries[$1]) }
+    }
+
+    /// Files first (they have data to check), smallest first.
+    private static func rank(_ entry: ArchiveEntryInfo) -> (Int, Int64) {
+        (entry.kind == .file ? 0 : 1, entry.size ?? 0)
+    }
+
+    /// Asks until a password opens the probe entry; nothing is written meanwhile.
+    private static func verifiedPassword(
+        for archive: FilePath, probe: Int, asker: PasswordAsker, name: String
+    ) throws(ArchiverError) -> Secret {
+        for attempt in 1...max(1, asker.attempts) {
+            let password = try asker.ask(name, attempt)
+            if try opens(archive, entry: probe, with: password) { return password }
+        }
+        throw ArchiverError(
+            .password, "Wrong password for “\(name)”; nothing was extracted.",
+            hint: "Check the password (capitals count) and try again. If it is right, the archive is damaged.",
+            path: name)
+    }
+
+    /// Whether `password` decrypts entry number `index` of `archive` completely.
+    private static func opens(_ archive: FilePath, entry index: Int, with password: Secret) throws(ArchiverError) -> Bool {
+        var reader = try ArchiveReader(path: archive, password: password)
+        for _ in 0..<index { _ = try reader.next() }
+        guard let info = try reader.next() else { return false }
+        do {
+            while try reader.readBlock(entryName: info.path.displayName) != nil {}
+            return true
+        } catch {
+            // A wrong password that passes the short verifier fails the MAC (AES) or the CRC (ZipCrypto).
+            let text = error.message.lowercased()
+            if error.code == .password || text.contains("authentication") || text.contains("crc") { return false }
+            throw error
         }
     }
 
@@ -169,7 +234,7 @@ public enum Extractor {
 
     private static func extract(
         _ reader: inout ArchiveReader, archiveName: [UInt8], into folder: FilePath, options: ExtractOptions,
-        control: JobControl, progress: (Int64, Int64?) -> Void
+        decrypting: Bool, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
         FileSystem.removeStaleTemporaries(in: folder)
         let staging = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
@@ -193,7 +258,7 @@ public enum Extractor {
             }
             // Formats without a first pass (rar, 7z, tar.*) meet encryption here; libarchive would only
             // return garbage for the data, so stop before writing it. The staging folder goes with it.
-            if info.encrypted, EntrySelection(options.selection).includes(info.path) {
+            if info.encrypted, !decrypting, EntrySelection(options.selection).includes(info.path) {
                 throw passwordNeeded(reader.displayName)
             }
             let decision = session.admit(info, result: &result)
