@@ -1,0 +1,192 @@
+internal import CGLib
+import ArchiverCore
+import Glibc
+import Synchronization
+
+/// Asks a person for a password: a no-echo prompt on the terminal, else an askpass program or the desktop's
+/// password dialog (the order is `PasswordChain`'s). The password stays in a `Secret` from the first byte
+/// read: it is never a `String`, and never in a child's argv or environment.
+public enum PasswordPrompt {
+    public enum Answer: Sendable {
+        case password(Secret)
+        case cancelled
+        case unavailable(ArchiverError)
+    }
+
+    /// How many times "type it again" may disagree before we give up.
+    static let confirmAttempts = 3
+
+    /// - Parameters:
+    ///   - prompt: what is asked, e.g. "Password for “Photos.zip”".
+    ///   - confirm: ask twice and compare (for creating an archive); on a mismatch ask again, at most three
+    ///     times, then `.cancelled` with a message on standard error.
+    ///   - retry: re-asking after a wrong password; the prompt then starts with "Wrong password. ".
+    ///   - environment: the process environment. Helper programs are found on its `PATH` and run with it.
+    public static func ask(prompt: String, confirm: Bool, retry: Bool = false, environment: [String: String])
+        -> Answer
+    {
+        ask(prompt: prompt, confirm: confirm, retry: retry, environment: environment, stdinIsTerminal: isatty(0) == 1)
+    }
+
+    /// `ask` with the terminal test made by the caller, so tests run the same from a terminal as in CI.
+    static func ask(prompt: String, confirm: Bool, retry: Bool, environment: [String: String], stdinIsTerminal: Bool)
+        -> Answer
+    {
+        let method = PasswordChain.method(environment: environment, stdinIsTerminal: stdinIsTerminal) {
+            isInstalled($0, path: environment["PATH"])
+        }
+        guard let method else {
+            return .unavailable(
+                ArchiverError(
+                    .password, "No way to ask for the password: no terminal and no password dialog.",
+                    hint: "Install zenity (or kdialog on KDE), set ARCHIVER_ASKPASS to an ssh-askpass-style program, "
+                        + "or use --password-stdin."))
+        }
+        let asking = { (text: String) in ask(text, by: method, environment: environment) }
+        var first = retry ? "Wrong password. \(prompt)" : prompt
+        guard confirm else { return asking(first) }
+        for _ in 1...confirmAttempts {
+            let answer = asking(first)
+            guard case .password(let password) = answer else { return answer }
+            let again = asking("\(prompt) (again)")
+            guard case .password(let repeated) = again else { return again }
+            if password.matches(repeated) { return .password(password) }
+            // Said in the next prompt itself: a dialog's user never sees standard error.
+            first = "The passwords did not match. \(prompt)"
+        }
+        writeToStandardError("The passwords did not match \(confirmAttempts) times in a row; giving up.\n")
+        return .cancelled
+    }
+
+    /// Puts the terminal's echo back if a prompt turned it off. For a process that exits while the prompt
+    /// waits (a second Ctrl-C), where the prompt's own restore never runs.
+    public static func restoreTerminal() {
+        guard var saved = savedTerminal.withLock({ $0 }) else { return }
+        tcsetattr(0, TCSANOW, &saved)
+    }
+
+    private static func ask(_ prompt: String, by method: PasswordMethod, environment: [String: String]) -> Answer {
+        switch method {
+        case .terminal: askOnTerminal(prompt)
+        case .askpass(let program): run([program, prompt], environment: environment)
+        case .kdialog: run(["kdialog", "--title", "Archiver", "--password", prompt], environment: environment)
+        // zenity 3.44's password dialog has a fixed label and no --text, so the prompt is its title.
+        case .zenity: run(["zenity", "--password", "--title=\(prompt)"], environment: environment)
+        }
+    }
+}
+
+// MARK: - Terminal
+
+extension PasswordPrompt {
+    /// The terminal settings from before echo was turned off, while a prompt waits.
+    private static let savedTerminal = Mutex<termios?>(nil)
+
+    private static func askOnTerminal(_ prompt: String) -> Answer {
+        writeToStandardError("\(prompt): ")
+        let line = withEchoOff { Secret.readLine(from: 0) }
+        writeToStandardError("\n")
+        return line.map { .password($0) } ?? .cancelled
+    }
+
+    private static func withEchoOff<R>(_ body: () -> R) -> R {
+        var saved = termios()
+        guard tcgetattr(0, &saved) == 0 else { return body() }
+        savedTerminal.withLock { $0 = saved }
+        defer {
+            tcsetattr(0, TCSANOW, &saved)
+            savedTerminal.withLock { $0 = nil }
+        }
+        var silent = saved
+        silent.c_lflag &= ~tcflag_t(ECHO)
+        // TCSAFLUSH drops anything typed ahead, as getpass does: it was not typed for this prompt.
+        tcsetattr(0, TCSAFLUSH, &silent)
+        return body()
+    }
+
+    private static func writeToStandardError(_ text: String) {
+        var remaining = text.utf8[...]
+        while !remaining.isEmpty {
+            let written = remaining.withContiguousStorageIfAvailable { write(2, $0.baseAddress, $0.count) } ?? -1
+            if written < 0, errno == EINTR { continue }
+            guard written > 0 else { return }
+            remaining = remaining.dropFirst(written)
+        }
+    }
+}
+
+// MARK: - Helper programs
+
+extension PasswordPrompt {
+    /// Whether `program` is an executable file in one of `path`'s folders, as GLib will look for it when it
+    /// starts the child (`g_find_program_in_path` would search our own `PATH`, not the child's).
+    static func isInstalled(_ program: String, path: String?) -> Bool {
+        let path = path ?? getenv("PATH").map { String(cString: $0) } ?? "/bin:/usr/bin"
+        return path.split(separator: ":", omittingEmptySubsequences: false).contains { folder in
+            let candidate = "\(folder.isEmpty ? "." : folder)/\(program)"
+            var info = stat()
+            return stat(candidate, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(candidate, X_OK) == 0
+        }
+    }
+
+    /// Runs a helper the ssh-askpass way: the password is the first line of its output, and any exit but 0
+    /// is a cancel. The output goes straight from the pipe into a `Secret`.
+    private static func run(_ argv: [String], environment: [String: String]) -> Answer {
+        var child: GPid = 0
+        var output: gint = -1
+        var error: UnsafeMutablePointer<GError>?
+        // Standard input is /dev/null: the helper must not eat input meant for us.
+        let flags = GSpawnFlags(
+            rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_SEARCH_PATH_FROM_ENVP.rawValue
+                | G_SPAWN_DO_NOT_REAP_CHILD.rawValue | G_SPAWN_STDERR_TO_DEV_NULL.rawValue)
+        let started = withCStrings(argv) { argv in
+            withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
+                g_spawn_async_with_pipes(nil, argv, envp, flags, nil, nil, &child, nil, &output, nil, &error) != 0
+            }
+        }
+        guard started else {
+            g_clear_error(&error)
+            return .unavailable(
+                ArchiverError(
+                    .password, "Could not start the password program “\(argv[0])”.",
+                    hint: "Check ARCHIVER_ASKPASS and SSH_ASKPASS, or use --password-stdin."))
+        }
+        let line = Secret.readLine(from: output)
+        // Read to the end as ssh does, so that a helper writing more is not killed by SIGPIPE.
+        discardRest(of: output)
+        close(output)
+        var status: Int32 = 0
+        var reaped: pid_t
+        repeat { reaped = waitpid(child, &status, 0) } while reaped < 0 && errno == EINTR
+        guard reaped == child, g_spawn_check_wait_status(status, nil) != 0 else { return .cancelled }
+        return .password(line ?? Secret([]))
+    }
+
+    private static func discardRest(of descriptor: Int32) {
+        let size = 512
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        defer {
+            explicit_bzero(buffer, size)
+            buffer.deallocate()
+        }
+        while true {
+            let got = read(descriptor, buffer, size)
+            if got < 0, errno == EINTR { continue }
+            if got <= 0 { return }
+        }
+    }
+
+    /// `strings` as a NULL-terminated C array, valid only inside `body`.
+    private static func withCStrings<R>(
+        _ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>) -> R
+    ) -> R {
+        let pointers = UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>.allocate(capacity: strings.count + 1)
+        for (index, string) in strings.enumerated() { (pointers + index).initialize(to: strdup(string)) }
+        (pointers + strings.count).initialize(to: nil)
+        defer {
+            for index in strings.indices { free(pointers[index]) }
+            pointers.deallocate()
+        }
+        return body(pointers)
+    }
+}
