@@ -1,0 +1,230 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// A program run with `posix_spawn`: arguments and environment as raw bytes, standard input from
+/// /dev/null or a secret, and both outputs read as they come so that neither fills up and stalls it.
+struct ChildProcess {
+    /// What the child reads on its standard input.
+    enum Input {
+        case nothing
+        /// The secret and a newline, `times` times. It is all written before the child starts, so the
+        /// child may exit without reading it: writing later to a reader that is gone would raise SIGPIPE.
+        case secret(Secret, times: Int)
+    }
+
+    /// How the child ended and what it said on standard error.
+    struct Outcome {
+        /// The exit status, or 128 + the signal that ended it.
+        var status: Int32
+        var errorOutput: [UInt8]
+    }
+
+    /// Standard error beyond this is dropped: only its start says what went wrong.
+    private static let errorLimit = 256 * 1024
+
+    /// Runs `executable` to the end.
+    /// - Parameters:
+    ///   - arguments: argv after argv[0], byte for byte.
+    ///   - environment: extra `NAME=value` entries replacing ours of the same name.
+    ///   - control: checked while the child runs; when it throws, the child is stopped (SIGTERM, then
+    ///     SIGKILL after a second), reaped, and the error rethrown.
+    ///   - output: called with each chunk of standard output.
+    /// - Throws: `ArchiverError` from `control`, or `.notAnArchive` when the program cannot be started.
+    static func run(
+        _ executable: FilePath, _ arguments: [[UInt8]], environment: [[UInt8]], input: Input, control: JobControl?,
+        output: (UnsafeRawBufferPointer) -> Void
+    ) throws(ArchiverError) -> Outcome {
+        let name = executable.lastComponent?.string ?? executable.string
+        var outChannel = try makeChannel(name)
+        var errChannel = try makeChannel(name)
+        defer { for fd in [outChannel.read, outChannel.write, errChannel.read, errChannel.write] where fd >= 0 { close(fd) } }
+        let stdin = try standardInput(input, name)
+        defer { close(stdin) }
+
+        let pid = try spawn(
+            executable, arguments: [executable.bytes] + arguments, environment: mergedEnvironment(environment),
+            stdin: stdin, stdout: outChannel.write, stderr: errChannel.write)
+        close(outChannel.write)
+        close(errChannel.write)
+        outChannel.write = -1
+        errChannel.write = -1
+
+        var errors: [UInt8] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 1)
+        defer { buffer.deallocate() }
+        var open = [outChannel.read, errChannel.read]
+        do throws(ArchiverError) {
+            while !open.isEmpty {
+                try control?.check()
+                var polled = open.map { pollfd(fd: $0, events: Int16(POLLIN), revents: 0) }
+                if poll(&polled, nfds_t(polled.count), 100) <= 0 { continue }
+                for entry in polled where entry.revents != 0 {
+                    let count = read(entry.fd, buffer.baseAddress, buffer.count)
+                    if count < 0, errno == EINTR { continue }
+                    if count <= 0 {
+                        open.removeAll { $0 == entry.fd }
+                        continue
+                    }
+                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[..<count])
+                    if entry.fd == outChannel.read {
+                        output(chunk)
+                    } else if errors.count < errorLimit {
+                        errors += chunk.prefix(errorLimit - errors.count)
+                    }
+                }
+            }
+        } catch {
+            stop(pid)
+            throw error
+        }
+        return Outcome(status: reap(pid), errorOutput: errors)
+    }
+
+    /// A one-way channel whose ends are close-on-exec from the start, so that a child another thread
+    /// spawns meanwhile cannot inherit them and hold them open. A socket pair, because Swift's Glibc does
+    /// not show `pipe2`.
+    private static func makeChannel(_ name: String) throws(ArchiverError) -> (read: Int32, write: Int32) {
+        var fds: [Int32] = [-1, -1]
+        let type = Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue)
+        guard socketpair(AF_UNIX, type, 0, &fds) == 0 else { throw startFailure(name, errno) }
+        shutdown(fds[0], Int32(SHUT_WR))
+        shutdown(fds[1], Int32(SHUT_RD))
+        return (fds[0], fds[1])
+    }
+
+    /// The descriptor the child gets as standard input.
+    private static func standardInput(_ input: Input, _ name: String) throws(ArchiverError) -> Int32 {
+        guard case .secret(let secret, let times) = input else {
+            let null = open("/dev/null", O_RDONLY | O_CLOEXEC)
+            guard null >= 0 else { throw startFailure(name, errno) }
+            return null
+        }
+        let (readEnd, writeEnd) = try makeChannel(name)
+        defer { close(writeEnd) }
+        // A full buffer must fail rather than wait for a reader that has not started yet.
+        _ = fcntl(writeEnd, F_SETFL, fcntl(writeEnd, F_GETFL) | O_NONBLOCK)
+        let fits = (0..<times).allSatisfy { _ in
+            secret.withBytes { writeFully(writeEnd, $0) }
+                && withUnsafeBytes(of: UInt8(ascii: "\n")) { writeFully(writeEnd, $0) }
+        }
+        guard fits else {
+            close(readEnd)
+            throw ArchiverError(.password, "The password is too long to hand to \(name).", hint: "Use a shorter one.")
+        }
+        return readEnd
+    }
+
+    private static func writeFully(_ fd: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            let count = write(fd, bytes.baseAddress.map { $0 + done }, bytes.count - done)
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { return false }
+            done += count
+        }
+        return true
+    }
+
+    /// Our environment with `extra` replacing entries of the same name.
+    private static func mergedEnvironment(_ extra: [[UInt8]]) -> [[UInt8]] {
+        let names = Set(
+            extra.compactMap { entry in entry.firstIndex(of: UInt8(ascii: "=")).map { Array(entry[...$0]) } })
+        var result: [[UInt8]] = []
+        var cursor: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = environ
+        while let entry = cursor?.pointee {
+            let bytes = CString.bytes(entry)
+            if !names.contains(where: bytes.starts(with:)) { result.append(bytes) }
+            cursor = cursor?.advanced(by: 1)
+        }
+        return result + extra
+    }
+
+    private static func spawn(
+        _ executable: FilePath, arguments: [[UInt8]], environment: [[UInt8]], stdin: Int32, stdout: Int32, stderr: Int32
+    ) throws(ArchiverError) -> pid_t {
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+        posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+
+        // The executables ignore SIGINT, SIGTERM, SIGHUP and SIGPIPE to handle them themselves, and an
+        // ignored signal stays ignored across exec: the child would then shrug off our SIGTERM.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGPIPE, SIGQUIT] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        var mask = sigset_t()
+        sigemptyset(&mask)
+        posix_spawnattr_setsigmask(&attributes, &mask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+
+        let argv = CStringArray(arguments)
+        let envp = CStringArray(environment)
+        defer {
+            argv.free()
+            envp.free()
+        }
+        var pid: pid_t = 0
+        let result = executable.withPlatformString { path in
+            posix_spawn(&pid, path, &actions, &attributes, argv.pointers, envp.pointers)
+        }
+        guard result == 0 else { throw startFailure(executable.lastComponent?.string ?? executable.string, result) }
+        return pid
+    }
+
+    /// Stops a child the job no longer wants: SIGTERM lets it remove what it was writing; SIGKILL follows
+    /// if it has not gone within a second.
+    private static func stop(_ pid: pid_t) {
+        kill(pid, SIGTERM)
+        for _ in 0..<50 {
+            if waitOnce(pid, options: WNOHANG) != nil { return }
+            usleep(20_000)
+        }
+        kill(pid, SIGKILL)
+        _ = reap(pid)
+    }
+
+    /// Waits for the child and decodes its status.
+    private static func reap(_ pid: pid_t) -> Int32 {
+        while true {
+            if let status = waitOnce(pid, options: 0) { return status }
+            if errno != EINTR { return 128 + SIGKILL }
+        }
+    }
+
+    /// The exit status (or 128 + signal) when the child has ended, nil while it runs or on error.
+    private static func waitOnce(_ pid: pid_t, options: Int32) -> Int32? {
+        var status: Int32 = 0
+        guard waitpid(pid, &status, options) == pid else { return nil }
+        let signal = status & 0x7f
+        return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+    }
+
+    private static func startFailure(_ name: String, _ code: Int32) -> ArchiverError {
+        ArchiverError(.notAnArchive, "Cannot start \(name): \(String(cString: strerror(code))).")
+    }
+}
+
+/// A NULL-terminated array of C strings (argv, envp) made from raw bytes; freed explicitly.
+private struct CStringArray {
+    let pointers: [UnsafeMutablePointer<CChar>?]
+
+    init(_ strings: [[UInt8]]) {
+        pointers = strings.map(Self.copy) + [nil]
+    }
+
+    private static func copy(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
+        let copy = UnsafeMutablePointer<CChar>.allocate(capacity: bytes.count + 1)
+        for (index, byte) in bytes.enumerated() { copy[index] = CChar(bitPattern: byte) }
+        copy[bytes.count] = 0
+        return copy
+    }
+
+    func free() { for pointer in pointers { pointer?.deallocate() } }
+}

@@ -1,0 +1,487 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// 7-Zip's `7zz` as a child process, for what libarchive cannot do: write encrypted 7z, and read
+/// encrypted 7z (and whatever else 7-Zip reads). The password reaches it only through its standard
+/// input, never argv or the environment, which other users can read in /proc.
+public enum SevenZip {
+    /// The `7zz` found on PATH (then /usr/bin/7zz), nil when 7-Zip is not installed. Relative PATH
+    /// entries are skipped: they would run whatever `7zz` the current folder holds.
+    public static var executable: FilePath? {
+        let path: [UInt8] = if let variable = getenv("PATH") { CString.bytes(variable) } else { [] }
+        let folders = path.split(separator: UInt8(ascii: ":")).filter { $0.first == UInt8(ascii: "/") }
+        let candidates =
+            folders.map { FilePath(bytes: Array($0)).appending(bytes: Array("7zz".utf8)) } + ["/usr/bin/7zz"]
+        return candidates.first { candidate in
+            FileSystem.resolve(candidate).flatMap(FileSystem.status).map(FileSystem.isRegular) == true
+                && candidate.withPlatformString { access($0, X_OK) } == 0
+        }
+    }
+
+    /// What is encrypted in an archive.
+    public enum Encryption: Equatable, Sendable {
+        case none
+        /// File data only: the names can be listed without the password.
+        case contents
+        /// The header too (`-mhe=on`): even the names need the password.
+        case names
+    }
+
+    /// Writes a 7z archive of `items`, each a name inside `folder` that becomes a top-level item of the
+    /// archive. Folders are stored recursively, symlinks as links (never followed), with their mtimes.
+    /// - Parameters:
+    ///   - output: where the archive goes; it must not exist yet (the caller made a temporary name).
+    ///   - level: as for libarchive's 7z writer (`ArchiveFormat.settings(for:)`), on all cores.
+    ///   - password: encrypts with AES-256, names included.
+    ///   - control: checked while 7-Zip runs; stopping it removes `output`.
+    ///   - progress: the fraction done, 0...1.
+    /// - Throws: `ArchiverError`; `output` does not exist afterwards.
+    public static func create(
+        items: [[UInt8]], in folder: FilePath, output: FilePath, level: CompressionLevel, password: Secret?,
+        control: JobControl, progress: (Double) -> Void
+    ) throws(ArchiverError) {
+        guard FileSystem.status(output) == nil else {
+            throw ArchiverError(
+                .destination, "“\(output)” already exists; nothing was overwritten.", path: output.string)
+        }
+        let base = folder.madeAbsolute
+        // -sae: the name exactly as given (7-Zip adds .7z to a name without an extension);
+        // -sse: an unreadable input stops the job instead of being left out with a warning.
+        var switches = [
+            "a", "-t7z", "-mx\(ArchiveFormat.sevenZip.settings(for: level).level ?? 0)", "-mmt=on", "-snl", "-sae",
+            "-sse",
+        ]
+        if password != nil { switches += ["-p", "-mhe=on"] }
+        do throws(ArchiverError) {
+            progress(0)
+            // 7-Zip stores each path given as its last component, so absolute paths keep the items at the top.
+            let run = try run(
+                switches, files: [output.madeAbsolute.bytes] + items.map { base.appending(bytes: $0).bytes },
+                password: password, times: 2, control: control, showsProgress: true, progress: progress)
+            try control.check()
+            guard run.status == 0 else { throw creationFailure(run, output: output) }
+        } catch {
+            _ = output.withPlatformString { unlink($0) }
+            throw error
+        }
+        progress(1)
+    }
+
+    /// What is encrypted in `archive`, found without a password and without writing anything.
+    public static func encryption(of archive: FilePath) throws(ArchiverError) -> Encryption {
+        try inspect(archive).encryption
+    }
+
+    /// Whether `password` opens `archive`, checked without writing anything and as cheaply as 7-Zip
+    /// allows: listing checks it when the names are encrypted; otherwise one file is tested, the smallest
+    /// of those that start a solid block (testing a later one decodes the block up to it).
+    public static func accepts(_ archive: FilePath, password: Secret) throws(ArchiverError) -> Bool {
+        let (encryption, entries) = try inspect(archive)
+        switch encryption {
+        case .none:
+            return true
+        case .names:
+            return try opens(run(["l", "-ba"], files: [archive.bytes], password: password), archive)
+        case .contents:
+            var seenBlocks: Set<Int> = []
+            let candidates = entries.filter { listed in
+                guard listed.info.encrypted, listed.info.kind == .file else { return false }
+                guard let block = listed.block else { return true }
+                return seenBlocks.insert(block).inserted
+            }
+            if let cheapest = candidates.min(by: { ($0.info.size ?? 0) < ($1.info.size ?? 0) }) {
+                let single = try run(["t"], files: [archive.bytes, cheapest.info.path], password: password)
+                // No prompt means the name matched nothing and nothing was checked: test everything.
+                if single.status != 0 || single.askedForPassword { return try opens(single, archive) }
+            }
+            return try opens(run(["t"], files: [archive.bytes], password: password), archive)
+        }
+    }
+
+    /// The entries of `archive`. 7-Zip reports packed sizes, but a solid block's only as a whole, so
+    /// `packedSize` is set for files alone in their block (and for non-solid formats). `linkTarget` stays
+    /// nil for 7z, which keeps a link's target as its data.
+    /// - Throws: `ArchiverError`: `.password` when the names need a password that is missing or wrong.
+    public static func list(_ archive: FilePath, password: Secret?) throws(ArchiverError) -> [ArchiveEntryInfo] {
+        try listing(archive, password: password).map(\.info)
+    }
+
+    /// What an extraction left in the staging folder once made safe.
+    public struct Extraction: Sendable {
+        /// Entries not extracted, or removed afterwards, and why.
+        public var refused: [ExtractResult.Refused] = []
+        /// Other problems 7-Zip reported without failing, in words.
+        public var warnings: [String] = []
+        public var files = 0
+        public var folders = 0
+        public var symlinks = 0
+        /// Bytes of file data written.
+        public var bytes: Int64 = 0
+        /// Whether a symlink resolves through the staging folder itself, so a single top-level item must
+        /// not be moved out of it alone (see `EntryPath.symlinkReachesTop`).
+        public var linksReachTop = false
+
+        /// The refusals in the extractor's words, then the warnings.
+        public var messages: [String] { refused.map { "Refused “\($0.path)”: \($0.reason)." } + warnings }
+    }
+
+    /// Extracts everything into `staging`, an existing empty private folder; the caller applies the layout
+    /// rule and publishes. Nothing is written outside it: entries with absolute or `..` paths and special
+    /// files are left out; 7-Zip creates symlinks last and refuses those that leave the folder or pass
+    /// through another link; afterwards symlinks that are absolute or point outside are removed and
+    /// setuid, setgid and sticky bits cleared.
+    /// - Parameters:
+    ///   - password: given to 7-Zip when it asks; nil for an archive without encryption.
+    ///   - control: checked while 7-Zip runs.
+    ///   - progress: the fraction done, 0...1.
+    /// - Returns: a message for each entry refused or removed, and for each warning.
+    /// - Throws: `ArchiverError` (`.password` for a missing or wrong password); `staging` is then empty.
+    @discardableResult
+    public static func extract(
+        _ archive: FilePath, into staging: FilePath, password: Secret?, control: JobControl, progress: (Double) -> Void
+    ) throws(ArchiverError) -> [String] {
+        try extractTree(archive, into: staging, password: password, control: control, progress: progress).messages
+    }
+
+    /// `extract`, with counts and refusals separately for the caller's report and layout decision.
+    public static func extractTree(
+        _ archive: FilePath, into staging: FilePath, password: Secret?, control: JobControl, progress: (Double) -> Void
+    ) throws(ArchiverError) -> Extraction {
+        let entries = try listing(archive, password: password, control: control).map(\.info)
+        if password == nil, entries.contains(where: \.encrypted) { throw passwordNeeded(archive) }
+        var report = Extraction()
+        var excluded: [[UInt8]] = []
+        for entry in entries where !entry.path.isEmpty {
+            let refusal: EntryPath.Refusal
+            switch (EntryPath.components(of: entry.path), entry.kind) {
+            case (.failure(let reason), _): refusal = reason
+            case (_, .characterDevice): refusal = .specialFile("character device")
+            case (_, .blockDevice): refusal = .specialFile("block device")
+            case (_, .fifo): refusal = .specialFile("named pipe")
+            case (_, .socket): refusal = .specialFile("socket")
+            default: continue
+            }
+            // 7-Zip would strip `..` and `/` and write the entry elsewhere inside, perhaps over another.
+            report.refused.append(.init(path: entry.path.displayName, reason: refusal.description))
+            excluded.append(Array("-x!".utf8) + entry.path)
+        }
+        guard excluded.joined().count < 512 * 1024 else {
+            throw ArchiverError(
+                .corrupt,
+                "“\(displayName(archive))” has \(excluded.count) entries with unsafe paths; nothing was extracted.",
+                path: archive.string)
+        }
+        do throws(ArchiverError) {
+            progress(0)
+            let run = try run(
+                ["x", "-y"] + linkSwitches, raw: [Array("-o".utf8) + staging.madeAbsolute.bytes] + excluded,
+                files: [archive.bytes], password: password, control: control, showsProgress: true, progress: progress)
+            try control.check()
+            report.warnings = try extractionWarnings(run, archive: archive, staging: staging)
+            let links = Set(
+                entries.filter { $0.kind == .symlink }.compactMap { try? EntryPath.components(of: $0.path).get() })
+            try sweep(staging, relative: [], listedLinks: links, into: &report)
+        } catch {
+            for name in (try? FileSystem.entries(of: staging)) ?? [] {
+                FileSystem.removeTree(staging.appending(bytes: name))
+            }
+            throw error
+        }
+        progress(1)
+        return report
+    }
+}
+
+// MARK: - Running 7zz
+
+extension SevenZip {
+    /// One finished run of `7zz`.
+    private struct Run {
+        var status: Int32
+        /// Standard output, unless it showed progress.
+        var output: [UInt8]
+        var errors: String
+        /// Whether 7-Zip prompted for a password (always on standard output).
+        var askedForPassword: Bool { output.firstRange(of: Array("Enter password".utf8)) != nil }
+    }
+
+    /// Runs `7zz` with `switches` (plus `raw` ones made of bytes), then `--` and `files`.
+    /// - Parameters:
+    ///   - password: written `times` times to standard input; without one, standard input is /dev/null so
+    ///     that a prompt ends at once.
+    ///   - showsProgress: standard output then holds only percentages (and a password prompt), which go
+    ///     to `progress`.
+    private static func run(
+        _ switches: [String], raw: [[UInt8]] = [], files: [[UInt8]], password: Secret?, times: Int = 1,
+        control: JobControl? = nil, showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
+    ) throws(ArchiverError) -> Run {
+        // 7-Zip reads the password as a line, so a line break would cut it short: an archive made with
+        // "ab\ncd" would open with "ab".
+        if let password, password.withBytes({ $0.contains { $0 == 0 || $0 == 10 || $0 == 13 } }) {
+            throw ArchiverError(
+                .password, "7-Zip cannot take a password with a line break or a NUL byte in it.",
+                hint: "Choose one without.")
+        }
+        guard let sevenZip = executable else {
+            throw ArchiverError(
+                .notAnArchive, "7-Zip is not installed; it is needed for encrypted 7z archives.",
+                hint: "Install the 7zip package.")
+        }
+        // -spd: names are never wildcards.
+        let output = showsProgress ? ["-bso0", "-bsp1"] : ["-bsp0"]
+        let arguments =
+            (switches + output + ["-spd", "-bse2"]).map { Array($0.utf8) } + raw + [Array("--".utf8)] + files
+        var kept: [UInt8] = []
+        var reader = ProgressReader()
+        let outcome = try ChildProcess.run(
+            sevenZip, arguments, environment: environment,
+            input: password.map { .secret($0, times: times) } ?? .nothing,
+            control: control
+        ) { chunk in
+            if showsProgress { reader.read(chunk, report: progress) } else { kept += chunk }
+        }
+        return Run(status: outcome.status, output: kept, errors: String(decoding: outcome.errorOutput, as: UTF8.self))
+    }
+
+    /// UTF-8 names whatever the user's locale; listing times in UTC.
+    private static let environment = [Array("LC_ALL=C.UTF-8".utf8), Array("TZ=UTC0".utf8)]
+
+    /// 7-Zip 25 and later refuse every symlink that climbs with `..` (even `dir/l -> ../file`) unless
+    /// given `-snld`, and with it still refuse links that leave the folder or pass through another link.
+    /// Earlier versions keep such links by default, and their `-snld` drops a check instead.
+    private static let linkSwitches: [String] = (majorVersion ?? 0) >= 25 ? ["-snld"] : []
+
+    /// The major version from the banner, `7-Zip (z) 26.02 (x64) : …`.
+    private static let majorVersion: Int? = {
+        guard let sevenZip = executable else { return nil }
+        var output: [UInt8] = []
+        _ = try? ChildProcess.run(sevenZip, [], environment: environment, input: .nothing, control: nil) {
+            output += $0
+        }
+        let words = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
+        let version = words.drop { !$0.hasPrefix("7-Zip") }.first { $0.contains(".") && $0.first?.isNumber == true }
+        return version.flatMap { Int($0.prefix { $0.isNumber }) }
+    }()
+
+    /// The entries of `archive`, with their blocks.
+    private static func listing(_ archive: FilePath, password: Secret?, control: JobControl? = nil)
+        throws(ArchiverError)
+        -> [Listed]
+    {
+        try checkReadable(archive)
+        let run = try run(["l", "-slt", "-ba"], files: [archive.bytes], password: password, control: control)
+        guard run.status == 0 else {
+            if password == nil, run.askedForPassword { throw passwordNeeded(archive) }
+            throw readFailure(run, archive: archive)
+        }
+        return parseListing(run.output)
+    }
+
+    /// The encryption of `archive` and, unless the names are encrypted, its entries.
+    private static func inspect(_ archive: FilePath) throws(ArchiverError) -> (
+        encryption: Encryption, entries: [Listed]
+    ) {
+        do {
+            let entries = try listing(archive, password: nil)
+            return (entries.contains { $0.info.encrypted } ? .contents : .none, entries)
+        } catch where error.code == .password {
+            return (.names, [])
+        }
+    }
+
+    /// True when the run succeeded, false when 7-Zip said the password is wrong.
+    private static func opens(_ run: Run, _ archive: FilePath) throws(ArchiverError) -> Bool {
+        if run.status == 0 { return true }
+        if run.errors.contains("Wrong password") { return false }
+        throw readFailure(run, archive: archive)
+    }
+
+    /// Refuses a missing or unreadable archive in our words before 7-Zip says it in its own.
+    private static func checkReadable(_ archive: FilePath) throws(ArchiverError) {
+        let descriptor = archive.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            let message =
+                errno == ENOENT
+                ? "“\(archive)” does not exist." : "Cannot open “\(archive)”: \(String(cString: strerror(errno)))."
+            throw ArchiverError(
+                .inputUnreadable, message, hint: "Check the name and its permissions.", path: archive.string)
+        }
+        var info = stat()
+        let isFolder = fstat(descriptor, &info) == 0 && FileSystem.isDirectory(info)
+        close(descriptor)
+        if isFolder {
+            throw ArchiverError(
+                .inputUnreadable, "“\(archive)” is a folder, not an archive.", hint: "Name an archive file.",
+                path: archive.string)
+        }
+    }
+}
+
+// MARK: - Errors
+
+extension SevenZip {
+    private static func displayName(_ archive: FilePath) -> String { archive.lastComponent?.string ?? archive.string }
+
+    private static func passwordNeeded(_ archive: FilePath) -> ArchiverError {
+        ArchiverError(
+            .password, "“\(displayName(archive))” is password-protected.", hint: "Give its password.",
+            path: archive.string)
+    }
+
+    /// 7-Zip's error lines without its `ERROR:` labels, for messages.
+    private static func summary(_ errors: String) -> String {
+        let lines = errors.split(whereSeparator: \.isNewline).map { line in
+            line.hasPrefix("ERROR: ") ? line.dropFirst(7) : line
+        }
+        let meaningful = lines.filter { !["ERROR:", "ERRORS:", "System ERROR:", "WARNING:", "WARNINGS:"].contains($0) }
+        let text = meaningful.joined(separator: "; ")
+        return text.isEmpty ? "it stopped without saying why" : String(text.prefix(300))
+    }
+
+    /// The `errno=N` values 7-Zip printed.
+    private static func errorNumbers(_ errors: String) -> [Int32] {
+        errors.split(separator: "errno=").dropFirst().compactMap { Int32($0.prefix { $0.isNumber }) }
+    }
+
+    /// The error for a failed read (list, test, extract) of `archive`, optionally into `folder`.
+    private static func readFailure(_ run: Run, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
+        let name = displayName(archive)
+        let errors = run.errors
+        if errors.contains("Wrong password") {
+            return ArchiverError(
+                .password, "Wrong password for “\(name)”.", hint: "Check it and try again.", path: archive.string)
+        }
+        if let folder, let code = errorNumbers(errors).first(where: FileSystem.diskFailures.contains) {
+            return FileSystem.destinationError(code, folder)
+        }
+        if run.status == 255 {
+            return ArchiverError(.cancelled, "7-Zip was stopped; nothing was left behind.")
+        }
+        let damage = [
+            ("Unexpected end", "it ends too early"), ("Headers Error", "its headers are damaged"),
+            ("CRC Failed", "a checksum does not match"), ("Data Error", "its data is damaged"),
+        ]
+        if let (_, reason) = damage.first(where: { errors.contains($0.0) }) {
+            return ArchiverError(
+                .corrupt, "“\(name)” is damaged or incomplete: \(reason).",
+                hint: "Download or copy it again; nothing was extracted.", path: archive.string)
+        }
+        // "Cannot open the file as [7z] archive" alone, or with "Is not archive" when the name says 7z.
+        if ["Cannot open the file as", "Can not open the file as", "Is not archive"].contains(where: errors.contains) {
+            return ArchiverError(
+                .notAnArchive, "“\(name)” is not an archive 7-Zip can read.",
+                hint: "Check that the file is complete and really an archive.", path: archive.string)
+        }
+        if errors.contains("Unsupported") {
+            return ArchiverError(
+                .notAnArchive, "“\(name)” uses a feature 7-Zip cannot read: \(summary(errors)).", path: archive.string)
+        }
+        return ArchiverError(.corrupt, "7-Zip could not read “\(name)”: \(summary(errors)).", path: archive.string)
+    }
+
+    /// The error for a failed `7zz a`.
+    private static func creationFailure(_ run: Run, output: FilePath) -> ArchiverError {
+        let numbers = errorNumbers(run.errors)
+        if let code = numbers.first(where: FileSystem.diskFailures.contains) {
+            return FileSystem.destinationError(code, output.removingLastComponent())
+        }
+        if run.status == 255 {
+            return ArchiverError(.cancelled, "7-Zip was stopped; nothing was left behind.")
+        }
+        // An input it cannot open: `WARNING: errno=13 : Permission denied` and the path on the next line.
+        if let code = numbers.first {
+            let lines = run.errors.split(whereSeparator: \.isNewline)
+            let path = lines.firstIndex { $0.contains("errno=") }.flatMap {
+                lines.indices.contains($0 + 1) ? lines[$0 + 1] : nil
+            }
+            if code == EACCES || code == ENOENT || code == EPERM, let path {
+                return ArchiverError(
+                    .inputUnreadable, "Cannot read “\(path)”: \(String(cString: strerror(code))).",
+                    hint: "Check its permissions; no archive was made.", path: String(path))
+            }
+        }
+        return ArchiverError(
+            .destination, "7-Zip could not make the archive: \(summary(run.errors)).", path: output.string)
+    }
+
+    /// The warnings of a finished extraction, or the error when it failed. 7-Zip exits with 2 after
+    /// refusing a dangerous link, which is not a failure: the sweep reports the link.
+    private static func extractionWarnings(_ run: Run, archive: FilePath, staging: FilePath) throws(ArchiverError)
+        -> [String]
+    {
+        let lines = run.errors.split(whereSeparator: \.isNewline)
+        let errors = lines.filter { $0.hasPrefix("ERROR:") }
+        switch run.status {
+        case 0:
+            return []
+        case 1:
+            let warnings = lines.filter { $0.hasPrefix("WARNING:") }.map { $0.dropFirst(8).trimmingPrefix(" ") }
+            return warnings.map { "“\(displayName(archive))”: \($0)." }
+        case 2 where !errors.isEmpty && errors.allSatisfy({ $0.hasPrefix("ERROR: Dangerous link") }):
+            return []
+        default:
+            throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
+        }
+    }
+}
+
+// MARK: - Making the staging tree safe
+
+extension SevenZip {
+    /// Walks what 7-Zip wrote under `folder` without following symlinks, removing what may not stay and
+    /// counting the rest; the same rules as `StagingSession` applies to libarchive's entries.
+    /// - Parameter listedLinks: the archive's symlinks. Where 7-Zip refused one it leaves an empty file.
+    private static func sweep(
+        _ folder: FilePath, relative: [[UInt8]], listedLinks: Set<[[UInt8]]>, into report: inout Extraction
+    ) throws(ArchiverError) {
+        for name in try FileSystem.entries(of: folder) {
+            let path = folder.appending(bytes: name)
+            let components = relative + [name]
+            guard let info = FileSystem.status(path) else { continue }
+            func refuse(_ refusal: EntryPath.Refusal) {
+                FileSystem.removeTree(path)
+                report.refused.append(.init(path: EntryPath.join(components).displayName, reason: refusal.description))
+            }
+            let permissions = info.st_mode & 0o777
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                // A read-only folder from the archive must still let us remove what it holds; setting the
+                // mode back afterwards also drops setgid and sticky.
+                _ = path.withPlatformString { chmod($0, permissions | 0o700) }
+                try sweep(path, relative: components, listedLinks: listedLinks, into: &report)
+                _ = path.withPlatformString { chmod($0, permissions) }
+                report.folders += 1
+            case S_IFLNK:
+                guard let target = symlinkTarget(path),
+                    EntryPath.symlinkStaysInside(target: target, linkPath: components)
+                else {
+                    refuse(.linkLeavesDestination)
+                    continue
+                }
+                if EntryPath.symlinkReachesTop(target: target, linkPath: components) { report.linksReachTop = true }
+                report.symlinks += 1
+            case S_IFREG where info.st_size == 0 && listedLinks.contains(components):
+                refuse(.linkLeavesDestination)
+            case S_IFREG:
+                if info.st_mode & 0o7000 != 0 { _ = path.withPlatformString { chmod($0, permissions) } }
+                report.files += 1
+                report.bytes += Int64(info.st_size)
+            case S_IFCHR: refuse(.specialFile("character device"))
+            case S_IFBLK: refuse(.specialFile("block device"))
+            case S_IFIFO: refuse(.specialFile("named pipe"))
+            default: refuse(.specialFile("socket"))
+            }
+        }
+    }
+
+    /// A symlink's target as bytes. The corresponding C function is `readlink`.
+    private static func symlinkTarget(_ link: FilePath) -> [UInt8]? {
+        let capacity = Int(PATH_MAX)
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        let length = link.withPlatformString { readlink($0, buffer, capacity) }
+        guard length >= 0 else { return nil }
+        return UnsafeRawBufferPointer(start: buffer, count: length).map { $0 }
+    }
+}
