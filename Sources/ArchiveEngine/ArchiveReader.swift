@@ -194,7 +194,17 @@ struct ArchiveReader: ~Copyable {
     var mayEndInHole: Bool { archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR }
 
     /// Whether libarchive can decrypt this format's entries (zip only: not 7z, not rar).
-    var canDecrypt: Bool { archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_ZIP }
+    var canDecrypt: Bool { family == .zip }
+
+    /// The format as far as encryption is concerned: which program can decrypt it.
+    var family: EncryptionSupport.Family {
+        switch archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK {
+        case ARCHIVE_FORMAT_ZIP: .zip
+        case ARCHIVE_FORMAT_7ZIP: .sevenZip
+        case ARCHIVE_FORMAT_RAR, ARCHIVE_FORMAT_RAR_V5: .rar
+        default: .other
+        }
+    }
 
     /// Whether headers are cheap to read without the data (the format keeps a central directory or seeks
     /// over entries), so that a first pass for sizes and names costs little. Not 7z or rar: skipping an

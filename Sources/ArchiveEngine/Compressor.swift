@@ -38,7 +38,7 @@ public enum Compressor {
         progress: (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
-        if password != nil { try EncryptionSupport.checkCanEncrypt(format, sevenZipInstalled: false) }
+        if password != nil { try EncryptionSupport.checkCanEncrypt(format, sevenZipInstalled: canEncrypt7z) }
         var planned: [CompressPlan.Input] = []
         for input in inputs {
             let path = input.madeAbsolute
@@ -168,6 +168,9 @@ public enum Compressor {
             }
         }
     }
+
+    /// Whether 7z archives can be encrypted here (through 7-Zip).
+    public static var canEncrypt7z: Bool { false }
 
     static func processorCount() -> Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }

@@ -97,7 +97,7 @@ public enum Extractor {
             try checkBeforeWriting(entries, selection: selection, archive: reader.displayName)
             var password: Secret?
             if let probe = Self.passwordProbe(entries, selection: selection) {
-                guard reader.canDecrypt, let asker = options.passwords else { throw passwordNeeded(reader.displayName) }
+                guard reader.canDecrypt, let asker = options.passwords else { throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family) }
                 password = try verifiedPassword(for: archive, probe: probe, asker: asker, name: reader.displayName)
             }
             reader = try ArchiveReader(path: archive, password: password)
@@ -205,12 +205,6 @@ public enum Extractor {
         }
     }
 
-    private static func passwordNeeded(_ archive: String) -> ArchiverError {
-        ArchiverError(
-            .password, "“\(archive)” is password-protected.",
-            hint: "This version of Archiver cannot open encrypted archives yet; 7-Zip can (7zz x).", path: archive)
-    }
-
     /// The folder the archive's contents go in: `--to`, else beside the archive, else the fallback.
     static func destinationFolder(for archive: FilePath, options: ExtractOptions) throws(ArchiverError) -> FilePath {
         if let folder = options.folder {
@@ -259,7 +253,7 @@ public enum Extractor {
             // Formats without a first pass (rar, 7z, tar.*) meet encryption here; libarchive would only
             // return garbage for the data, so stop before writing it. The staging folder goes with it.
             if info.encrypted, !decrypting, EntrySelection(options.selection).includes(info.path) {
-                throw passwordNeeded(reader.displayName)
+                throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family)
             }
             let decision = session.admit(info, result: &result)
             switch decision {

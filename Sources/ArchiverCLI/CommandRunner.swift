@@ -1,6 +1,7 @@
 import ArchiveEngine
 import ArchiverCore
 import ArgumentParser
+import Desktop
 import Dispatch
 import Glibc
 
@@ -71,6 +72,7 @@ public enum CommandRunner {
         }
         guard PendingOutputs.abandonAll() else { return }
         if let report = onAbandon { report(error) } else { printProblem(error) }
+        PasswordPrompt.restoreTerminal()
         fflush(nil)  // _exit skips the flush of stdout, where the JSON object is.
         _exit(error.code.exitStatus)
     }

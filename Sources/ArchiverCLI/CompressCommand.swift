@@ -42,6 +42,12 @@ public struct CompressCommand: ParsableCommand {
     @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
     var forgetRecent = false
 
+    @Flag(help: "Protect the archive with a password, asked twice (zip: AES-256; 7z: AES-256 with hidden names).")
+    var encrypt = false
+
+    @Flag(help: "Read the password for --encrypt from one line of standard input, for scripts.")
+    var passwordStdin = false
+
     @Argument(help: "Files and folders to compress.")
     var files: [String] = []
 
@@ -51,6 +57,7 @@ public struct CompressCommand: ParsableCommand {
         if forgetRecent { return }
         if files.isEmpty { throw ValidationError("Name at least one file or folder to compress.") }
         if output != nil, name != nil { throw ValidationError("Use either --output or --name, not both.") }
+        if passwordStdin, !encrypt { throw ValidationError("--password-stdin gives the password for --encrypt; add --encrypt.") }
         try validateBudget(timeBudget)
     }
 
@@ -63,11 +70,22 @@ public struct CompressCommand: ParsableCommand {
         let inputs = files.map { raw.path(for: $0) }
         let destination: CompressPlan.Destination =
             if let output { .path(raw.path(for: output)) } else if let name { .name(raw.bytes(for: name)) } else { .automatic }
+        let what = inputs.count == 1 ? "“\(inputs[0].lastComponent?.string ?? inputs[0].string)”" : "\(inputs.count) items"
+        // Asked before the job's clock starts: the time budget is for compressing, not for typing.
+        let password: Secret?
+        do {
+            password = try encrypt ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil
+        } catch {
+            // From a menu there is no terminal: the notification is where "install zenity" is read.
+            JobReport(operation: "compress", json: json).failed(error, elapsed: 0)
+            DesktopFeedback(title: "", notify: notify ?? (json ? false : nil), settings: settings, control: JobControl())
+                .failed(summary: "Could not compress \(what)", error)
+            throw ExitCode(error.code.exitStatus)
+        }
         let control = JobControl(budget: settings.budget(flag: timeBudget))
         CommandRunner.installSignalHandlers(control)
         let progress = TerminalProgress(label: "Compressing")
         let report = JobReport(operation: "compress", json: json)
-        let what = inputs.count == 1 ? "“\(inputs[0].lastComponent?.string ?? inputs[0].string)”" : "\(inputs.count) items"
         let desktop = DesktopFeedback(title: "Compressing \(what)", notify: notify ?? (json ? false : nil), settings: settings, control: control)
         let failed = { (error: ArchiverError) in
             report.failed(error, elapsed: progress.elapsed)
@@ -77,6 +95,7 @@ public struct CompressCommand: ParsableCommand {
         do {
             let result = try Compressor.run(
                 inputs: inputs, format: format, level: level, destination: destination, control: control,
+                password: password,
                 preflight: { bytes throws(ArchiverError) in
                     if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: control.budget) {
                         throw refusal
@@ -98,6 +117,14 @@ public struct CompressCommand: ParsableCommand {
             failed(error)
             throw ExitCode(error.code.exitStatus)
         }
+    }
+}
+
+extension CompressCommand {
+    /// The password for `--encrypt`, once the format is known to carry one (tar is refused before asking).
+    static func password(for what: String, format: ArchiveFormat, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
+        try EncryptionSupport.checkCanEncrypt(format, sevenZipInstalled: Compressor.canEncrypt7z)
+        return try Passwords.forNewArchive(what, fromStandardInput: fromStandardInput)
     }
 }
 

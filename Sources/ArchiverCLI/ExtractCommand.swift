@@ -45,6 +45,9 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
     var forgetRecent = false
 
+    @Flag(help: "Read the password of encrypted archives from one line of standard input, for scripts.")
+    var passwordStdin = false
+
     @Option(name: .customLong("entry"), help: "Extract only this entry (repeatable); a folder selects everything under it.")
     var entries: [String] = []
 
@@ -106,7 +109,8 @@ public struct ExtractCommand: ParsableCommand {
         let userDirs = environment.readFile(places.configFolder.appending("user-dirs.dirs"))
         let options = ExtractOptions(
             folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
-            places: places, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk))
+            places: places, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
+            passwords: Passwords.asker(fromStandardInput: passwordStdin))
         let report = JobReport(operation: "extract", json: json)
         let progress = TerminalProgress(label: "Extracting")
         let first = archives[0].lastComponent?.string ?? archives[0].string

@@ -17,4 +17,28 @@ public enum EncryptionSupport {
                 hint: "Use --format zip (AES-256, opens almost everywhere) or --format 7z (also hides the file names).")
         }
     }
+
+    /// Which program can decrypt an archive of this kind.
+    public enum Family: Sendable {
+        case zip, sevenZip, rar, other
+    }
+
+    /// The refusal for an encrypted archive that cannot be opened here, saying what would open it.
+    public static func cannotDecrypt(_ archive: String, family: Family) -> ArchiverError {
+        switch family {
+        case .rar:
+            ArchiverError(
+                .password, "“\(archive)” is password-protected, and encrypted rar archives can only be opened by unrar; nothing was extracted.",
+                hint: "Install unrar (Debian's non-free “unrar” package), then try again.", path: archive)
+        case .sevenZip:
+            ArchiverError(
+                .password, "“\(archive)” is password-protected, and encrypted 7z archives are opened by 7-Zip, which is not installed; nothing was extracted.",
+                hint: "Install the 7zip package, then try again.", path: archive)
+        case .zip, .other:
+            ArchiverError(
+                .password, "“\(archive)” is password-protected; nothing was extracted.",
+                hint: "Run it from a terminal, install zenity for a password dialog, or give the password with --password-stdin.",
+                path: archive)
+        }
+    }
 }

@@ -28,11 +28,11 @@ public enum FailureClassifier {
         case .password where text.contains("unsupported block header size"):
             return ArchiverError(
                 code, "“\(archive)” is probably password-protected\(at): libarchive cannot read that entry.",
-                hint: "Passwords are not supported by this version of Archiver yet; unrar can extract it.", path: archive)
+                hint: "Encrypted rar archives can only be opened by unrar: install Debian's non-free “unrar” package.", path: archive)
         case .password:
             return ArchiverError(
                 code, "“\(archive)” is password-protected\(at) (\(message)).",
-                hint: "Passwords are not supported by this version of Archiver yet.", path: archive)
+                hint: "Encrypted 7z and rar archives need 7-Zip (the 7zip package) or unrar.", path: archive)
         case .notAnArchive where text.contains("unrecognized archive format"):
             return ArchiverError(
                 code, "“\(archive)” is not an archive Archiver can read.",

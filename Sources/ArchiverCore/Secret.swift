@@ -39,8 +39,9 @@ public final class Secret: @unchecked Sendable {
     }
 
     /// Reads one line (without its newline) from `descriptor`, byte by byte so that nothing after the
-    /// line is consumed; nil at end of input before any byte. Used for `--password-stdin` and helpers.
-    public static func readLine(from descriptor: Int32, limit: Int = 4096) -> Secret? {
+    /// line is consumed; nil at end of input before any byte, or at `interrupt` (Ctrl-C typed at a
+    /// terminal whose signals are off). Used for `--password-stdin`, helpers and the terminal prompt.
+    public static func readLine(from descriptor: Int32, limit: Int = 4096, interrupt: UInt8? = nil) -> Secret? {
         let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: limit)
         defer {
             explicit_bzero(buffer, limit)
@@ -53,6 +54,7 @@ public final class Secret: @unchecked Sendable {
             let got = read(descriptor, &byte, 1)
             if got < 0, errno == EINTR { continue }
             if got <= 0 { break }
+            if byte == interrupt { return nil }
             sawAnything = true
             if byte == UInt8(ascii: "\n") { break }
             buffer[length] = byte

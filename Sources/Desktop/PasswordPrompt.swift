@@ -83,8 +83,13 @@ extension PasswordPrompt {
     private static let savedTerminal = Mutex<termios?>(nil)
 
     private static func askOnTerminal(_ prompt: String) -> Answer {
-        writeToStandardError("\(prompt): ")
-        let line = withEchoOff { Secret.readLine(from: 0) }
+        // Ctrl-C arrives as a byte (signals are off while asking) and cancels: the terminal's echo is put
+        // back on every way out, which a signal killing the process would skip. The prompt is shown only
+        // once echo is off, so nothing typed in answer to it is flushed away.
+        let line = withEchoOff {
+            writeToStandardError("\(prompt): ")
+            return Secret.readLine(from: 0, interrupt: 0x03)
+        }
         writeToStandardError("\n")
         return line.map { .password($0) } ?? .cancelled
     }
@@ -98,7 +103,7 @@ extension PasswordPrompt {
             savedTerminal.withLock { $0 = nil }
         }
         var silent = saved
-        silent.c_lflag &= ~tcflag_t(ECHO)
+        silent.c_lflag &= ~tcflag_t(ECHO | ISIG)
         // TCSAFLUSH drops anything typed ahead, as getpass does: it was not typed for this prompt.
         tcsetattr(0, TCSAFLUSH, &silent)
         return body()

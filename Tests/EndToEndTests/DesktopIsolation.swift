@@ -2,7 +2,8 @@ import Foundation
 
 /// Keeps the executables under test away from the desktop of whoever runs the tests: the schema from
 /// this checkout with settings held in memory (the built-in defaults, whatever the person set), no
-/// notification server, and a Recent list of its own.
+/// notification server, a Recent list of its own, and no display (so no password or folder dialog opens
+/// on the person's screen; without one, zenity and kdialog fail like a cancel).
 enum DesktopIsolation {
     static let packageRoot = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent()
@@ -29,6 +30,7 @@ enum DesktopIsolation {
             "GSETTINGS_BACKEND": "memory",
             "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/archiver-tests",
             "XDG_DATA_HOME": packageRoot.appendingPathComponent(".build/test-scratch/xdg-data").path,
+            "DISPLAY": "", "WAYLAND_DISPLAY": "", "ARCHIVER_ASKPASS": "", "SSH_ASKPASS": "",
         ]
     }
 }

@@ -30,12 +30,13 @@ enum Lead {
         }
     }
 
-    /// Runs `tool` (a path, or one of ours by name) with stdin from /dev/null. Ours run with no locale at
-    /// all, as CI may; other tools get C.UTF-8, without which bsdtar refuses non-ASCII names.
+    /// Runs `tool` (a path, or one of ours by name) with stdin from /dev/null, or `input`. Ours run with no
+    /// locale at all, as CI may; other tools get C.UTF-8, without which bsdtar refuses non-ASCII names.
     @discardableResult
-    static func run(_ tool: String, _ arguments: [String], in directory: String? = nil, environment extra: [String: String] = [:])
-        throws -> Output
-    {
+    static func run(
+        _ tool: String, _ arguments: [String], in directory: String? = nil, environment extra: [String: String] = [:],
+        input: String? = nil
+    ) throws -> Output {
         let process = Process()
         let ours = ["compress-with-archiver", "extract-with-archiver"].contains(tool)
         process.executableURL = URL(fileURLWithPath: ours ? binDir + "/" + tool : tool)
@@ -47,12 +48,17 @@ enum Lead {
         environment.merge(DesktopIsolation.variables) { $1 }
         environment.merge(extra) { $1 }
         process.environment = environment
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+        let stdin = Pipe()
+        process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : stdin
         let out = Pipe()
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
+        if let input {
+            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
         let stdout = out.fileHandleForReading.readDataToEndOfFile()
         let stderr = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()

@@ -1,0 +1,53 @@
+import ArchiveEngine
+import ArchiverCore
+import Desktop
+import Glibc
+import Synchronization
+
+/// Where the executables get passwords: one line of standard input (`--password-stdin`), else the prompt
+/// chain (terminal, askpass, kdialog, zenity). A cancel is exit 6, like a wrong password.
+enum Passwords {
+    /// The password for a new archive: asked twice, or one line of standard input.
+    static func forNewArchive(_ what: String, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
+        if fromStandardInput { return try readStandardInput(nothingMade: "no archive was made") }
+        let answer = PasswordPrompt.ask(
+            prompt: "Password to protect \(what)", confirm: true, environment: ProcessEnvironment.current.variables)
+        return try unwrap(answer, nothingMade: "no archive was made")
+    }
+
+    /// Asks for an existing archive's password: once from standard input, or up to three times at the prompt.
+    static func asker(fromStandardInput: Bool) -> PasswordAsker {
+        if fromStandardInput {
+            // One line, read once: a second archive in the same call gets the same password.
+            let line = Mutex<Secret?>(nil)
+            return PasswordAsker(attempts: 1) { _, _ throws(ArchiverError) in
+                if let known = line.withLock({ $0 }) { return known }
+                let secret = try readStandardInput(nothingMade: "nothing was extracted")
+                line.withLock { $0 = secret }
+                return secret
+            }
+        }
+        let environment = ProcessEnvironment.current.variables
+        return PasswordAsker(attempts: 3) { archive, attempt throws(ArchiverError) in
+            let answer = PasswordPrompt.ask(prompt: "Password for “\(archive)”", confirm: false, retry: attempt > 1, environment: environment)
+            return try unwrap(answer, nothingMade: "nothing was extracted")
+        }
+    }
+
+    private static func readStandardInput(nothingMade: String) throws(ArchiverError) -> Secret {
+        guard let secret = Secret.readLine(from: STDIN_FILENO) else {
+            throw ArchiverError(
+                .password, "--password-stdin found no password on standard input; \(nothingMade).",
+                hint: "Pipe the password in as one line, e.g. from a password manager.")
+        }
+        return secret
+    }
+
+    private static func unwrap(_ answer: PasswordPrompt.Answer, nothingMade: String) throws(ArchiverError) -> Secret {
+        switch answer {
+        case .password(let secret): return secret
+        case .cancelled: throw ArchiverError(.password, "No password was given; \(nothingMade).")
+        case .unavailable(let error): throw error
+        }
+    }
+}

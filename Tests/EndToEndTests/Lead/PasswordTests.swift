@@ -1,0 +1,147 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// Passwords through the real executables: `--password-stdin`, an askpass program, a terminal (a pty),
+/// and no way to ask at all. 7-Zip and Python are the oracles for what was written.
+extension Lead {
+    @Suite struct PasswordTests {
+        static func docs(_ s: Scratch) throws {
+            try FileManager.default.createDirectory(atPath: s.sub("Docs"), withIntermediateDirectories: true)
+            try Data(String(repeating: "secret plans ", count: 4000).utf8).write(to: URL(fileURLWithPath: s.sub("Docs/plans.txt")))
+            try Data("short".utf8).write(to: URL(fileURLWithPath: s.sub("Docs/note.txt")))
+        }
+
+        /// An ssh-askpass-style program answering `password` that records each prompt (argv[1]) in `asked`.
+        static func askpass(_ s: Scratch, password: String, exit status: Int = 0) throws -> String {
+            let path = s.sub("askpass")
+            try """
+                #!/bin/sh
+                printf '%s\\n' "$1" >> '\(s.sub("asked"))'
+                printf '%s\\n' '\(password)'
+                exit \(status)
+                """.write(toFile: path, atomically: true, encoding: .utf8)
+            chmod(path, 0o755)
+            return path
+        }
+
+        static func asked(_ s: Scratch) -> [String] {
+            ((try? String(contentsOfFile: s.sub("asked"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
+        }
+
+        @Test func passwordFromStandardInputRoundTripsAndAWrongOneWritesNothing() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            let made = try run("compress-with-archiver", ["--encrypt", "--password-stdin", s.sub("Docs")], input: "open sesame\n")
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(try run("/usr/bin/7zz", ["t", "-popen sesame", s.sub("Docs.zip")]).status == 0)
+            #expect(try run("/usr/bin/7zz", ["t", "-popen", s.sub("Docs.zip")]).status != 0)
+
+            let wrong = try run("extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), s.sub("Docs.zip")], input: "open\n")
+            #expect(wrong.status == 6)
+            #expect(wrong.stderr.contains("Wrong password"), "\(wrong.stderr)")
+            #expect(s.list("out").isEmpty, "nothing written: \(s.list("out"))")
+
+            let right = try run("extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), s.sub("Docs.zip")], input: "open sesame\n")
+            #expect(right.status == 0, "\(right.stderr)")
+            #expect(try String(contentsOfFile: s.sub("out/Docs/note.txt"), encoding: .utf8) == "short")
+            #expect(!right.stderr.contains("open sesame") && !made.stderr.contains("open sesame"))
+        }
+
+        @Test func anAskpassProgramIsAskedTwiceToCreateAndOnceToOpen() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            let askpass = try Self.askpass(s, password: "pä ss wörd")
+            let environment = ["ARCHIVER_ASKPASS": askpass]
+            let made = try run("compress-with-archiver", ["--encrypt", s.sub("Docs")], environment: environment)
+            #expect(made.status == 0, "\(made.stderr)")
+            #expect(Self.asked(s) == ["Password to protect “Docs”", "Password to protect “Docs” (again)"])
+            // 7-Zip takes the UTF-8 bytes as they are for AES zip.
+            #expect(try run("/usr/bin/7zz", ["t", "-ppä ss wörd", s.sub("Docs.zip")]).status == 0)
+
+            let opened = try run("extract-with-archiver", ["--to", s.sub("out"), s.sub("Docs.zip")], environment: environment)
+            #expect(opened.status == 0, "\(opened.stderr)")
+            #expect(Self.asked(s).last == "Password for “Docs.zip”")
+            #expect(Self.asked(s).count == 3)
+            #expect(s.list("out/Docs") == ["note.txt", "plans.txt"])
+        }
+
+        @Test func aCancelledPromptIsExit6AndLeavesNothing() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            let askpass = try Self.askpass(s, password: "", exit: 1)
+            let out = try run("compress-with-archiver", ["--encrypt", s.sub("Docs")], environment: ["ARCHIVER_ASKPASS": askpass])
+            #expect(out.status == 6)
+            #expect(out.stderr.contains("No password was given"), "\(out.stderr)")
+            #expect(s.list() == ["Docs", "asked", "askpass"])
+        }
+
+        @Test func tarIsRefusedBeforeAnyoneIsAsked() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            let askpass = try Self.askpass(s, password: "x")
+            let out = try run("compress-with-archiver", ["--encrypt", "--format", "tar.xz", s.sub("Docs")], environment: ["ARCHIVER_ASKPASS": askpass])
+            #expect(out.status == 2)
+            #expect(out.stderr.contains("no standard encryption") && out.stderr.contains("--format zip"), "\(out.stderr)")
+            #expect(Self.asked(s).isEmpty)
+            #expect(s.list() == ["Docs", "askpass"])
+        }
+
+        @Test func withNoWayToAskANotificationSaysWhatToInstall() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            #expect(try run("compress-with-archiver", ["--encrypt", "--password-stdin", s.sub("Docs")], input: "pw\n").status == 0)
+            let bus = try PrivateBus(folder: s.path)
+            defer { bus.stop() }
+            let log = s.sub("notify.log")
+            try bus.startNotificationServer(log: log)
+            let empty = s.sub("no-programs")
+            try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+            var environment = bus.environment
+            environment["PATH"] = empty
+            let out = try run("extract-with-archiver", ["--to", s.sub("out"), s.sub("Docs.zip")], environment: environment)
+            #expect(out.status == 6)
+            #expect(out.stderr.contains("Install zenity"), "\(out.stderr)")
+            let calls = DesktopFeedbackTests.waitFor(log, seconds: 10) { $0.contains { $0.urgency == 2 } }
+            let failure = try #require(calls.last)
+            #expect(failure.urgency == 2 && failure.body.contains("zenity"), "\(failure)")
+            #expect(s.list("out").isEmpty)
+        }
+
+        /// At a terminal the prompt does not echo, and the confirmation is asked for.
+        @Test func aTerminalPromptDoesNotEcho() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            let script = """
+                import os, pty, signal, sys
+                signal.alarm(60)  # a prompt that never comes must not hang the suite
+                pid, fd = pty.fork()
+                if pid == 0:
+                    os.execv(sys.argv[1], [sys.argv[1], '--encrypt', sys.argv[2]])
+                seen = b''
+                def until(text):
+                    global seen
+                    while text not in seen:
+                        chunk = os.read(fd, 1024)
+                        if not chunk: break
+                        seen += chunk
+                until(b'Password to protect'); os.write(fd, b'typed secret\\n')
+                until(b'(again)'); os.write(fd, b'typed secret\\n')
+                try:
+                    while True:
+                        chunk = os.read(fd, 1024)
+                        if not chunk: break
+                        seen += chunk
+                except OSError:
+                    pass
+                _, status = os.waitpid(pid, 0)
+                print('status', os.waitstatus_to_exitcode(status))
+                print('echoed', b'typed secret' in seen)
+                """
+            let result = try python(script, [binDir + "/compress-with-archiver", s.sub("Docs")])
+            #expect(result.stdout.contains("status 0"), "\(result.stdout) \(result.stderr)")
+            #expect(result.stdout.contains("echoed False"), "\(result.stdout)")
+            #expect(try run("/usr/bin/7zz", ["t", "-ptyped secret", s.sub("Docs.zip")]).status == 0)
+        }
+    }
+}
