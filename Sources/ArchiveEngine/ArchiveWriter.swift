@@ -102,9 +102,6 @@ struct ArchiveWriter: ~Copyable {
         try check(status, folder: folder)
     }
 
-    /// Whether names are converted to Unicode (7z's UTF-16), so bytes that are not UTF-8 cannot survive.
-    var storesNamesAsUnicode: Bool { container == .sevenZip }
-
     /// Writes an entry's header. The corresponding C function is `archive_write_header`.
     func writeHeader(_ entry: borrowing Entry, folder: String) throws(ArchiverError) {
         guard container == .zip, !entry.hasUTF8Name else {

@@ -82,28 +82,27 @@ public enum Compressor {
             if !withdrawn, PendingOutputs.withdraw(temporary) { FileSystem.removeTree(temporary) }
         }
 
-        let settings = format.settings(for: level)
-        let writer = try ArchiveWriter(format: format, settings: settings, threads: processorCount(), password: password)
-        let folderName = plan.folder.string
-        try writer.open(sink: OutputSink(descriptor: descriptor, control: control), folder: folderName)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        var done: Int64 = 0
-        var renamed: [String] = []
-        progress(0, tree.totalBytes)
-        do {
-            try write(tree, with: writer, buffer: buffer, done: &done, renamed: &renamed, folder: folderName, control: control) {
-                progress($0, tree.totalBytes)
-            }
-            try writer.close(folder: folderName)
-        } catch {
-            // A write refused because the job was stopped reads as a write error; say what really happened.
-            try control.check()
-            throw error
+        // 7z names are UTF-16: bytes that are not UTF-8 cannot survive, whoever writes them.
+        let renamed = format.container != .sevenZip ? [] : tree.items.filter { String(validating: $0.nameInArchive, as: UTF8.self) == nil }.map {
+            "“\($0.nameInArchive.displayName)” is stored with “\u{FFFD}” in place of the bytes that are not UTF-8: 7z names are Unicode. Use zip or tar to keep the name exactly."
+        }
+        if format == .sevenZip, SevenZip.executable != nil {
+            // 7-Zip is faster here (all cores) and the only way to encrypt 7z. It writes the file itself,
+            // so the reserved name is handed over empty; it stays registered for cleanup meanwhile.
+            _ = temporary.withPlatformString { unlink($0) }
+            let total = tree.totalBytes
+            progress(0, total)
+            try SevenZip.create(
+                items: plan.items.map { Array($0.source.bytes.drop { $0 == UInt8(ascii: "/") }) }, in: "/",
+                output: temporary, level: level, password: password, control: control
+            ) { progress(Int64($0 * Double(total)), total) }
+        } else {
+            try writeWithLibarchive(
+                tree, to: descriptor, format: format, level: level, password: password, folder: plan.folder,
+                control: control, progress: progress)
         }
 
-        var info = stat()
-        let size: Int64 = fstat(descriptor, &info) == 0 ? Int64(info.st_size) : 0
+        let size = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
         withdrawn = true
         guard PendingOutputs.withdraw(temporary) else { throw ArchiverError(.cancelled, "Cancelled.") }
         do {
@@ -118,20 +117,41 @@ public enum Compressor {
         }
     }
 
+    /// The archive through libarchive's writer, into `descriptor`.
+    private static func writeWithLibarchive(
+        _ tree: FileTree, to descriptor: Int32, format: ArchiveFormat, level: CompressionLevel, password: Secret?,
+        folder: FilePath, control: JobControl, progress: (Int64, Int64?) -> Void
+    ) throws(ArchiverError) {
+        let settings = format.settings(for: level)
+        let writer = try ArchiveWriter(format: format, settings: settings, threads: processorCount(), password: password)
+        let folderName = folder.string
+        try writer.open(sink: OutputSink(descriptor: descriptor, control: control), folder: folderName)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var done: Int64 = 0
+        progress(0, tree.totalBytes)
+        do {
+            try write(tree, with: writer, buffer: buffer, done: &done, folder: folderName, control: control) {
+                progress($0, tree.totalBytes)
+            }
+            try writer.close(folder: folderName)
+        } catch {
+            // A write refused because the job was stopped reads as a write error; say what really happened.
+            try control.check()
+            throw error
+        }
+
+    }
+
     /// Writes every item of `tree`, streaming file contents through `buffer`.
     private static func write(
         _ tree: FileTree, with writer: borrowing ArchiveWriter, buffer: UnsafeMutableRawBufferPointer,
-        done: inout Int64, renamed: inout [String], folder folderName: String, control: JobControl,
-        progress: (Int64) -> Void
+        done: inout Int64, folder folderName: String, control: JobControl, progress: (Int64) -> Void
     ) throws(ArchiverError) {
         for item in tree.items {
             try control.check()
             let entry = ArchiveWriter.Entry()
             entry.fill(path: item.nameInArchive, status: item.status, symlinkTarget: item.symlinkTarget)
-            if writer.storesNamesAsUnicode, !entry.hasUTF8Name {
-                renamed.append(
-                    "“\(item.nameInArchive.displayName)” is stored with “\u{FFFD}” in place of the bytes that are not UTF-8: 7z names are Unicode. Use zip or tar to keep the name exactly.")
-            }
             guard item.kind == .file else {
                 try writer.writeHeader(entry, folder: folderName)
                 continue
@@ -170,7 +190,7 @@ public enum Compressor {
     }
 
     /// Whether 7z archives can be encrypted here (through 7-Zip).
-    public static var canEncrypt7z: Bool { false }
+    public static var canEncrypt7z: Bool { SevenZip.executable != nil }
 
     static func processorCount() -> Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }

@@ -83,6 +83,9 @@ public enum Extractor {
         archive: FilePath, options: ExtractOptions, control: JobControl,
         progress: (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> ExtractResult {
+        if let encrypted = try Encrypted7z(archive) {
+            return try encrypted.extract(options: options, control: control, progress: progress)
+        }
         var reader = try ArchiveReader(path: archive)
         let selection = EntrySelection(options.selection)
         let archiveName = archive.lastComponent?.bytes ?? Array("Archive".utf8)
@@ -98,7 +101,9 @@ public enum Extractor {
             var password: Secret?
             if let probe = Self.passwordProbe(entries, selection: selection) {
                 guard reader.canDecrypt, let asker = options.passwords else { throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family) }
-                password = try verifiedPassword(for: archive, probe: probe, asker: asker, name: reader.displayName)
+                password = try verifiedPassword(asker: asker, name: reader.displayName) { password throws(ArchiverError) in
+                    try opens(archive, entry: probe, with: password)
+                }
             }
             reader = try ArchiveReader(path: archive, password: password)
             let folder = try destinationFolder(for: archive, options: options)
@@ -176,12 +181,12 @@ public enum Extractor {
     }
 
     /// Asks until a password opens the probe entry; nothing is written meanwhile.
-    private static func verifiedPassword(
-        for archive: FilePath, probe: Int, asker: PasswordAsker, name: String
+    static func verifiedPassword(
+        asker: PasswordAsker, name: String, opens: (Secret) throws(ArchiverError) -> Bool
     ) throws(ArchiverError) -> Secret {
         for attempt in 1...max(1, asker.attempts) {
             let password = try asker.ask(name, attempt)
-            if try opens(archive, entry: probe, with: password) { return password }
+            if try opens(password) { return password }
         }
         throw ArchiverError(
             .password, "Wrong password for “\(name)”; nothing was extracted.",
@@ -230,10 +235,7 @@ public enum Extractor {
         _ reader: inout ArchiveReader, archiveName: [UInt8], into folder: FilePath, options: ExtractOptions,
         decrypting: Bool, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
-        FileSystem.removeStaleTemporaries(in: folder)
-        let staging = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
-        try FileSystem.makePrivateDirectory(staging)
-        PendingOutputs.register(staging)
+        let staging = try makeStaging(in: folder)
         var withdrawn = false
         defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
 
@@ -303,19 +305,36 @@ public enum Extractor {
         guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, "Cancelled.") }
         defer { FileSystem.removeTree(staging) }
 
+        result.output = try publishLayout(staging, in: folder, archiveName: archiveName, linksReachTop: session.linksReachTop)
+        return result
+    }
+
+    /// A hidden private folder in `folder` for one extraction, registered for cleanup when the job stops.
+    static func makeStaging(in folder: FilePath) throws(ArchiverError) -> FilePath {
+        FileSystem.removeStaleTemporaries(in: folder)
+        let staging = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
+        try FileSystem.makePrivateDirectory(staging)
+        PendingOutputs.register(staging)
+        return staging
+    }
+
+    /// Moves what `staging` holds into `folder` by the layout rule: one top-level item as is, else the
+    /// staging folder itself named after the archive. Returns what was made; nil when it was empty.
+    static func publishLayout(
+        _ staging: FilePath, in folder: FilePath, archiveName: [UInt8], linksReachTop: Bool
+    ) throws(ArchiverError) -> FilePath? {
         let top = try FileSystem.entries(of: staging)
         switch top.count {
         case 0:
-            result.output = nil
-        case 1 where !session.linksReachTop:
+            return nil
+        case 1 where !linksReachTop:
             let item = staging.appending(bytes: top[0])
             let isDirectory = FileSystem.status(item).map(FileSystem.isDirectory) ?? false
-            result.output = try FileSystem.publish(item, in: folder, as: top[0], isDirectory: isDirectory)
+            return try FileSystem.publish(item, in: folder, as: top[0], isDirectory: isDirectory)
         default:
-            _ = staging.withPlatformString { chmod($0, 0o777 & ~mask) }
-            result.output = try FileSystem.publish(staging, in: folder, as: ArchiveNaming.stem(archiveName), isDirectory: true)
+            _ = staging.withPlatformString { chmod($0, 0o777 & ~currentUmask()) }
+            return try FileSystem.publish(staging, in: folder, as: ArchiveNaming.stem(archiveName), isDirectory: true)
         }
-        return result
     }
 
     private static func currentUmask() -> mode_t {

@@ -143,5 +143,51 @@ extension Lead {
             #expect(result.stdout.contains("echoed False"), "\(result.stdout)")
             #expect(try run("/usr/bin/7zz", ["t", "-ptyped secret", s.sub("Docs.zip")]).status == 0)
         }
+
+        /// 7z goes through 7-Zip: names hidden, the password only ever on 7-Zip's standard input.
+        @Test func encrypted7zHidesNamesAndOpensWithOursOnly() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            let made = try run("compress-with-archiver", ["--format", "7z", "--encrypt", "--password-stdin", s.sub("Docs")], input: "sieben zip\n")
+            #expect(made.status == 0, "\(made.stderr)")
+            let blind = try run("/usr/bin/7zz", ["l", "-p", s.sub("Docs.7z")])
+            #expect(blind.status != 0 && !blind.stdout.contains("plans.txt"), "names are encrypted: \(blind.stdout)")
+            #expect(try run("/usr/bin/7zz", ["t", "-psieben zip", s.sub("Docs.7z")]).status == 0)
+
+            let wrong = try run("extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), s.sub("Docs.7z")], input: "acht\n")
+            #expect(wrong.status == 6 && wrong.stderr.contains("Wrong password"), "\(wrong.stderr)")
+            #expect(s.list("out").isEmpty)
+
+            let askpass = try Self.askpass(s, password: "sieben zip")
+            let right = try run("extract-with-archiver", ["--to", s.sub("out"), s.sub("Docs.7z")], environment: ["ARCHIVER_ASKPASS": askpass])
+            #expect(right.status == 0, "\(right.stderr)")
+            #expect(Self.asked(s) == ["Password for “Docs.7z”"])
+            #expect(s.list("out") == ["Docs"] && s.list("out/Docs") == ["note.txt", "plans.txt"])
+            #expect(try String(contentsOfFile: s.sub("out/Docs/note.txt"), encoding: .utf8) == "short")
+        }
+
+        @Test func sevenZipsOwnEncrypted7zExtracts() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            // Contents encrypted, names visible: libarchive lists it, 7-Zip decrypts it.
+            #expect(try run("/usr/bin/7zz", ["a", "-pkey", s.sub("theirs.7z"), "Docs"], in: s.path).status == 0)
+            let out = try run("extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), s.sub("theirs.7z")], input: "key\n")
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(try Lead.differences(s.sub("Docs"), s.sub("out/Docs")) == "")
+        }
+
+        /// Debian has no free rar decrypter: without unrar the message says so and nothing is written.
+        @Test(arguments: ["rar4_encrypted.rar", "rar5_encrypted.rar"])
+        func encryptedRarNeedsUnrar(fixture: String) throws {
+            guard RarFixtures.present else {
+                print("skipped: fixtures not present (\(RarFixtures.fixtures))")
+                return
+            }
+            let s = try Scratch("rar-\(fixture)")
+            let out = try run("extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), RarFixtures.fixtures + "/" + fixture], input: "password\n")
+            #expect(out.status == 6, "\(out.stderr)")
+            #expect(out.stderr.contains("unrar"), "\(out.stderr)")
+            #expect(s.list("out").isEmpty)
+        }
     }
 }

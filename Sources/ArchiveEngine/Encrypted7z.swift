@@ -1,0 +1,66 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// An encrypted 7z, which libarchive cannot decrypt: its password is checked and its files extracted by
+/// 7-Zip, then laid out and published like any other archive's.
+struct Encrypted7z {
+    let archive: FilePath
+    let name: String
+
+    /// Nil unless `archive` is a 7z with encryption and 7-Zip is installed (without it, libarchive meets
+    /// the encryption and says that 7-Zip is needed).
+    init?(_ archive: FilePath) throws(ArchiverError) {
+        guard SevenZip.executable != nil, Self.hasSignature(archive),
+            try SevenZip.encryption(of: archive) != .none
+        else { return nil }
+        self.archive = archive
+        name = archive.lastComponent?.string ?? archive.string
+    }
+
+    /// 7z files start with "7z\xBC\xAF\x27\x1C".
+    private static func hasSignature(_ archive: FilePath) -> Bool {
+        let descriptor = archive.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        var head = [UInt8](repeating: 0, count: 6)
+        return read(descriptor, &head, 6) == 6 && head == [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]
+    }
+
+    func extract(
+        options: ExtractOptions, control: JobControl, progress: (Int64, Int64?) -> Void
+    ) throws(ArchiverError) -> ExtractResult {
+        guard let asker = options.passwords else { throw EncryptionSupport.cannotDecrypt(name, family: .other) }
+        if !options.selection.isEmpty {
+            throw ArchiverError(
+                .usage, "--entry cannot pick entries of an encrypted 7z yet; nothing was extracted.",
+                hint: "Extract the whole archive, then keep what you need.")
+        }
+        let password = try Extractor.verifiedPassword(asker: asker, name: name) { password throws(ArchiverError) in
+            try SevenZip.accepts(archive, password: password)
+        }
+        let folder = try Extractor.destinationFolder(for: archive, options: options)
+        let staging = try Extractor.makeStaging(in: folder)
+        var withdrawn = false
+        defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
+
+        let size = FileSystem.status(archive).map { Int64($0.st_size) } ?? 0
+        progress(0, size)
+        let made = try SevenZip.extractTree(archive, into: staging, password: password, control: control) {
+            progress(Int64($0 * Double(size)), size)
+        }
+        var result = ExtractResult(format: "7-Zip, encrypted")
+        (result.files, result.folders, result.symlinks, result.bytes) = (made.files, made.folders, made.symlinks, made.bytes)
+        result.refused = made.refused
+        result.warnings = made.warnings
+        progress(size, size)
+
+        withdrawn = true
+        guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, "Cancelled.") }
+        defer { FileSystem.removeTree(staging) }
+        result.output = try Extractor.publishLayout(
+            staging, in: folder, archiveName: archive.lastComponent?.bytes ?? Array(name.utf8),
+            linksReachTop: made.linksReachTop)
+        return result
+    }
+}
