@@ -7,13 +7,14 @@ import SystemPackage
 struct Encrypted7z {
     let archive: FilePath
     let name: String
+    let encryption: SevenZip.Encryption
 
     /// Nil unless `archive` is a 7z with encryption and 7-Zip is installed (without it, libarchive meets
     /// the encryption and says that 7-Zip is needed).
     init?(_ archive: FilePath) throws(ArchiverError) {
-        guard SevenZip.executable != nil, Self.hasSignature(archive),
-            try SevenZip.encryption(of: archive) != .none
-        else { return nil }
+        guard SevenZip.executable != nil, Self.hasSignature(archive) else { return nil }
+        encryption = try SevenZip.encryption(of: archive)
+        guard encryption != .none else { return nil }
         self.archive = archive
         name = archive.lastComponent?.string ?? archive.string
     }
@@ -27,18 +28,27 @@ struct Encrypted7z {
         return read(descriptor, &head, 6) == 6 && head == [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]
     }
 
+    /// The entries, once the password is known (asked for only when the names are encrypted).
+    func list(passwords: PasswordAsker?) throws(ArchiverError) -> [ArchiveEntryInfo] {
+        try SevenZip.list(archive, password: encryption == .names ? verifiedPassword(passwords) : nil)
+    }
+
+    private func verifiedPassword(_ passwords: PasswordAsker?) throws(ArchiverError) -> Secret {
+        guard let passwords else { throw EncryptionSupport.cannotDecrypt(name, family: .other) }
+        return try Extractor.verifiedPassword(asker: passwords, name: name) { password throws(ArchiverError) in
+            try SevenZip.accepts(archive, password: password)
+        }
+    }
+
     func extract(
         options: ExtractOptions, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
-        guard let asker = options.passwords else { throw EncryptionSupport.cannotDecrypt(name, family: .other) }
         if !options.selection.isEmpty {
             throw ArchiverError(
                 .usage, "--entry cannot pick entries of an encrypted 7z yet; nothing was extracted.",
                 hint: "Extract the whole archive, then keep what you need.")
         }
-        let password = try Extractor.verifiedPassword(asker: asker, name: name) { password throws(ArchiverError) in
-            try SevenZip.accepts(archive, password: password)
-        }
+        let password = try verifiedPassword(options.passwords)
         let folder = try Extractor.destinationFolder(for: archive, options: options)
         let staging = try Extractor.makeStaging(in: folder)
         var withdrawn = false

@@ -130,9 +130,13 @@ public enum Extractor {
 
     /// Lists every entry of `archive`.
     /// - Returns: the format's name and the entries.
-    public static func list(archive: FilePath, control: JobControl) throws(ArchiverError) -> (
+    /// - Parameter passwords: asked for a 7z whose names are encrypted, the only kind that needs one to list.
+    public static func list(archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil) throws(ArchiverError) -> (
         format: String, entries: [ArchiveEntryInfo]
     ) {
+        if let encrypted = try Encrypted7z(archive), encrypted.encryption == .names {
+            return ("7-Zip, encrypted names", try encrypted.list(passwords: passwords))
+        }
         var reader = try ArchiveReader(path: archive)
         let entries = try scan(&reader, archiveName: archive.lastComponent?.bytes ?? [], control: control)
         return (reader.formatName, entries)

@@ -64,7 +64,8 @@ public struct CompressCommand: ParsableCommand {
     public func run() throws {
         if forgetRecent { try ArchiverCLI.forgetRecent() }
         let settings = UserSettings.current
-        let format = format ?? settings.defaultFormat
+        // "Compress with Password…" keeps the default format when it can carry a password, else zip.
+        let format = format ?? (encrypt && !settings.defaultFormat.canEncrypt ? .zip : settings.defaultFormat)
         let level = level ?? settings.compressionLevel
         var raw = RawArguments.current()
         let inputs = files.map { raw.path(for: $0) }

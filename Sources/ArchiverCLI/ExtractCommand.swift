@@ -238,7 +238,7 @@ public struct ExtractCommand: ParsableCommand {
         var failures = 0
         for archive in archives {
             do {
-                let (format, entries) = try Extractor.list(archive: archive, control: control)
+                let (format, entries) = try Extractor.list(archive: archive, control: control, passwords: Passwords.asker(fromStandardInput: passwordStdin))
                 listed.append(.object([
                     ("archive", .string(archive.string)), ("format", .string(format)),
                     ("entries", .array(entries.map(Self.json))), ("error", .null),

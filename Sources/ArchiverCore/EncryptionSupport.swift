@@ -42,3 +42,8 @@ public enum EncryptionSupport {
         }
     }
 }
+
+extension ArchiveFormat {
+    /// Whether the format has a standard encryption (zip and 7z; tar and single streams have none).
+    public var canEncrypt: Bool { container == .zip || container == .sevenZip }
+}

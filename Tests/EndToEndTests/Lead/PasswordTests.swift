@@ -164,6 +164,27 @@ extension Lead {
             #expect(Self.asked(s) == ["Password for “Docs.7z”"])
             #expect(s.list("out") == ["Docs"] && s.list("out/Docs") == ["note.txt", "plans.txt"])
             #expect(try String(contentsOfFile: s.sub("out/Docs/note.txt"), encoding: .utf8) == "short")
+
+            // Listing needs the password too, since the names are encrypted.
+            let listed = try run("extract-with-archiver", ["--list", "--json", "--password-stdin", s.sub("Docs.7z")], input: "sieben zip\n")
+            #expect(listed.status == 0, "\(listed.stderr)")
+            #expect(listed.stdout.contains("Docs/plans.txt") && listed.stdout.contains("\"encrypted\":true"), "\(listed.stdout)")
+            let refused = try run("extract-with-archiver", ["--list", s.sub("Docs.7z")])
+            #expect(refused.status == 6 && !refused.stdout.contains("plans.txt"), "\(refused.stdout)")
+        }
+
+        /// "Compress with Password…" keeps a default format that can be encrypted, and uses zip otherwise.
+        @Test func thePasswordMenuEntryFallsBackToZip() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            let tarDefault = try SettingsBudgetRecentTests.keyfile(s, [("default-format", "'tar.xz'")])
+            let zipped = try run("compress-with-archiver", ["--encrypt", "--password-stdin", s.sub("Docs")], environment: tarDefault, input: "pw\n")
+            #expect(zipped.status == 0, "\(zipped.stderr)")
+            #expect(s.list().contains("Docs.zip"))
+            let sevenDefault = try SettingsBudgetRecentTests.keyfile(s, [("default-format", "'7z'")])
+            let seven = try run("compress-with-archiver", ["--encrypt", "--password-stdin", s.sub("Docs")], environment: sevenDefault, input: "pw\n")
+            #expect(seven.status == 0, "\(seven.stderr)")
+            #expect(s.list().contains("Docs.7z"))
         }
 
         @Test func sevenZipsOwnEncrypted7zExtracts() throws {
