@@ -45,6 +45,8 @@ struct ChildProcess {
         let pid = try spawn(
             executable, arguments: [executable.bytes] + arguments, environment: mergedEnvironment(environment),
             stdin: stdin, stdout: outChannel.write, stderr: errChannel.write)
+        PendingOutputs.register(child: pid)
+        defer { PendingOutputs.forget(child: pid) }
         close(outChannel.write)
         close(errChannel.write)
         outChannel.write = -1

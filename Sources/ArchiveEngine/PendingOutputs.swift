@@ -1,4 +1,5 @@
 import ArchiverCore
+import Glibc
 import Synchronization
 import SystemPackage
 
@@ -9,6 +10,12 @@ import SystemPackage
 /// owns it, so a job is never half published and half removed.
 public enum PendingOutputs {
     private static let paths = Mutex<[FilePath]>([])
+    /// Programs writing into those outputs (7-Zip), killed before their output is removed.
+    private static let children = Mutex<Set<pid_t>>([])
+
+    static func register(child: pid_t) { _ = children.withLock { $0.insert(child) } }
+
+    static func forget(child: pid_t) { _ = children.withLock { $0.remove(child) } }
 
     static func register(_ path: FilePath) {
         paths.withLock { $0.append(path) }
@@ -30,6 +37,8 @@ public enum PendingOutputs {
             defer { list.removeAll() }
             return list
         }
+        // A child left running would go on writing into what is being removed, and outlive us.
+        if !taken.isEmpty { for child in children.withLock({ $0 }) { kill(child, SIGKILL) } }
         for path in taken { FileSystem.removeTree(path) }
         return !taken.isEmpty
     }

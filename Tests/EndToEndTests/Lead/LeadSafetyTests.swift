@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -169,6 +170,35 @@ extension Lead {
             #expect(budget.status == 9, "\(budget.stderr)")
             #expect(budget.stderr.contains("time budget"))
             #expect(s.list("dest").isEmpty)
+        }
+
+        /// A 7z is written by a 7-Zip child; a second Ctrl-C (exit at once) must not leave it running. It is
+        /// killed on the way out; failing that, it dies writing progress into our closed pipe.
+        @Test func aSecondSignalTakes7ZipDownToo() throws {
+            let s = try Scratch()
+            try Self.bigTree(s, megabytes: 100)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: binDir + "/compress-with-archiver")
+            process.arguments = ["--format", "7z", "--level", "maximum", "--time-budget", "0", s.sub("Big")]
+            process.environment = ProcessInfo.processInfo.environment.merging(DesktopIsolation.variables) { $1 }
+            process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
+            process.standardOutput = FileHandle(forWritingAtPath: "/dev/null")
+            process.standardError = FileHandle(forWritingAtPath: "/dev/null")
+            try process.run()
+            var child: String?
+            let deadline = Date().addingTimeInterval(30)
+            while child == nil, process.isRunning, Date() < deadline {
+                child = try run("/usr/bin/pgrep", ["-P", String(process.processIdentifier), "7zz"]).stdout
+                    .split(separator: "\n").first.map(String.init)
+                Thread.sleep(forTimeInterval: 0.02)
+            }
+            let pid = try #require(child, "7-Zip never started")
+            kill(process.processIdentifier, SIGINT)
+            kill(process.processIdentifier, SIGINT)
+            process.waitUntilExit()
+            #expect(process.terminationStatus == 8)
+            #expect(eventually(within: 3) { !FileManager.default.fileExists(atPath: "/proc/\(pid)") }, "7zz \(pid) outlived us")
+            #expect(s.list() == ["Big"])
         }
     }
 }
