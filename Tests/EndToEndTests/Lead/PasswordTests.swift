@@ -66,6 +66,18 @@ extension Lead {
             #expect(s.list("out/Docs") == ["note.txt", "plans.txt"])
         }
 
+        @Test func threeWrongAnswersAreExit6AndLeaveNothing() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            #expect(try run("compress-with-archiver", ["--encrypt", "--password-stdin", s.sub("Docs")], input: "right\n").status == 0)
+            let askpass = try Self.askpass(s, password: "wrong")
+            let out = try run("extract-with-archiver", ["--to", s.sub("out"), s.sub("Docs.zip")], environment: ["ARCHIVER_ASKPASS": askpass])
+            #expect(out.status == 6)
+            #expect(out.stderr.contains("Wrong password for “Docs.zip”"), "\(out.stderr)")
+            #expect(Self.asked(s) == ["Password for “Docs.zip”"] + Array(repeating: "Wrong password. Password for “Docs.zip”", count: 2))
+            #expect(s.list("out").isEmpty)
+        }
+
         @Test func aCancelledPromptIsExit6AndLeavesNothing() throws {
             let s = try Scratch()
             try Self.docs(s)
