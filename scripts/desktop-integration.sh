@@ -115,6 +115,7 @@ compress-zip|Compress to ZIP|Compress to ZIP with Archiver|compress|--format zip
 compress-7z|Compress to 7z|Compress to 7z with Archiver|compress|--format 7z|any
 compress-tar-xz|Compress to tar.xz|Compress to tar.xz with Archiver|compress|--format tar.xz|any
 compress-password|Compress with Password…|Compress with Password… with Archiver|compress|--encrypt|any
+compress-each|Compress Each Separately|Compress Each Separately with Archiver|compress|--each|any
 extract-here|Extract Here|Extract Here with Archiver|extract|-|archives
 extract-to|Extract to…|Extract to… with Archiver|extract|--choose-folder|archives'
 

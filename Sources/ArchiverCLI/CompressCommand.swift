@@ -42,6 +42,9 @@ public struct CompressCommand: ParsableCommand {
     @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
     var forgetRecent = false
 
+    @Flag(help: "Make one archive per item instead of one for all (the menus' \"Compress each separately\").")
+    var each = false
+
     @Flag(help: "Protect the archive with a password, asked twice (zip: AES-256; 7z: AES-256 with hidden names).")
     var encrypt = false
 
@@ -57,6 +60,7 @@ public struct CompressCommand: ParsableCommand {
         if forgetRecent { return }
         if files.isEmpty { throw ValidationError("Name at least one file or folder to compress.") }
         if output != nil, name != nil { throw ValidationError("Use either --output or --name, not both.") }
+        if each, output != nil || name != nil { throw ValidationError("--each names each archive after its item, so --output and --name mean nothing with it.") }
         if passwordStdin, !encrypt { throw ValidationError("--password-stdin gives the password for --encrypt; add --encrypt.") }
         try validateBudget(timeBudget)
     }
@@ -93,31 +97,57 @@ public struct CompressCommand: ParsableCommand {
             desktop.failed(summary: "Could not compress \(what)", error)
         }
         CommandRunner.onAbandon = failed
-        do {
-            let result = try Compressor.run(
-                inputs: inputs, format: format, level: level, destination: destination, control: control,
-                password: password,
-                preflight: { bytes throws(ArchiverError) in
-                    if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: control.budget) {
-                        throw refusal
-                    }
-                },
-                progress: { progress.update(done: $0, total: $1); desktop.update(done: $0, total: $1) })
-            progress.finish()
-            for warning in result.warnings { report.warn(warning) }
-            report.succeeded(compress: result, elapsed: progress.elapsed)
-            let name = result.output.lastComponent?.string ?? result.output.string
+        // --each: one job after another, each named after its item; the batch goes on past a failure.
+        let groups = each ? inputs.map { [$0] } : [inputs]
+        var made: [CompressResult] = []
+        var failures: [ArchiverError] = []
+        for (index, group) in groups.enumerated() {
+            if groups.count > 1 {
+                desktop.title = "Compressing “\(group[0].lastComponent?.string ?? "")” (\(index + 1) of \(groups.count))"
+            }
+            do throws(ArchiverError) {
+                let result = try Compressor.run(
+                    inputs: group, format: format, level: level, destination: destination, control: control,
+                    password: password,
+                    preflight: { bytes throws(ArchiverError) in
+                        if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: control.budget) {
+                            throw refusal
+                        }
+                    },
+                    progress: { progress.update(done: $0, total: $1); desktop.update(done: $0, total: $1) })
+                progress.finish()
+                for warning in result.warnings { report.warn(warning) }
+                made.append(result)
+            } catch {
+                progress.finish()
+                guard each, error.code != .cancelled, error.code != .budget else {
+                    failed(error)
+                    throw ExitCode(error.code.exitStatus)
+                }
+                printProblem(error)
+                failures.append(error)
+            }
+        }
+        guard !made.isEmpty, let first = made.first else {
+            failed(failures[0])
+            throw ExitCode(failures[0].code.exitStatus)
+        }
+        report.succeeded(compress: made, failures: failures, elapsed: progress.elapsed)
+        let name = first.output.lastComponent?.string ?? first.output.string
+        if made.count == 1, failures.isEmpty {
             desktop.succeeded(
                 summary: "Compressed to \(name)",
-                body: "\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks)) → \(name), \(HumanFormat.bytes(result.size))\(JobReport.saving(result))\nin \(result.output.removingLastComponent())",
-                item: result.output, attachable: result.output)
-            desktop.waitForAction()
-            throw ExitCode(result.warnings.isEmpty ? ExitStatus.success : ExitStatus.warnings)
-        } catch let error as ArchiverError {
-            progress.finish()
-            failed(error)
-            throw ExitCode(error.code.exitStatus)
+                body: "\(countWords(files: first.files, folders: first.folders, symlinks: first.symlinks)) → \(name), \(HumanFormat.bytes(first.size))\(JobReport.saving(first))\nin \(first.output.removingLastComponent())",
+                item: first.output, attachable: first.output)
+        } else {
+            let failedLine = failures.first.map { "\n\(failures.count) failed: \($0.message)" } ?? ""
+            desktop.succeeded(
+                summary: "Compressed \(made.count) archives",
+                body: "\(made.map { $0.output.lastComponent?.string ?? "" }.joined(separator: ", "))\nin \(first.output.removingLastComponent())\(failedLine)",
+                item: first.output)
         }
+        desktop.waitForAction()
+        throw ExitCode(failures.isEmpty && made.allSatisfy(\.warnings.isEmpty) ? ExitStatus.success : ExitStatus.warnings)
     }
 }
 

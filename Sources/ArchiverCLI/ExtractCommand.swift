@@ -45,6 +45,9 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
     var forgetRecent = false
 
+    @Flag(help: "Move each archive to the trash once it is fully extracted (default: the trash-archive-after-extract setting).")
+    var trashArchive = false
+
     @Flag(help: "Read the password of encrypted archives from one line of standard input, for scripts.")
     var passwordStdin = false
 
@@ -140,6 +143,15 @@ public struct ExtractCommand: ParsableCommand {
                 for refused in result.refused { report.warn("Refused “\(refused.path)”: \(refused.reason).") }
                 for warning in result.warnings { report.warn(warning) }
                 warned = warned || result.hasWarnings
+                // Only a complete extraction lets the archive go, and only to the trash.
+                if trashArchive || settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
+                    do throws(ArchiverError) {
+                        try Trash.move(archive)
+                    } catch {
+                        report.warn(error.message)
+                        warned = true
+                    }
+                }
                 results.append(Self.json(archive: archive, result: result, error: nil))
                 made.append((archive, result))
                 if !json { Self.describe(archive: archive, result: result) }

@@ -19,18 +19,24 @@ final class JobReport {
         printError("warning: \(text)")
     }
 
-    func succeeded(compress result: CompressResult, elapsed: Double) {
+    /// The archives made (several with `--each`), and the items of an `--each` batch that failed.
+    func succeeded(compress results: [CompressResult], failures: [ArchiverError] = [], elapsed: Double) {
         if json {
-            emit(exitCode: warnings.isEmpty ? 0 : 1, elapsed: elapsed, [
-                ("outputs", .array([.object([("path", .string(result.output.string)), ("size", .int(result.size))])])),
-                ("inputBytes", .int(result.inputBytes)),
-                ("files", .int(result.files)), ("folders", .int(result.folders)), ("symlinks", .int(result.symlinks)),
-                ("error", .null),
+            let outputs = results.map { JSON.object([("path", .string($0.output.string)), ("size", .int($0.size))]) }
+            emit(exitCode: warnings.isEmpty && failures.isEmpty ? 0 : 1, elapsed: elapsed, [
+                ("outputs", .array(outputs)),
+                ("inputBytes", .int(results.reduce(0) { $0 + $1.inputBytes })),
+                ("files", .int(Int64(results.reduce(0) { $0 + $1.files }))),
+                ("folders", .int(Int64(results.reduce(0) { $0 + $1.folders }))),
+                ("symlinks", .int(Int64(results.reduce(0) { $0 + $1.symlinks }))),
+                ("error", failures.first.map(Self.json) ?? .null),
             ])
             return
         }
-        let line = "Created \(result.output): \(HumanFormat.bytes(result.size))\(Self.saving(result))"
-        print(line + " (\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks))).")
+        for result in results {
+            let line = "Created \(result.output): \(HumanFormat.bytes(result.size))\(Self.saving(result))"
+            print(line + " (\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks))).")
+        }
     }
 
     /// `, 41 % smaller`, or nothing when the archive is not smaller than its input.

@@ -1,0 +1,22 @@
+import ArchiverCore
+internal import CGLib
+import SystemPackage
+
+/// The desktop trash (GIO's `g_file_trash`: `$XDG_DATA_HOME/Trash`, or the `.Trash-UID` of another disk),
+/// where the file can be restored from; never a permanent delete.
+public enum Trash {
+    /// Moves `file` to the trash.
+    /// - Throws: `ArchiverError` when the trash refuses it (no trash on that disk, permissions); the
+    ///   file is then where it was.
+    public static func move(_ file: FilePath) throws(ArchiverError) {
+        let handle = file.withPlatformString { g_file_new_for_path($0) }
+        defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
+        var error: UnsafeMutablePointer<GError>?
+        guard g_file_trash(handle, nil, &error) == 0 else { return }
+        let reason = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+        g_clear_error(&error)
+        throw ArchiverError(
+            .destination, "Could not move “\(file.lastComponent?.string ?? file.string)” to the trash: \(reason).",
+            hint: "The files were extracted; delete the archive yourself if you no longer need it.", path: file.string)
+    }
+}
