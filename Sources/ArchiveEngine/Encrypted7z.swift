@@ -63,6 +63,7 @@ struct Encrypted7z {
         (result.files, result.folders, result.symlinks, result.bytes) = (made.files, made.folders, made.symlinks, made.bytes)
         result.refused = made.refused
         result.warnings = made.warnings
+        if !options.keepJunk { try Self.removeMacJunk(in: staging, below: [], result: &result) }
         progress(size, size)
 
         withdrawn = true
@@ -72,5 +73,40 @@ struct Encrypted7z {
             staging, in: folder, archiveName: archive.lastComponent?.bytes ?? Array(name.utf8),
             linksReachTop: made.linksReachTop)
         return result
+    }
+
+    /// 7-Zip extracts everything, so macOS junk is taken out of the staging folder afterwards, as the
+    /// libarchive path skips it, and the counts corrected.
+    private static func removeMacJunk(
+        in folder: FilePath, below components: [[UInt8]], result: inout ExtractResult
+    ) throws(ArchiverError) {
+        for name in try FileSystem.entries(of: folder) {
+            let path = folder.appending(bytes: name)
+            let parts = components + [name]
+            guard let info = FileSystem.status(path) else { continue }
+            if EntryPath.isMacJunk(parts) {
+                result.skippedJunk.append(EntryPath.join(parts).displayName)
+                forget(path, info, from: &result)
+                FileSystem.removeTree(path)
+            } else if FileSystem.isDirectory(info) {
+                try removeMacJunk(in: path, below: parts, result: &result)
+            }
+        }
+    }
+
+    /// Takes what `path` holds out of the counts.
+    private static func forget(_ path: FilePath, _ info: stat, from result: inout ExtractResult) {
+        if FileSystem.isRegular(info) {
+            result.files -= 1
+            result.bytes -= Int64(info.st_size)
+        } else if FileSystem.isSymlink(info) {
+            result.symlinks -= 1
+        } else if FileSystem.isDirectory(info) {
+            result.folders -= 1
+            for name in (try? FileSystem.entries(of: path)) ?? [] {
+                let child = path.appending(bytes: name)
+                if let childInfo = FileSystem.status(child) { forget(child, childInfo, from: &result) }
+            }
+        }
     }
 }

@@ -209,6 +209,26 @@ extension Lead {
             #expect(try Lead.differences(s.sub("Docs"), s.sub("out/Docs")) == "")
         }
 
+        /// 7-Zip extracts everything; macOS junk is taken out afterwards unless kept, as for other archives.
+        @Test func macJunkLeavesEncrypted7zToo() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            try FileManager.default.createDirectory(atPath: s.sub("Docs/__MACOSX/sub"), withIntermediateDirectories: true)
+            try Data("junk".utf8).write(to: URL(fileURLWithPath: s.sub("Docs/__MACOSX/sub/._plans.txt")))
+            try Data("junk".utf8).write(to: URL(fileURLWithPath: s.sub("Docs/.DS_Store")))
+            #expect(try run("/usr/bin/7zz", ["a", "-pkey", "-mhe=on", s.sub("j.7z"), "Docs"], in: s.path).status == 0)
+            let out = try run("extract-with-archiver", ["--json", "--password-stdin", "--to", s.sub("out"), s.sub("j.7z")], input: "key\n")
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(s.list("out/Docs") == ["note.txt", "plans.txt"])
+            let result = try #require((out.json["results"] as? [[String: Any]])?.first)
+            #expect((result["skippedJunk"] as? [String])?.sorted() == ["Docs/.DS_Store", "Docs/__MACOSX"], "\(result)")
+            #expect(result["files"] as? Int == 2 && result["folders"] as? Int == 1, "\(result)")
+
+            let kept = try run("extract-with-archiver", ["--keep-junk", "--password-stdin", "--to", s.sub("kept"), s.sub("j.7z")], input: "key\n")
+            #expect(kept.status == 0)
+            #expect(s.list("kept/Docs") == [".DS_Store", "__MACOSX", "note.txt", "plans.txt"])
+        }
+
         /// Debian has no free rar decrypter: without unrar the message says so and nothing is written.
         @Test(arguments: ["rar4_encrypted.rar", "rar5_encrypted.rar"])
         func encryptedRarNeedsUnrar(fixture: String) throws {
