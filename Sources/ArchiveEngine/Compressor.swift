@@ -245,18 +245,10 @@ struct FileTree {
                 try add(path.appending(bytes: child), as: name + [UInt8(ascii: "/")] + child, control: control)
             }
         case S_IFLNK:
-            var target = [CChar](repeating: 0, count: Int(PATH_MAX) + 1)
-            let length = path.withPlatformString { pointer in
-                target.withUnsafeMutableBufferPointer { buffer in
-                    guard let base = buffer.baseAddress else { return -1 }
-                    return readlink(pointer, base, buffer.count - 1)
-                }
-            }
-            guard length >= 0 else {
+            guard let target = FileSystem.symlinkTarget(path) else {
                 throw ArchiverError(.inputUnreadable, "Cannot read the symlink “\(path)”.", path: path.string)
             }
-            items.append(
-                Item(source: path, nameInArchive: name, status: info, kind: .symlink, symlinkTarget: target[..<length].map { UInt8(bitPattern: $0) }))
+            items.append(Item(source: path, nameInArchive: name, status: info, kind: .symlink, symlinkTarget: target))
         default:
             warnings.append("Skipped “\(path)”: sockets, pipes and device files are not archived.")
         }

@@ -15,6 +15,16 @@ enum FileSystem {
     static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
     static func isSymlink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
 
+    /// A symlink's target as bytes. The corresponding C function is `readlink`.
+    static func symlinkTarget(_ link: FilePath) -> [UInt8]? {
+        let capacity = Int(PATH_MAX)
+        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
+        defer { buffer.deallocate() }
+        let length = link.withPlatformString { readlink($0, buffer, capacity) }
+        guard length >= 0 else { return nil }
+        return UnsafeRawBufferPointer(start: buffer, count: length).map { $0 }
+    }
+
     /// The canonical path, with symlinks resolved. The corresponding C function is `realpath`.
     static func resolve(_ path: FilePath) -> FilePath? {
         path.withPlatformString { pointer in

@@ -9,14 +9,8 @@ public enum SevenZip {
     /// The `7zz` found on PATH (then /usr/bin/7zz), nil when 7-Zip is not installed. Relative PATH
     /// entries are skipped: they would run whatever `7zz` the current folder holds.
     public static var executable: FilePath? {
-        let path: [UInt8] = if let variable = getenv("PATH") { CString.bytes(variable) } else { [] }
-        let folders = path.split(separator: UInt8(ascii: ":")).filter { $0.first == UInt8(ascii: "/") }
-        let candidates =
-            folders.map { FilePath(bytes: Array($0)).appending(bytes: Array("7zz".utf8)) } + ["/usr/bin/7zz"]
-        return candidates.first { candidate in
-            FileSystem.resolve(candidate).flatMap(FileSystem.status).map(FileSystem.isRegular) == true
-                && candidate.withPlatformString { access($0, X_OK) } == 0
-        }
+        let path = getenv("PATH").map { String(cString: $0) } ?? ""
+        return Programs.find("7zz", path: path + ":/usr/bin")
     }
 
     /// What is encrypted in an archive.
@@ -453,7 +447,7 @@ extension SevenZip {
                 _ = path.withPlatformString { chmod($0, permissions) }
                 report.folders += 1
             case S_IFLNK:
-                guard let target = symlinkTarget(path),
+                guard let target = FileSystem.symlinkTarget(path),
                     EntryPath.symlinkStaysInside(target: target, linkPath: components)
                 else {
                     refuse(.linkLeavesDestination)
@@ -473,15 +467,5 @@ extension SevenZip {
             default: refuse(.specialFile("socket"))
             }
         }
-    }
-
-    /// A symlink's target as bytes. The corresponding C function is `readlink`.
-    private static func symlinkTarget(_ link: FilePath) -> [UInt8]? {
-        let capacity = Int(PATH_MAX)
-        let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
-        defer { buffer.deallocate() }
-        let length = link.withPlatformString { readlink($0, buffer, capacity) }
-        guard length >= 0 else { return nil }
-        return UnsafeRawBufferPointer(start: buffer, count: length).map { $0 }
     }
 }

@@ -30,19 +30,7 @@ public struct CompressCommand: ParsableCommand {
     @Option(name: [.short, .long], help: "Name of the archive, in the folder of the inputs.")
     var name: String?
 
-    @Flag(help: "Print one JSON result object on standard output.")
-    var json = false
-
-    @Option(help: "Stop after this many seconds (0 = no limit; default: the time-budget setting, 1800).")
-    var timeBudget: Double?
-
-    @Flag(inversion: .prefixedNo, help: "Show progress and the result as desktop notifications (default: the notifications setting; off with --json).")
-    var notify: Bool?
-
-    @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
-    var forgetRecent = false
-
-    @Flag(help: "Make one archive per item instead of one for all (the menus' \"Compress each separately\").")
+    @Flag(help: "Make one archive per item instead of one for all (the menus' \"Compress Each Separately\").")
     var each = false
 
     @Flag(help: "Protect the archive with a password, asked twice (zip: AES-256; 7z: AES-256 with hidden names).")
@@ -51,22 +39,23 @@ public struct CompressCommand: ParsableCommand {
     @Flag(help: "Read the password for --encrypt from one line of standard input, for scripts.")
     var passwordStdin = false
 
+    @OptionGroup var job: JobOptions
+
     @Argument(help: "Files and folders to compress.")
     var files: [String] = []
 
     public init() {}
 
     public func validate() throws {
-        if forgetRecent { return }
+        if job.forgetRecent { return }
         if files.isEmpty { throw ValidationError("Name at least one file or folder to compress.") }
         if output != nil, name != nil { throw ValidationError("Use either --output or --name, not both.") }
         if each, output != nil || name != nil { throw ValidationError("--each names each archive after its item, so --output and --name mean nothing with it.") }
         if passwordStdin, !encrypt { throw ValidationError("--password-stdin gives the password for --encrypt; add --encrypt.") }
-        try validateBudget(timeBudget)
     }
 
     public func run() throws {
-        if forgetRecent { try ArchiverCLI.forgetRecent() }
+        if job.forgetRecent { try ArchiverCLI.forgetRecent() }
         let settings = UserSettings.current
         // "Compress with Password…" keeps the default format when it can carry a password, else zip.
         let format = format ?? (encrypt && !settings.defaultFormat.canEncrypt ? .zip : settings.defaultFormat)
@@ -82,16 +71,16 @@ public struct CompressCommand: ParsableCommand {
             password = try encrypt ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil
         } catch {
             // From a menu there is no terminal: the notification is where "install zenity" is read.
-            JobReport(operation: "compress", json: json).failed(error, elapsed: 0)
-            DesktopFeedback(title: "", notify: notify ?? (json ? false : nil), settings: settings, control: JobControl())
+            JobReport(operation: "compress", json: job.json).failed(error, elapsed: 0)
+            DesktopFeedback(title: "", notify: job.notifications, settings: settings, control: JobControl())
                 .failed(summary: "Could not compress \(what)", error)
             throw ExitCode(error.code.exitStatus)
         }
-        let control = JobControl(budget: settings.budget(flag: timeBudget))
+        let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
         let progress = TerminalProgress(label: "Compressing")
-        let report = JobReport(operation: "compress", json: json)
-        let desktop = DesktopFeedback(title: "Compressing \(what)", notify: notify ?? (json ? false : nil), settings: settings, control: control)
+        let report = JobReport(operation: "compress", json: job.json)
+        let desktop = DesktopFeedback(title: "Compressing \(what)", notify: job.notifications, settings: settings, control: control)
         let failed = { (error: ArchiverError) in
             report.failed(error, elapsed: progress.elapsed)
             desktop.failed(summary: "Could not compress \(what)", error)

@@ -24,9 +24,6 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: "List the entries instead of extracting.")
     var list = false
 
-    @Flag(help: "Print one JSON result object on standard output.")
-    var json = false
-
     @Flag(help: "Ask for the folder to extract into (kdialog on KDE, else zenity): the menus' \"Extract to…\".")
     var chooseFolder = false
 
@@ -35,15 +32,6 @@ public struct ExtractCommand: ParsableCommand {
 
     @Flag(help: "Skip macOS junk even when the skip-junk setting is off.")
     var skipJunk = false
-
-    @Option(help: "Stop after this many seconds (0 = no limit; default: the time-budget setting, 1800).")
-    var timeBudget: Double?
-
-    @Flag(inversion: .prefixedNo, help: "Show progress and the result as desktop notifications (default: the notifications setting; off with --json).")
-    var notify: Bool?
-
-    @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
-    var forgetRecent = false
 
     @Flag(help: "Move each archive to the trash once it is fully extracted (default: the trash-archive-after-extract setting).")
     var trashArchive = false
@@ -54,28 +42,29 @@ public struct ExtractCommand: ParsableCommand {
     @Option(name: .customLong("entry"), help: "Extract only this entry (repeatable); a folder selects everything under it.")
     var entries: [String] = []
 
+    @OptionGroup var job: JobOptions
+
     @Argument(help: "Archives to extract.")
     var archives: [String] = []
 
     public init() {}
 
     public func validate() throws {
-        if forgetRecent { return }
+        if job.forgetRecent { return }
         if archives.isEmpty { throw ValidationError("Name at least one archive to extract.") }
         if list, to != nil || chooseFolder { throw ValidationError("--list does not extract, so --to and --choose-folder mean nothing with it.") }
         if to != nil, chooseFolder { throw ValidationError("Use either --to or --choose-folder, not both.") }
         if keepJunk, skipJunk { throw ValidationError("Use either --keep-junk or --skip-junk, not both.") }
         if list, !entries.isEmpty { throw ValidationError("--list shows every entry, so --entry means nothing with it.") }
-        try validateBudget(timeBudget)
     }
 
     public func run() throws {
-        if forgetRecent { try ArchiverCLI.forgetRecent() }
+        if job.forgetRecent { try ArchiverCLI.forgetRecent() }
         let settings = UserSettings.current
         var raw = RawArguments.current()
         let archivePaths = archives.map { raw.path(for: $0).madeAbsolute }
         let entries = entries.map { raw.bytes(for: $0) }
-        let control = JobControl(budget: settings.budget(flag: timeBudget))
+        let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
         if list {
             try listArchives(archivePaths, control: control)
@@ -114,11 +103,11 @@ public struct ExtractCommand: ParsableCommand {
             folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
             places: places, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
             passwords: Passwords.asker(fromStandardInput: passwordStdin))
-        let report = JobReport(operation: "extract", json: json)
+        let report = JobReport(operation: "extract", json: job.json)
         let progress = TerminalProgress(label: "Extracting")
         let first = archives[0].lastComponent?.string ?? archives[0].string
         let what = archives.count == 1 ? "“\(first)”" : "\(archives.count) archives"
-        let desktop = DesktopFeedback(title: "Extracting \(what)", notify: notify ?? (json ? false : nil), settings: settings, control: control)
+        let desktop = DesktopFeedback(title: "Extracting \(what)", notify: job.notifications, settings: settings, control: control)
         CommandRunner.onAbandon = {
             report.failed($0, elapsed: progress.elapsed)
             desktop.failed(summary: "Could not extract \(what)", $0)
@@ -154,7 +143,7 @@ public struct ExtractCommand: ParsableCommand {
                 }
                 results.append(Self.json(archive: archive, result: result, error: nil))
                 made.append((archive, result))
-                if !json { Self.describe(archive: archive, result: result) }
+                if !job.json { Self.describe(archive: archive, result: result) }
             } catch {
                 progress.finish()
                 printProblem(error)
@@ -175,7 +164,7 @@ public struct ExtractCommand: ParsableCommand {
             } else {
                 ExitStatus.success
             }
-        if json { report.emit(exitCode: status, elapsed: progress.elapsed, [("results", .array(results))]) }
+        if job.json { report.emit(exitCode: status, elapsed: progress.elapsed, [("results", .array(results))]) }
         desktop.waitForAction()
         throw ExitCode(status)
     }
@@ -242,7 +231,7 @@ public struct ExtractCommand: ParsableCommand {
     }
 
     private func listArchives(_ archives: [FilePath], control: JobControl) throws {
-        let report = JobReport(operation: "list", json: json)
+        let report = JobReport(operation: "list", json: job.json)
         let clock = ContinuousClock()
         let start = clock.now
         var listed: [JSON] = []
@@ -255,7 +244,7 @@ public struct ExtractCommand: ParsableCommand {
                     ("archive", .string(archive.string)), ("format", .string(format)),
                     ("entries", .array(entries.map(Self.json))), ("error", .null),
                 ]))
-                if !json { Self.printListing(archive: archive, format: format, entries: entries, several: archives.count > 1) }
+                if !job.json { Self.printListing(archive: archive, format: format, entries: entries, several: archives.count > 1) }
             } catch {
                 printProblem(error)
                 firstFailure = firstFailure ?? error
@@ -266,7 +255,7 @@ public struct ExtractCommand: ParsableCommand {
         let status: Int32 =
             if let firstFailure { failures == archives.count ? firstFailure.code.exitStatus : ExitStatus.warnings } else { 0 }
         let (seconds, atto) = (clock.now - start).components
-        if json { report.emit(exitCode: status, elapsed: Double(seconds) + Double(atto) / 1e18, [("archives", .array(listed))]) }
+        if job.json { report.emit(exitCode: status, elapsed: Double(seconds) + Double(atto) / 1e18, [("archives", .array(listed))]) }
         throw ExitCode(status)
     }
 

@@ -73,13 +73,6 @@ final class JobReport {
     }
 }
 
-/// `--time-budget` must be a number of seconds a clock can count: 0 (none) up to about 30 years.
-func validateBudget(_ budget: Double?) throws {
-    guard let budget else { return }
-    if !budget.isFinite || budget < 0 || budget >= 1e9 {
-        throw ValidationError("--time-budget must be between 0 (no limit) and 999999999 seconds.")
-    }
-}
 
 /// An error for a person on stderr: the sentence, then the hint on its own line.
 func printProblem(_ error: ArchiverError) {

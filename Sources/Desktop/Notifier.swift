@@ -42,7 +42,7 @@ public final class Notifier: @unchecked Sendable {
     /// starting a bus (`dbus-launch` autolaunch would hang or pop up an X11 error on a headless machine).
     public static func connect(appName: String = "Archiver") -> Notifier? {
         // libnotify prints a warning on stderr when it finds no bus or no server; look first.
-        guard sessionBusExists(), serverIsThere() else { return nil }
+        guard sessionBusAddress() != nil, serverIsThere() else { return nil }
         var result: Notifier?
         let done = DispatchSemaphore(value: 0)
         MainLoop.perform {
@@ -167,12 +167,5 @@ public final class Notifier: @unchecked Sendable {
             if String(cString: g_variant_get_string(child, nil)) == name { return true }
         }
         return false
-    }
-
-    private static func sessionBusExists() -> Bool {
-        if let address = getenv("DBUS_SESSION_BUS_ADDRESS"), address.pointee != 0 { return true }
-        guard let runtime = getenv("XDG_RUNTIME_DIR") else { return false }
-        var info = stat()
-        return stat(String(cString: runtime) + "/bus", &info) == 0
     }
 }

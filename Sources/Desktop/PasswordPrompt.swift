@@ -1,4 +1,3 @@
-internal import CGLib
 import ArchiverCore
 import Glibc
 import Synchronization
@@ -33,7 +32,7 @@ public enum PasswordPrompt {
         -> Answer
     {
         let method = PasswordChain.method(environment: environment, stdinIsTerminal: stdinIsTerminal) {
-            isInstalled($0, path: environment["PATH"])
+            Programs.find($0, path: environment["PATH"]) != nil
         }
         guard let method else {
             return .unavailable(
@@ -123,75 +122,15 @@ extension PasswordPrompt {
 // MARK: - Helper programs
 
 extension PasswordPrompt {
-    /// Whether `program` is an executable file in one of `path`'s folders, as GLib will look for it when it
-    /// starts the child (`g_find_program_in_path` would search our own `PATH`, not the child's).
-    static func isInstalled(_ program: String, path: String?) -> Bool {
-        let path = path ?? getenv("PATH").map { String(cString: $0) } ?? "/bin:/usr/bin"
-        return path.split(separator: ":", omittingEmptySubsequences: false).contains { folder in
-            let candidate = "\(folder.isEmpty ? "." : folder)/\(program)"
-            var info = stat()
-            return stat(candidate, &info) == 0 && info.st_mode & S_IFMT == S_IFREG && access(candidate, X_OK) == 0
-        }
-    }
-
     /// Runs a helper the ssh-askpass way: the password is the first line of its output, and any exit but 0
-    /// is a cancel. The output goes straight from the pipe into a `Secret`.
+    /// is a cancel.
     private static func run(_ argv: [String], environment: [String: String]) -> Answer {
-        var child: GPid = 0
-        var output: gint = -1
-        var error: UnsafeMutablePointer<GError>?
-        // Standard input is /dev/null: the helper must not eat input meant for us.
-        let flags = GSpawnFlags(
-            rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_SEARCH_PATH_FROM_ENVP.rawValue
-                | G_SPAWN_DO_NOT_REAP_CHILD.rawValue | G_SPAWN_STDERR_TO_DEV_NULL.rawValue)
-        let started = withCStrings(argv) { argv in
-            withCStrings(environment.map { "\($0.key)=\($0.value)" }) { envp in
-                g_spawn_async_with_pipes(nil, argv, envp, flags, nil, nil, &child, nil, &output, nil, &error) != 0
-            }
-        }
-        guard started else {
-            g_clear_error(&error)
+        guard let (line, succeeded) = Spawn.firstLine(of: argv.map { Array($0.utf8) }, environment: environment) else {
             return .unavailable(
                 ArchiverError(
                     .password, "Could not start the password program “\(argv[0])”.",
                     hint: "Check ARCHIVER_ASKPASS and SSH_ASKPASS, or use --password-stdin."))
         }
-        let line = Secret.readLine(from: output)
-        // Read to the end as ssh does, so that a helper writing more is not killed by SIGPIPE.
-        discardRest(of: output)
-        close(output)
-        var status: Int32 = 0
-        var reaped: pid_t
-        repeat { reaped = waitpid(child, &status, 0) } while reaped < 0 && errno == EINTR
-        guard reaped == child, g_spawn_check_wait_status(status, nil) != 0 else { return .cancelled }
-        return .password(line ?? Secret([]))
-    }
-
-    private static func discardRest(of descriptor: Int32) {
-        let size = 512
-        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
-        defer {
-            explicit_bzero(buffer, size)
-            buffer.deallocate()
-        }
-        while true {
-            let got = read(descriptor, buffer, size)
-            if got < 0, errno == EINTR { continue }
-            if got <= 0 { return }
-        }
-    }
-
-    /// `strings` as a NULL-terminated C array, valid only inside `body`.
-    private static func withCStrings<R>(
-        _ strings: [String], _ body: (UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>) -> R
-    ) -> R {
-        let pointers = UnsafeMutablePointer<UnsafeMutablePointer<gchar>?>.allocate(capacity: strings.count + 1)
-        for (index, string) in strings.enumerated() { (pointers + index).initialize(to: strdup(string)) }
-        (pointers + strings.count).initialize(to: nil)
-        defer {
-            for index in strings.indices { free(pointers[index]) }
-            pointers.deallocate()
-        }
-        return body(pointers)
+        return succeeded ? .password(line ?? Secret([])) : .cancelled
     }
 }

@@ -22,4 +22,15 @@ public enum Tool {
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))
     }
+
+    /// Writes an executable script at `path`. The file is written by another process (`install`): a child
+    /// forked by a test running alongside would inherit a descriptor of ours open for writing, and exec of
+    /// the script would then fail with ETXTBSY.
+    public static func installScript(_ text: String, at path: String) throws {
+        let draft = path + ".draft"
+        try text.write(toFile: draft, atomically: false, encoding: .utf8)
+        defer { unlink(draft) }
+        let installed = try run(["/usr/bin/install", "-m", "755", draft, path])
+        guard installed.status == 0 else { throw CocoaError(.fileWriteUnknown) }
+    }
 }

@@ -37,14 +37,7 @@ import Testing
                 \(answer)
 
                 """
-            // Written by another process: a child forked by a test running alongside would inherit our
-            // descriptor open for writing, and exec of the script would then fail with ETXTBSY.
-            let draft = scratch.sub("\(name).draft")
-            try script.write(toFile: draft, atomically: false, encoding: .utf8)
-            let install = try Process.run(
-                URL(fileURLWithPath: "/usr/bin/install"), arguments: ["-m", "755", draft, path])
-            install.waitUntilExit()
-            try #require(install.terminationStatus == 0)
+            try Tool.installScript(script, at: path)
             return path
         }
 

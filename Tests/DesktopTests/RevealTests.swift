@@ -13,9 +13,7 @@ import Testing
     private func recordingStub(in scratch: ScratchDirectory) throws -> (program: String, record: String) {
         let program = scratch.sub("stub")
         let record = scratch.sub("stub.args")
-        try "#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(record).tmp' && mv '\(record).tmp' '\(record)'\n"
-            .write(toFile: program, atomically: true, encoding: .utf8)
-        chmod(program, 0o755)
+        try Tool.installScript("#!/bin/sh\nprintf '%s\\n' \"$@\" > '\(record).tmp' && mv '\(record).tmp' '\(record)'\n", at: program)
         return (program, record)
     }
 

@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -13,8 +14,7 @@ extension Lead {
             for name in ["zenity", "kdialog"] {
                 let reply = answer.map { "printf '%s\\n' '\($0)'" } ?? "exit 1"
                 let script = "#!/bin/sh\n{ echo \(name); for a in \"$@\"; do printf '%s\\n' \"$a\"; done; } > '\(s.sub("asked"))'\n\(reply)\n"
-                try script.write(toFile: bin + "/" + name, atomically: true, encoding: .utf8)
-                chmod(bin + "/" + name, 0o755)
+                try Tool.installScript(script, at: bin + "/" + name)
             }
             return bin
         }

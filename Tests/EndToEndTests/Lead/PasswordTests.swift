@@ -15,13 +15,13 @@ extension Lead {
         /// An ssh-askpass-style program answering `password` that records each prompt (argv[1]) in `asked`.
         static func askpass(_ s: Scratch, password: String, exit status: Int = 0) throws -> String {
             let path = s.sub("askpass")
-            try """
+            try Tool.installScript(
+                """
                 #!/bin/sh
                 printf '%s\\n' "$1" >> '\(s.sub("asked"))'
                 printf '%s\\n' '\(password)'
                 exit \(status)
-                """.write(toFile: path, atomically: true, encoding: .utf8)
-            chmod(path, 0o755)
+                """, at: path)
             return path
         }
 
