@@ -116,6 +116,7 @@ compress-7z|Compress to 7z|Compress to 7z with Archiver|compress|--format 7z|any
 compress-tar-xz|Compress to tar.xz|Compress to tar.xz with Archiver|compress|--format tar.xz|any
 compress-password|Compress with Password…|Compress with Password… with Archiver|compress|--encrypt|any
 compress-each|Compress Each Separately|Compress Each Separately with Archiver|compress|--each|any
+compress-parts|Compress in Parts…|Compress in Parts… with Archiver|compress|--split ask|any
 extract-here|Extract Here|Extract Here with Archiver|extract|-|archives
 extract-to|Extract to…|Extract to… with Archiver|extract|--choose-folder|archives'
 

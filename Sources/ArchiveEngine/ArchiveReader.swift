@@ -24,6 +24,10 @@ struct ArchiveReader: ~Copyable {
     let fileSize: Int64
     /// What libarchive warned about while reading headers (a name it could not convert, …).
     private(set) var warnings: [String] = []
+    /// The files read: every part of a multi-part set, whichever one was named.
+    let volumes: VolumeSet
+    /// Feeds libarchive the parts of a set as one stream; nil for a plain file. Outlives `handle`'s use.
+    private let source: VolumeSource?
 
     /// Opens `path` and reads its first header.
     /// - Throws: `ArchiverError`: `.inputUnreadable` for a missing, unreadable or folder input,
@@ -54,18 +58,20 @@ struct ArchiveReader: ~Copyable {
                 .inputUnreadable, "You do not have permission to read “\(path)”.", hint: "Check its permissions.",
                 path: path.string)
         }
-        if target.st_size == 0, FileSystem.isRegular(target) {
+        let volumes = try VolumeSet.find(path)
+        if target.st_size == 0, FileSystem.isRegular(target), !volumes.isMultiPart {
             throw ArchiverError(
                 .notAnArchive, "“\(name)” is empty (0 bytes), so it is not an archive.",
                 hint: "The download or copy may have failed; get the file again.", path: path.string)
         }
 
-        let attempt = try Self.openHandle(path, name: name, password: password)
+        let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
+        let attempt = try Self.openHandle(path, name: name, password: password, source: source, volumes: volumes)
         let status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
         if !status.succeeded, status != .eof {
             let (message, _) = lastError(attempt)
             archive_read_free(attempt)
-            throw FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil)
+            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil))
         }
         let raw = archive_format(attempt) == ARCHIVE_FORMAT_RAW
         if raw, archive_filter_count(attempt) <= 1 {
@@ -74,18 +80,22 @@ struct ArchiveReader: ~Copyable {
             throw FailureClassifier.describeReadFailure(message: "Unrecognized archive format", archive: name, entry: nil)
         }
         handle = attempt
+        self.volumes = volumes
+        self.source = source
         if status == .warn { warnings.append(lastError(attempt).message) }
         pending = status != .eof
         finished = status == .eof
         if status == .eof { current = nil }
         isRawStream = raw
         displayName = name
-        fileSize = Int64(target.st_size)
+        fileSize = source?.total ?? Int64(target.st_size)
     }
 
     deinit { archive_read_free(handle) }
 
-    private static func openHandle(_ path: FilePath, name: String, password: Secret?) throws(ArchiverError) -> OpaquePointer {
+    private static func openHandle(
+        _ path: FilePath, name: String, password: Secret?, source: VolumeSource?, volumes: VolumeSet
+    ) throws(ArchiverError) -> OpaquePointer {
         guard let handle = archive_read_new() else {
             throw ArchiverError(.inputUnreadable, "Out of memory while opening “\(name)”.")
         }
@@ -94,14 +104,14 @@ struct ArchiveReader: ~Copyable {
         // Bids lowest, so any real format wins; `init` rejects raw matches that are not compressed.
         archive_read_support_format_raw(handle)
         if let password { _ = password.withCString { archive_read_add_passphrase(handle, $0) } }
-        let status = path.withPlatformString { archive_read_open_filename(handle, $0, 128 * 1024) }
+        let status = source?.open(handle) ?? path.withPlatformString { archive_read_open_filename(handle, $0, 128 * 1024) }
         guard ArchiveStatus(rawValue: status).succeeded else {
             let (message, code) = lastError(handle)
             archive_read_free(handle)
             if code == EACCES || code == ENOENT {
                 throw ArchiverError(.inputUnreadable, "Cannot open “\(name)”: \(message).", path: path.string)
             }
-            throw FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil)
+            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil))
         }
         return handle
     }
@@ -123,8 +133,8 @@ struct ArchiveReader: ~Copyable {
             }
             if !status.succeeded {
                 let (message, _) = lastError(handle)
-                throw FailureClassifier.describeReadFailure(
-                    message: message, archive: displayName, entry: previous.map { "after \($0)" })
+                throw volumes.incomplete(FailureClassifier.describeReadFailure(
+                    message: message, archive: displayName, entry: previous.map { "after \($0)" }))
             }
             current = entry
             if status == .warn { warnings.append(lastError(handle).message) }
@@ -172,7 +182,7 @@ struct ArchiveReader: ~Copyable {
         // zip reports a bad CRC or a wrong size as a warning on the last block: the data is damaged.
         if status != .ok {
             let (message, _) = lastError(handle)
-            throw FailureClassifier.describeReadFailure(message: message, archive: displayName, entry: entryName)
+            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: displayName, entry: entryName))
         }
         return (UnsafeRawBufferPointer(start: buffer, count: size), offset)
     }

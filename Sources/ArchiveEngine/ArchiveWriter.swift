@@ -1,6 +1,7 @@
 internal import CArchive
 import ArchiverCore
 import Glibc
+import SystemPackage
 
 /// A libarchive write handle set up for one output format, writing to a file descriptor.
 struct ArchiveWriter: ~Copyable {
@@ -170,10 +171,20 @@ struct ArchiveWriter: ~Copyable {
     }
 }
 
-/// Where an archive's bytes go: a file descriptor, with the job's cancellation and budget checked before
-/// every write.
+/// Where an archive's bytes go: a file descriptor, or parts of a fixed size that it opens one after
+/// another, with the job's cancellation and budget checked before every write.
 final class OutputSink {
-    private let descriptor: Int32
+    /// Parts being written: `NAME.001`, `NAME.002`, … of `size` bytes in a private staging folder.
+    private struct Parts {
+        let folder: FilePath
+        let name: [UInt8]
+        let size: Int64
+        var count = 0
+        var written: Int64 = 0
+    }
+
+    private var descriptor: Int32
+    private var parts: Parts?
     private let control: JobControl
     /// The errno of the last failed write; ECANCELED when the job was stopped.
     private(set) var lastErrno: Int32 = 0
@@ -181,6 +192,39 @@ final class OutputSink {
     init(descriptor: Int32, control: JobControl) {
         self.descriptor = descriptor
         self.control = control
+    }
+
+    /// Writes into `folder/NAME.001`, `.002`, … each of `partSize` bytes but the last.
+    init(partsIn folder: FilePath, name: [UInt8], partSize: Int64, control: JobControl) throws(ArchiverError) {
+        parts = Parts(folder: folder, name: name, size: partSize)
+        descriptor = -1
+        self.control = control
+        guard openNextPart() else { throw FileSystem.destinationError(lastErrno, folder) }
+    }
+
+    deinit { if parts != nil, descriptor >= 0 { close(descriptor) } }
+
+    /// The parts written so far, in order.
+    var partPaths: [FilePath] {
+        guard let parts else { return [] }
+        return (1...max(1, parts.count)).map { parts.folder.appending(bytes: Self.partName(parts.name, $0)) }
+    }
+
+    /// `NAME.001`: three digits, as 7-Zip writes them, more when a set has over 999 parts.
+    static func partName(_ name: [UInt8], _ number: Int) -> [UInt8] {
+        VolumeName(base: name, style: .numbered(width: max(3, String(number).count)), number: number).name(number: number)
+    }
+
+    private func openNextPart() -> Bool {
+        guard var next = parts else { return false }
+        if descriptor >= 0 { close(descriptor) }
+        next.count += 1
+        next.written = 0
+        let path = next.folder.appending(bytes: Self.partName(next.name, next.count))
+        descriptor = path.withPlatformString { Glibc.open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
+        parts = next
+        if descriptor < 0 { lastErrno = errno }
+        return descriptor >= 0
     }
 
     /// Writes everything or fails: the count written, or -1.
@@ -191,13 +235,17 @@ final class OutputSink {
         }
         var offset = 0
         while offset < buffer.count {
-            let count = Glibc.write(descriptor, buffer.baseAddress?.advanced(by: offset), buffer.count - offset)
+            var room = buffer.count - offset
+            if let current = parts, current.written == current.size, !openNextPart() { return -1 }
+            if let current = parts { room = min(room, Int(clamping: current.size - current.written)) }
+            let count = Glibc.write(descriptor, buffer.baseAddress?.advanced(by: offset), room)
             if count < 0 {
                 if errno == EINTR { continue }
                 lastErrno = errno
                 return -1
             }
             offset += count
+            parts?.written += Int64(count)
         }
         return buffer.count
     }

@@ -12,6 +12,8 @@ public struct CompressResult: Sendable {
     public var files: Int
     public var folders: Int
     public var symlinks: Int
+    /// Every file made: the archive, or its parts in order when it was split.
+    public var parts: [FilePath] = []
     /// Items skipped or changed while being read, in words.
     public var warnings: [String]
 }
@@ -26,6 +28,8 @@ public enum Compressor {
     ///   - destination: the `--name`/`--output` choice.
     ///   - control: cancellation and time budget, checked between blocks.
     ///   - password: encrypts the archive (zip: AES-256); formats without encryption are refused.
+    ///   - partSize: splits the archive into `NAME.001`, `NAME.002`, … of this many bytes (the last
+    ///     smaller), published together or not at all.
     ///   - preflight: called with the input's total size once it is known, before anything is written;
     ///     what it throws stops the job (the time budget's early estimate).
     ///   - progress: called often with bytes read so far and the total.
@@ -34,7 +38,7 @@ public enum Compressor {
     public static func run(
         inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel,
         destination: CompressPlan.Destination = .automatic, control: JobControl, password: Secret? = nil,
-        preflight: (Int64) throws(ArchiverError) -> Void = { _ in },
+        partSize: Int64? = nil, preflight: (Int64) throws(ArchiverError) -> Void = { _ in },
         progress: (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
@@ -70,6 +74,33 @@ public enum Compressor {
         }
 
         try preflight(tree.totalBytes)
+        // 7z names are UTF-16: bytes that are not UTF-8 cannot survive, whoever writes them.
+        let renamed = format.container != .sevenZip ? [] : tree.items.filter { String(validating: $0.nameInArchive, as: UTF8.self) == nil }.map {
+            "“\($0.nameInArchive.displayName)” is stored with “\u{FFFD}” in place of the bytes that are not UTF-8: 7z names are Unicode. Use zip or tar to keep the name exactly."
+        }
+        var result = CompressResult(
+            output: plan.folder.appending(bytes: plan.archiveName), size: 0, inputBytes: tree.totalBytes,
+            files: tree.count(.file), folders: tree.count(.directory), symlinks: tree.count(.symlink),
+            warnings: tree.warnings + renamed)
+        let backend = Backend(
+            tree: tree, items: plan.items, format: format, level: level, password: password, control: control,
+            destination: plan.folder)
+
+        if let partSize {
+            // Parts are written in a private staging folder, then moved out together.
+            let staging = try FileSystem.makeStaging(in: plan.folder)
+            var withdrawn = false
+            defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
+            let parts = try backend.writeParts(into: staging, name: plan.archiveName, size: partSize, progress: progress)
+            result.size = parts.reduce(0) { $0 + (FileSystem.status($1).map { Int64($0.st_size) } ?? 0) }
+            withdrawn = true
+            guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, "Cancelled.") }
+            defer { FileSystem.removeTree(staging) }
+            result.parts = try FileSystem.publishParts(parts, in: plan.folder, as: plan.archiveName, exact: plan.exact)
+            result.output = result.parts[0]
+            return result
+        }
+
         FileSystem.removeStaleTemporaries(in: plan.folder)
         let temporary = plan.folder.appending(
             TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
@@ -81,72 +112,102 @@ public enum Compressor {
             close(descriptor)
             if !withdrawn, PendingOutputs.withdraw(temporary) { FileSystem.removeTree(temporary) }
         }
+        try backend.write(to: temporary, descriptor: descriptor, progress: progress)
 
-        // 7z names are UTF-16: bytes that are not UTF-8 cannot survive, whoever writes them.
-        let renamed = format.container != .sevenZip ? [] : tree.items.filter { String(validating: $0.nameInArchive, as: UTF8.self) == nil }.map {
-            "“\($0.nameInArchive.displayName)” is stored with “\u{FFFD}” in place of the bytes that are not UTF-8: 7z names are Unicode. Use zip or tar to keep the name exactly."
-        }
-        if format == .sevenZip, SevenZip.executable != nil {
-            // 7-Zip is faster here (all cores) and the only way to encrypt 7z. It writes the file itself,
-            // so the reserved name is handed over empty; it stays registered for cleanup meanwhile.
-            _ = temporary.withPlatformString { unlink($0) }
-            let total = tree.totalBytes
-            progress(0, total)
-            try SevenZip.create(
-                items: plan.items.map { Array($0.source.bytes.drop { $0 == UInt8(ascii: "/") }) }, in: "/",
-                output: temporary, level: level, password: password, control: control
-            ) { progress(Int64($0 * Double(total)), total) }
-        } else {
-            try writeWithLibarchive(
-                tree, to: descriptor, format: format, level: level, password: password, folder: plan.folder,
-                control: control, progress: progress)
-        }
-
-        let size = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
+        result.size = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
         withdrawn = true
         guard PendingOutputs.withdraw(temporary) else { throw ArchiverError(.cancelled, "Cancelled.") }
         do {
-            let output = try FileSystem.publish(
+            result.output = try FileSystem.publish(
                 temporary, in: plan.folder, as: plan.archiveName, isDirectory: false, exact: plan.exact)
-            return CompressResult(
-                output: output, size: size, inputBytes: tree.totalBytes, files: tree.count(.file),
-                folders: tree.count(.directory), symlinks: tree.count(.symlink), warnings: tree.warnings + renamed)
+            result.parts = [result.output]
+            return result
         } catch {
             FileSystem.removeTree(temporary)
             throw error
         }
     }
 
-    /// The archive through libarchive's writer, into `descriptor`.
-    private static func writeWithLibarchive(
-        _ tree: FileTree, to descriptor: Int32, format: ArchiveFormat, level: CompressionLevel, password: Secret?,
-        folder: FilePath, control: JobControl, progress: (Int64, Int64?) -> Void
-    ) throws(ArchiverError) {
+    /// Whether 7z archives can be encrypted here (through 7-Zip).
+    public static var canEncrypt7z: Bool { SevenZip.executable != nil }
+
+    static func processorCount() -> Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
+}
+
+/// Writes one archive's bytes with whichever writer suits the format: 7-Zip for 7z when it is installed
+/// (faster on all cores, and the only way to encrypt 7z), libarchive for the rest.
+private struct Backend {
+    let tree: FileTree
+    let items: [CompressPlan.Item]
+    let format: ArchiveFormat
+    let level: CompressionLevel
+    let password: Secret?
+    let control: JobControl
+    /// The folder the archive goes into, for messages.
+    let destination: FilePath
+
+    private var uses7Zip: Bool { format == .sevenZip && SevenZip.executable != nil }
+
+    /// The whole archive into `temporary`, open as `descriptor`.
+    func write(to temporary: FilePath, descriptor: Int32, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {
+        if uses7Zip {
+            // 7-Zip writes the file itself, so the reserved name is handed over empty; it stays registered
+            // for cleanup meanwhile.
+            _ = temporary.withPlatformString { unlink($0) }
+            try with7Zip(output: temporary, volumeSize: nil, progress: progress)
+        } else {
+            try withLibarchive(OutputSink(descriptor: descriptor, control: control), progress: progress)
+        }
+    }
+
+    /// The archive as parts `NAME.001`, … of `size` bytes in `folder`; returns them in order.
+    func writeParts(into folder: FilePath, name: [UInt8], size: Int64, progress: (Int64, Int64?) -> Void)
+        throws(ArchiverError) -> [FilePath]
+    {
+        if uses7Zip {
+            try with7Zip(output: folder.appending(bytes: name), volumeSize: size, progress: progress)
+            let made = (try? FileSystem.entries(of: folder)) ?? []
+            return made.sorted { $0.lexicographicallyPrecedes($1) }.map { folder.appending(bytes: $0) }
+        }
+        let sink = try OutputSink(partsIn: folder, name: name, partSize: size, control: control)
+        try withLibarchive(sink, progress: progress)
+        return sink.partPaths
+    }
+
+    private func with7Zip(output: FilePath, volumeSize: Int64?, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {
+        let total = tree.totalBytes
+        progress(0, total)
+        try SevenZip.create(
+            items: items.map { Array($0.source.bytes.drop { $0 == UInt8(ascii: "/") }) }, in: "/",
+            output: output, level: level, password: password, volumeSize: volumeSize, control: control
+        ) { progress(Int64($0 * Double(total)), total) }
+    }
+
+    /// The archive through libarchive's writer, into `sink`.
+    private func withLibarchive(_ sink: OutputSink, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {
         let settings = format.settings(for: level)
-        let writer = try ArchiveWriter(format: format, settings: settings, threads: processorCount(), password: password)
-        let folderName = folder.string
-        try writer.open(sink: OutputSink(descriptor: descriptor, control: control), folder: folderName)
+        let writer = try ArchiveWriter(
+            format: format, settings: settings, threads: Compressor.processorCount(), password: password)
+        let folderName = destination.string
+        try writer.open(sink: sink, folder: folderName)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         var done: Int64 = 0
         progress(0, tree.totalBytes)
         do {
-            try write(tree, with: writer, buffer: buffer, done: &done, folder: folderName, control: control) {
-                progress($0, tree.totalBytes)
-            }
+            try write(with: writer, buffer: buffer, done: &done, folder: folderName) { progress($0, tree.totalBytes) }
             try writer.close(folder: folderName)
         } catch {
             // A write refused because the job was stopped reads as a write error; say what really happened.
             try control.check()
             throw error
         }
-
     }
 
     /// Writes every item of `tree`, streaming file contents through `buffer`.
-    private static func write(
-        _ tree: FileTree, with writer: borrowing ArchiveWriter, buffer: UnsafeMutableRawBufferPointer,
-        done: inout Int64, folder folderName: String, control: JobControl, progress: (Int64) -> Void
+    private func write(
+        with writer: borrowing ArchiveWriter, buffer: UnsafeMutableRawBufferPointer, done: inout Int64,
+        folder folderName: String, progress: (Int64) -> Void
     ) throws(ArchiverError) {
         for item in tree.items {
             try control.check()
@@ -188,11 +249,6 @@ public enum Compressor {
             }
         }
     }
-
-    /// Whether 7z archives can be encrypted here (through 7-Zip).
-    public static var canEncrypt7z: Bool { SevenZip.executable != nil }
-
-    static func processorCount() -> Int { max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN))) }
 }
 
 /// The inputs of a compression, expanded into every item to store, in archive order.

@@ -50,7 +50,7 @@ struct Encrypted7z {
         }
         let password = try verifiedPassword(options.passwords)
         let folder = try Extractor.destinationFolder(for: archive, options: options)
-        let staging = try Extractor.makeStaging(in: folder)
+        let staging = try FileSystem.makeStaging(in: folder)
         var withdrawn = false
         defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
 

@@ -83,12 +83,14 @@ public enum Extractor {
         archive: FilePath, options: ExtractOptions, control: JobControl,
         progress: (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> ExtractResult {
-        if let encrypted = try Encrypted7z(archive) {
+        let volumes = try VolumeSet.find(archive)
+        if let encrypted = try encrypted7z(volumes) {
             return try encrypted.extract(options: options, control: control, progress: progress)
         }
         var reader = try ArchiveReader(path: archive)
         let selection = EntrySelection(options.selection)
-        let archiveName = archive.lastComponent?.bytes ?? Array("Archive".utf8)
+        // A set extracts into a folder named after the set, whichever part was named: `x.7z.002` → `x`.
+        let archiveName = volumes.name.isEmpty ? Array("Archive".utf8) : volumes.name
 
         if reader.hasCheapHeaders || !options.selection.isEmpty {
             // Paths as the extraction will see them (`./docs/x` is `docs/x`), for the selection checks.
@@ -134,12 +136,22 @@ public enum Extractor {
     public static func list(archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil) throws(ArchiverError) -> (
         format: String, entries: [ArchiveEntryInfo]
     ) {
-        if let encrypted = try Encrypted7z(archive), encrypted.encryption == .names {
+        let volumes = try VolumeSet.find(archive)
+        if let encrypted = try encrypted7z(volumes), encrypted.encryption == .names {
             return ("7-Zip, encrypted names", try encrypted.list(passwords: passwords))
         }
         var reader = try ArchiveReader(path: archive)
-        let entries = try scan(&reader, archiveName: archive.lastComponent?.bytes ?? [], control: control)
+        let entries = try scan(&reader, archiveName: volumes.name, control: control)
         return (reader.formatName, entries)
+    }
+
+    /// The set as an encrypted 7z, which 7-Zip reads from its first part; nil when it is not one.
+    private static func encrypted7z(_ volumes: VolumeSet) throws(ArchiverError) -> Encrypted7z? {
+        do throws(ArchiverError) {
+            return try Encrypted7z(volumes.parts[0])
+        } catch {
+            throw volumes.incomplete(error)
+        }
     }
 
     private static func scan(_ reader: inout ArchiveReader, archiveName: [UInt8], control: JobControl) throws(ArchiverError)
@@ -239,7 +251,7 @@ public enum Extractor {
         _ reader: inout ArchiveReader, archiveName: [UInt8], into folder: FilePath, options: ExtractOptions,
         decrypting: Bool, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
-        let staging = try makeStaging(in: folder)
+        let staging = try FileSystem.makeStaging(in: folder)
         var withdrawn = false
         defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
 
@@ -311,15 +323,6 @@ public enum Extractor {
 
         result.output = try publishLayout(staging, in: folder, archiveName: archiveName, linksReachTop: session.linksReachTop)
         return result
-    }
-
-    /// A hidden private folder in `folder` for one extraction, registered for cleanup when the job stops.
-    static func makeStaging(in folder: FilePath) throws(ArchiverError) -> FilePath {
-        FileSystem.removeStaleTemporaries(in: folder)
-        let staging = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
-        try FileSystem.makePrivateDirectory(staging)
-        PendingOutputs.register(staging)
-        return staging
     }
 
     /// Moves what `staging` holds into `folder` by the layout rule: one top-level item as is, else the

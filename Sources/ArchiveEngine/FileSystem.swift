@@ -46,6 +46,15 @@ enum FileSystem {
         return Int64(info.f_bavail) * Int64(info.f_frsize)
     }
 
+    /// A hidden private folder in `folder` for one job's output, registered for cleanup when the job stops.
+    static func makeStaging(in folder: FilePath) throws(ArchiverError) -> FilePath {
+        removeStaleTemporaries(in: folder)
+        let staging = folder.appending(TemporaryName.make(pid: getpid(), token: randomToken(), isDirectory: true))
+        try makePrivateDirectory(staging)
+        PendingOutputs.register(staging)
+        return staging
+    }
+
     /// Creates a folder only this user can enter, for staging.
     static func makePrivateDirectory(_ path: FilePath) throws(ArchiverError) {
         guard path.withPlatformString({ mkdir($0, 0o700) }) == 0 else {
@@ -92,6 +101,40 @@ enum FileSystem {
                 throw ArchiverError(
                     .destination, "“\(candidate)” already exists; nothing was overwritten.",
                     hint: "Choose another name, or move the existing file away.", path: candidate.string)
+            }
+        }
+        throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(folder)”.")
+    }
+
+    /// Moves the parts of a split archive to `NAME.001`, `NAME.002`, … in `folder`, all under the first
+    /// name none of whose parts is taken (`Archive (2).zip.001` …). The first part is placed last, so that a
+    /// set is never seen without its start; a failure half-way moves the placed parts back.
+    /// - Returns: the published parts, in order.
+    static func publishParts(_ parts: [FilePath], in folder: FilePath, as name: [UInt8], exact: Bool = false)
+        throws(ArchiverError) -> [FilePath]
+    {
+        for attempt in 1...10_000 {
+            let candidate = ArchiveNaming.numbered(name, isDirectory: false, attempt: attempt)
+            let targets = parts.indices.map { folder.appending(bytes: OutputSink.partName(candidate, $0 + 1)) }
+            var placed: [(from: FilePath, to: FilePath)] = []
+            func giveBack() { for move in placed.reversed() { _ = rename(move.to, move.from) } }
+            do throws(ArchiverError) {
+                if targets.allSatisfy({ status($0) == nil }) {
+                    for (part, target) in zip(parts, targets).reversed() {
+                        guard try claim(part, at: target, isDirectory: false) else { break }
+                        placed.append((part, target))
+                    }
+                    if placed.count == parts.count { return targets }
+                }
+            } catch {
+                giveBack()
+                throw error
+            }
+            giveBack()
+            if exact {
+                throw ArchiverError(
+                    .destination, "“\(targets[0])” or another part of that name already exists; nothing was overwritten.",
+                    hint: "Choose another name, or move the existing parts away.", path: targets[0].string)
             }
         }
         throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(folder)”.")

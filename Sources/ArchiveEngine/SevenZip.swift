@@ -28,12 +28,13 @@ public enum SevenZip {
     ///   - output: where the archive goes; it must not exist yet (the caller made a temporary name).
     ///   - level: as for libarchive's 7z writer (`ArchiveFormat.settings(for:)`), on all cores.
     ///   - password: encrypts with AES-256, names included.
+    ///   - volumeSize: splits the archive into `output.001`, `.002`, … of this many bytes.
     ///   - control: checked while 7-Zip runs; stopping it removes `output`.
     ///   - progress: the fraction done, 0...1.
     /// - Throws: `ArchiverError`; `output` does not exist afterwards.
     public static func create(
         items: [[UInt8]], in folder: FilePath, output: FilePath, level: CompressionLevel, password: Secret?,
-        control: JobControl, progress: (Double) -> Void
+        volumeSize: Int64? = nil, control: JobControl, progress: (Double) -> Void
     ) throws(ArchiverError) {
         guard FileSystem.status(output) == nil else {
             throw ArchiverError(
@@ -47,6 +48,7 @@ public enum SevenZip {
             "-sse",
         ]
         if password != nil { switches += ["-p", "-mhe=on"] }
+        if let volumeSize { switches.append("-v\(volumeSize)b") }
         do throws(ArchiverError) {
             progress(0)
             // 7-Zip stores each path given as its last component, so absolute paths keep the items at the top.

@@ -1,6 +1,7 @@
 import ArchiveEngine
 import ArchiverCore
 import ArgumentParser
+import Desktop
 import SystemPackage
 
 extension ArchiveFormat: ExpressibleByArgument {}
@@ -33,6 +34,11 @@ public struct CompressCommand: ParsableCommand {
     @Flag(help: "Make one archive per item instead of one for all (the menus' \"Compress Each Separately\").")
     var each = false
 
+    @Option(help: ArgumentHelp(
+        "Split the archive into parts NAME.001, NAME.002, … of SIZE each: 700k, 100M, 4092M (KiB, MiB, GiB); 0 for one file; ask shows a dialog (default: the split-size setting, off).",
+        valueName: "SIZE"))
+    var split: String?
+
     @Flag(help: "Protect the archive with a password, asked twice (zip: AES-256; 7z: AES-256 with hidden names).")
     var encrypt = false
 
@@ -52,6 +58,28 @@ public struct CompressCommand: ParsableCommand {
         if output != nil, name != nil { throw ValidationError("Use either --output or --name, not both.") }
         if each, output != nil || name != nil { throw ValidationError("--each names each archive after its item, so --output and --name mean nothing with it.") }
         if passwordStdin, !encrypt { throw ValidationError("--password-stdin gives the password for --encrypt; add --encrypt.") }
+        if let split, split != "ask", split != "0", PartSize.parse(split) == nil {
+            throw ValidationError("--split takes a size such as 700k, 100M or 4092M (at least 1k), not “\(split)”.")
+        }
+    }
+
+    /// The part size: `--split`, the dialog for `--split ask`, else the split-size setting.
+    private func partSize(settings: ArchiverSettings, what: String) throws(ArchiverError) -> Int64? {
+        guard let split else { return settings.splitSize }
+        if split == "0" { return nil }
+        if split != "ask" { return PartSize.parse(split) }
+        switch PartSizeChooser.ask(
+            title: "Compress \(what) in parts", currentDesktop: ProcessEnvironment.current.variables["XDG_CURRENT_DESKTOP"])
+        {
+        case .chosen(let answer):
+            guard let size = PartSize.parse(answer) else {
+                throw ArchiverError(.usage, "“\(answer)” is not a part size.", hint: "Write it as 700k, 100M or 4G.")
+            }
+            return size
+        case .cancelled: throw ArchiverError(.cancelled, "Cancelled; nothing was compressed.")
+        case .unavailable:
+            throw ArchiverError(.usage, "No dialog program is installed to ask for the part size.", hint: "Install zenity (or kdialog on KDE), or give --split SIZE.")
+        }
     }
 
     public func run() throws {
@@ -67,7 +95,9 @@ public struct CompressCommand: ParsableCommand {
         let what = inputs.count == 1 ? "“\(inputs[0].lastComponent?.string ?? inputs[0].string)”" : "\(inputs.count) items"
         // Asked before the job's clock starts: the time budget is for compressing, not for typing.
         let password: Secret?
+        let partSize: Int64?
         do {
+            partSize = try self.partSize(settings: settings, what: what)
             password = try encrypt ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil
         } catch {
             // From a menu there is no terminal: the notification is where "install zenity" is read.
@@ -97,8 +127,9 @@ public struct CompressCommand: ParsableCommand {
             do throws(ArchiverError) {
                 let result = try Compressor.run(
                     inputs: group, format: format, level: level, destination: destination, control: control,
-                    password: password,
+                    password: password, partSize: partSize,
                     preflight: { bytes throws(ArchiverError) in
+                        if let partSize, let refusal = PartSize.check(partSize, inputBytes: bytes) { throw refusal }
                         if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: control.budget) {
                             throw refusal
                         }
@@ -122,17 +153,17 @@ public struct CompressCommand: ParsableCommand {
             throw ExitCode(failures[0].code.exitStatus)
         }
         report.succeeded(compress: made, failures: failures, elapsed: progress.elapsed)
-        let name = first.output.lastComponent?.string ?? first.output.string
+        let name = JobReport.outputName(first)
         if made.count == 1, failures.isEmpty {
             desktop.succeeded(
                 summary: "Compressed to \(name)",
                 body: "\(countWords(files: first.files, folders: first.folders, symlinks: first.symlinks)) → \(name), \(HumanFormat.bytes(first.size))\(JobReport.saving(first))\nin \(first.output.removingLastComponent())",
-                item: first.output, attachable: first.output)
+                item: first.output, attachable: first.parts.count > 1 ? nil : first.output)
         } else {
             let failedLine = failures.first.map { "\n\(failures.count) failed: \($0.message)" } ?? ""
             desktop.succeeded(
                 summary: "Compressed \(made.count) archives",
-                body: "\(made.map { $0.output.lastComponent?.string ?? "" }.joined(separator: ", "))\nin \(first.output.removingLastComponent())\(failedLine)",
+                body: "\(made.map(JobReport.outputName).joined(separator: ", "))\nin \(first.output.removingLastComponent())\(failedLine)",
                 item: first.output)
         }
         desktop.waitForAction()

@@ -62,7 +62,7 @@ public struct ExtractCommand: ParsableCommand {
         if job.forgetRecent { try ArchiverCLI.forgetRecent() }
         let settings = UserSettings.current
         var raw = RawArguments.current()
-        let archivePaths = archives.map { raw.path(for: $0).madeAbsolute }
+        let archivePaths = VolumeName.oncePerSet(archives.map { raw.path(for: $0).madeAbsolute })
         let entries = entries.map { raw.bytes(for: $0) }
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
@@ -119,9 +119,8 @@ public struct ExtractCommand: ParsableCommand {
         for (index, archive) in archives.enumerated() {
             if archives.count > 1 { desktop.title = "Extracting “\(archive.lastComponent?.string ?? "")” (\(index + 1) of \(archives.count))" }
             do throws(ArchiverError) {
-                if let size = Self.size(of: archive),
-                    let refusal = BudgetEstimate.checkExtract(archiveBytes: size, budget: control.budget)
-                {
+                let volumes = try VolumeSet.find(archive)
+                if let refusal = BudgetEstimate.checkExtract(archiveBytes: volumes.totalSize, budget: control.budget) {
                     throw refusal
                 }
                 let result = try Extractor.run(archive: archive, options: options, control: control) {
@@ -135,7 +134,7 @@ public struct ExtractCommand: ParsableCommand {
                 // Only a complete extraction lets the archive go, and only to the trash.
                 if trashArchive || settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
                     do throws(ArchiverError) {
-                        try Trash.move(archive)
+                        for part in volumes.parts { try Trash.move(part) }
                     } catch {
                         report.warn(error.message)
                         warned = true
@@ -169,10 +168,6 @@ public struct ExtractCommand: ParsableCommand {
         throw ExitCode(status)
     }
 
-    private static func size(of file: FilePath) -> Int64? {
-        var info = stat()
-        return file.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : nil
-    }
 
     /// One result notification for the whole batch: the folder and item count, or the first failure.
     private static func notify(

@@ -22,7 +22,12 @@ final class JobReport {
     /// The archives made (several with `--each`), and the items of an `--each` batch that failed.
     func succeeded(compress results: [CompressResult], failures: [ArchiverError] = [], elapsed: Double) {
         if json {
-            let outputs = results.map { JSON.object([("path", .string($0.output.string)), ("size", .int($0.size))]) }
+            let outputs = results.map {
+                JSON.object([
+                    ("path", .string($0.output.string)), ("size", .int($0.size)),
+                    ("parts", .array($0.parts.map { .string($0.string) })),
+                ])
+            }
             emit(exitCode: warnings.isEmpty && failures.isEmpty ? 0 : 1, elapsed: elapsed, [
                 ("outputs", .array(outputs)),
                 ("inputBytes", .int(results.reduce(0) { $0 + $1.inputBytes })),
@@ -34,9 +39,17 @@ final class JobReport {
             return
         }
         for result in results {
-            let line = "Created \(result.output): \(HumanFormat.bytes(result.size))\(Self.saving(result))"
+            let made = result.parts.count > 1 ? "\(result.output.removingLastComponent())/\(Self.outputName(result))" : "\(result.output)"
+            let line = "Created \(made): \(HumanFormat.bytes(result.size))\(Self.saving(result))"
             print(line + " (\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks))).")
         }
+    }
+
+    /// The archive's file name, or a split one's first and last parts: `x.zip.001 … x.zip.003 (3 parts)`.
+    static func outputName(_ result: CompressResult) -> String {
+        let name = result.output.lastComponent?.string ?? result.output.string
+        guard result.parts.count > 1, let last = result.parts.last?.lastComponent?.string else { return name }
+        return "\(name) … \(last) (\(result.parts.count) parts)"
     }
 
     /// `, 41 % smaller`, or nothing when the archive is not smaller than its input.

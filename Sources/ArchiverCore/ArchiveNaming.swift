@@ -82,6 +82,18 @@ public enum ArchiveNaming {
         return archiveName + Array(".out".utf8)
     }
 
+    /// Whether the name ends in an archive extension (`x.7z`, `x.tar.gz`, `x.TGZ`).
+    static func hasArchiveExtension(_ name: [UInt8]) -> Bool {
+        dotSeparatedSuffixes(name).last.map(archiveExtensions.contains) ?? false
+    }
+
+    /// The text after the last dot, as written; nil without one (a leading dot does not count).
+    static func lastSuffix(_ name: [UInt8]) -> String? {
+        guard let dot = name.lastIndex(of: UInt8(ascii: ".")), name[..<dot].contains(where: { $0 != UInt8(ascii: ".") })
+        else { return nil }
+        return String(decoding: name[(dot + 1)...], as: UTF8.self)
+    }
+
     // MARK: - Helpers
 
     /// The dot-separated suffixes of a name, lowercased, outermost last; a leading dot is not one.

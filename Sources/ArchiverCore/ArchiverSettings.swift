@@ -12,6 +12,8 @@ public struct ArchiverSettings: Equatable, Sendable {
     public var timeBudget: Double = 1800
     public var notifications = true
     public var rememberRecent = true
+    /// Split new archives into parts of this many bytes; nil: one file.
+    public var splitSize: Int64?
 
     public init() {}
 
@@ -28,6 +30,7 @@ public struct ArchiverSettings: Equatable, Sendable {
         case timeBudget = "time-budget"
         case notifications
         case rememberRecent = "remember-recent"
+        case splitSize = "split-size"
     }
 
     /// A stored value, typed as GSettings hands it over.
@@ -56,6 +59,11 @@ public struct ArchiverSettings: Equatable, Sendable {
             timeBudget = seconds
         case (.notifications, .bool(let flag)): notifications = flag
         case (.rememberRecent, .bool(let flag)): rememberRecent = flag
+        case (.splitSize, .string(let text)):
+            if text.isEmpty { splitSize = nil } else {
+                guard let size = PartSize.parse(text) else { return false }
+                splitSize = size
+            }
         default: return false
         }
         return true

@@ -5,7 +5,7 @@ import Testing
 /// What install puts down, checked with the real validators and parsers; and that uninstall takes it all back.
 @Suite struct InstallTests {
     static let app = "io.github.archiver"
-    static let entries = ["compress", "compress-zip", "compress-7z", "compress-tar-xz", "compress-password", "compress-each", "extract-here", "extract-to"]
+    static let entries = ["compress", "compress-zip", "compress-7z", "compress-tar-xz", "compress-password", "compress-each", "compress-parts", "extract-here", "extract-to"]
 
     @Test func applicationFilesPassDesktopFileValidate() throws {
         let home = try Home()
@@ -49,7 +49,7 @@ import Testing
             let types = file["Desktop Entry", "MimeType"] ?? ""
             #expect(kind == "compress" ? types == "all/all;" : !types.contains("all/") && !types.contains("inode/"))
             let actions = (file["Desktop Entry", "Actions"] ?? "").split(separator: ";")
-            #expect(actions.count == (kind == "compress" ? 6 : 2))
+            #expect(actions.count == (kind == "compress" ? 7 : 2))
             for action in actions {
                 #expect(file["Desktop Action \(action)", "Name"] != nil)
                 #expect(file["Desktop Action \(action)", "Exec"]?.hasSuffix(" -- %F") == true)
@@ -79,7 +79,7 @@ import Testing
                              environment: home.environment)
         #expect(parsed.ok, "GKeyFile: \(parsed.stderr)")
 
-        for entry in ["Compress", "Compress to ZIP", "Compress to 7z", "Compress to tar.xz", "Compress with Password…", "Compress Each Separately", "Extract Here", "Extract to…"] {
+        for entry in ["Compress", "Compress to ZIP", "Compress to 7z", "Compress to tar.xz", "Compress with Password…", "Compress Each Separately", "Compress in Parts…", "Extract Here", "Extract to…"] {
             let script = "\(home.data)/nautilus/scripts/Archiver/\(entry)"
             #expect(FileManager.default.isExecutableFile(atPath: script))
             #expect(try home.tool("sh", "-n", script).ok)

@@ -7,11 +7,11 @@ import Testing
 @Suite struct QuotingTests {
     static let labels = [
         "compress": "Compress", "compress-zip": "Compress to ZIP", "compress-7z": "Compress to 7z",
-        "compress-tar-xz": "Compress to tar.xz", "compress-password": "Compress with Password…", "compress-each": "Compress Each Separately", "extract-here": "Extract Here", "extract-to": "Extract to…",
+        "compress-tar-xz": "Compress to tar.xz", "compress-password": "Compress with Password…", "compress-each": "Compress Each Separately", "compress-parts": "Compress in Parts…", "extract-here": "Extract Here", "extract-to": "Extract to…",
     ]
     static let options: [String: [String]] = [
         "compress": [], "compress-zip": ["--format", "zip"], "compress-7z": ["--format", "7z"],
-        "compress-tar-xz": ["--format", "tar.xz"], "compress-password": ["--encrypt"], "compress-each": ["--each"], "extract-here": [], "extract-to": ["--choose-folder"],
+        "compress-tar-xz": ["--format", "tar.xz"], "compress-password": ["--encrypt"], "compress-each": ["--each"], "compress-parts": ["--split", "ask"], "extract-here": [], "extract-to": ["--choose-folder"],
     ]
     static let mechanisms = ["dolphin", "open-with", "nemo", "file-manager-actions", "thunar", "nautilus-script", "nautilus-python"]
 

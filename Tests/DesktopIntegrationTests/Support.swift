@@ -84,7 +84,12 @@ struct Home {
             guard fm.isExecutableFile(atPath: Paths.builtBin + "/" + exe) else {
                 throw Failure("\(Paths.builtBin)/\(exe) is not built: run swift build (or set ARCHIVER_BIN_DIR)")
             }
-            try fm.copyItem(atPath: Paths.builtBin + "/" + exe, toPath: bin + "/" + exe)
+            // Copied by another process: a child forked meanwhile by a parallel test would inherit our
+            // descriptor open for writing, and starting the copy would fail with ETXTBSY.
+            let copied = try run(
+                [Bytes("/usr/bin/install"), Bytes("-m"), Bytes("755"), Bytes(Paths.builtBin + "/" + exe), Bytes(bin + "/" + exe)],
+                environment: [:])
+            guard copied.ok else { throw Failure("cannot copy \(exe): \(copied.stderr)") }
         }
     }
 

@@ -1,0 +1,160 @@
+internal import CArchive
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// The files of one archive: a plain archive's one file, or every part of a multi-part set, whichever
+/// part was named.
+public struct VolumeSet: Sendable {
+    /// The parts in reading order; one for a plain archive.
+    public let parts: [FilePath]
+    /// The set's name for the folder it extracts into (`x.7z` for `x.7z.002`); the file's own name for a
+    /// plain archive.
+    public let name: [UInt8]
+
+    public var isMultiPart: Bool { parts.count > 1 }
+
+    /// Finds the set that `path` belongs to.
+    /// - Throws: `ArchiverError` naming a missing part (`.inputUnreadable`) or one cut short (`.corrupt`):
+    ///   a set with a hole cannot be read past it, so nothing is extracted.
+    public static func find(_ path: FilePath) throws(ArchiverError) -> VolumeSet {
+        let ownName = path.lastComponent?.bytes ?? []
+        guard let given = VolumeName.parse(ownName) else { return VolumeSet(parts: [path], name: ownName) }
+        let folder = path.removingLastComponent()
+        let listed = (try? FileSystem.entries(of: folder.isEmpty ? "." : folder)) ?? []
+        var siblings: [VolumeName: Int64] = [:]
+        for entry in listed {
+            guard let name = VolumeName.parse(entry), name.isSibling(of: given) else { continue }
+            let canonical = VolumeName(base: name.base, style: name.style, number: name.number, capitals: given.capitals)
+            siblings[canonical] = FileSystem.status(folder.appending(bytes: entry)).map { Int64($0.st_size) } ?? 0
+        }
+        switch VolumeName.arrange(given, siblings: siblings) {
+        case .parts(let ordered) where ordered.count > 1:
+            return VolumeSet(parts: ordered.map { folder.appending(bytes: $0.name(number: $0.number)) }, name: given.setName)
+        case .parts:
+            return VolumeSet(parts: [path], name: ownName)
+        case .missing(let part):
+            let missing = part.name(number: part.number).displayName
+            throw ArchiverError(
+                .inputUnreadable, "Part “\(missing)” of “\(given.setName.displayName)” is missing, so nothing was extracted.",
+                hint: "Put every part of the set in the same folder, then try again.", path: missing)
+        case .shortPart(let part):
+            let short = part.name(number: part.number).displayName
+            throw ArchiverError(
+                .corrupt, "Part “\(short)” of “\(given.setName.displayName)” is shorter than the others: it was cut short, so nothing was extracted.",
+                hint: "Download or copy that part again.", path: short)
+        }
+    }
+
+    /// The total size of the parts in bytes.
+    public var totalSize: Int64 { parts.reduce(0) { $0 + (FileSystem.status($1).map { Int64($0.st_size) } ?? 0) } }
+
+    /// The error for a set whose data ends too early: the last part found may be short, or the set may
+    /// have more parts than are here, which no name can tell.
+    func incomplete(_ error: ArchiverError) -> ArchiverError {
+        guard isMultiPart, error.code == .corrupt, let last = parts.last?.lastComponent?.string else { return error }
+        return ArchiverError(
+            error.code, "\(error.message) The set ends at “\(last)”: a later part may be missing, or that one cut short.",
+            hint: "Put every part of the set in the same folder, then try again.", path: error.path)
+    }
+}
+
+/// The parts of a set read as one seekable stream through libarchive's callbacks. Debian's libarchive
+/// corrupts memory when `archive_read_open_filenames` crosses into the next file inside a compressed
+/// stream (a split .tar.gz); one client over all parts never switches files as far as libarchive knows.
+final class VolumeSource {
+    private struct Part {
+        let descriptor: Int32
+        let start: Int64
+        let size: Int64
+        var end: Int64 { start + size }
+    }
+
+    private var opened: [Part] = []
+    let total: Int64
+    private var position: Int64 = 0
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
+    private(set) var lastErrno: Int32 = 0
+
+    init(_ paths: [FilePath]) throws(ArchiverError) {
+        var start: Int64 = 0
+        for path in paths {
+            let descriptor = path.withPlatformString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+            var info = stat()
+            guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+                let reason = String(cString: strerror(errno))
+                if descriptor >= 0 { close(descriptor) }
+                opened.forEach { close($0.descriptor) }
+                buffer.deallocate()
+                throw ArchiverError(.inputUnreadable, "Cannot open “\(path)”: \(reason).", path: path.string)
+            }
+            opened.append(Part(descriptor: descriptor, start: start, size: Int64(info.st_size)))
+            start += Int64(info.st_size)
+        }
+        total = start
+    }
+
+    deinit {
+        opened.forEach { close($0.descriptor) }
+        buffer.deallocate()
+    }
+
+    /// Up to one buffer from the current position, never across the end of a part; 0 at the end.
+    func read() -> (UnsafeRawPointer?, Int) {
+        guard let part = opened.first(where: { position < $0.end }) else { return (UnsafeRawPointer(buffer.baseAddress), 0) }
+        let wanted = Int(min(Int64(buffer.count), part.end - position))
+        while true {
+            let count = pread(part.descriptor, buffer.baseAddress, wanted, off_t(position - part.start))
+            if count < 0, errno == EINTR { continue }
+            if count < 0 {
+                lastErrno = errno
+                return (nil, -1)
+            }
+            // A part that shrank since it was measured ends the stream here; the reader reports truncation.
+            if count == 0 { position = total } else { position += Int64(count) }
+            return (UnsafeRawPointer(buffer.baseAddress), count)
+        }
+    }
+
+    func seek(_ offset: Int64, whence: Int32) -> Int64 {
+        let target: Int64
+        switch whence {
+        case SEEK_SET: target = offset
+        case SEEK_CUR: target = position + offset
+        case SEEK_END: target = total + offset
+        default: return -1
+        }
+        guard target >= 0 else { return -1 }
+        position = min(target, total)
+        return position
+    }
+
+    func skip(_ request: Int64) -> Int64 {
+        let skipped = max(0, min(request, total - position))
+        position += skipped
+        return skipped
+    }
+
+    /// Opens `handle` over this source; the caller keeps the source alive as long as the handle.
+    /// The corresponding C function is `archive_read_open1`.
+    func open(_ handle: OpaquePointer) -> Int32 {
+        archive_read_set_callback_data(handle, Unmanaged.passUnretained(self).toOpaque())
+        archive_read_set_read_callback(handle) { archive, context, block in
+            guard let context, let block else { return -1 }
+            let source = Unmanaged<VolumeSource>.fromOpaque(context).takeUnretainedValue()
+            let (start, count) = source.read()
+            block.pointee = start
+            if count < 0 { ca_set_error(archive, source.lastErrno, "read failed") }
+            return count
+        }
+        archive_read_set_seek_callback(handle) { _, context, offset, whence in
+            guard let context else { return -1 }
+            return Unmanaged<VolumeSource>.fromOpaque(context).takeUnretainedValue().seek(offset, whence: whence)
+        }
+        archive_read_set_skip_callback(handle) { _, context, request in
+            guard let context else { return 0 }
+            return Unmanaged<VolumeSource>.fromOpaque(context).takeUnretainedValue().skip(request)
+        }
+        return archive_read_open1(handle)
+    }
+}
