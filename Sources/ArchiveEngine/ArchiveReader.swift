@@ -26,6 +26,8 @@ struct ArchiveReader: ~Copyable {
     private(set) var warnings: [String] = []
     /// The files read: every part of a multi-part set, whichever one was named.
     let volumes: VolumeSet
+    /// Reads names written in a legacy code page (zip without the UTF-8 flag); nil: names as stored.
+    var nameDecoder: NameDecoder?
     /// Feeds libarchive the parts of a set as one stream; nil for a plain file. Outlives `handle`'s use.
     private let source: VolumeSource?
 
@@ -140,7 +142,7 @@ struct ArchiveReader: ~Copyable {
             if status == .warn { warnings.append(lastError(handle).message) }
         }
         guard let current else { return nil }
-        return Self.info(current)
+        return nameDecoder.map { $0(Self.info(current)) } ?? Self.info(current)
     }
 
     /// Copies what matters of a borrowed entry.

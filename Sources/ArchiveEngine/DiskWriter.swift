@@ -75,6 +75,10 @@ enum EntryRewrite {
         withCString(path) { archive_entry_copy_pathname(entry, $0) }
     }
 
+    static func setSymlink(_ entry: OpaquePointer, _ target: [UInt8]) {
+        withCString(target) { archive_entry_copy_symlink(entry, $0) }
+    }
+
     static func setHardlink(_ entry: OpaquePointer, _ path: [UInt8]) {
         withCString(path) { archive_entry_copy_hardlink(entry, $0) }
     }

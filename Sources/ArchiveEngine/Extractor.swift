@@ -16,11 +16,14 @@ public struct ExtractOptions: Sendable {
     public var keepJunk: Bool
     /// Where a password comes from when the archive needs one; nil: refuse encrypted archives.
     public var passwords: PasswordAsker?
+    /// `--encoding`: the code page of names stored without the UTF-8 flag; nil: guessed for zip.
+    public var names: NameDecoder?
 
     public init(
         folder: FilePath?, fallbackFolder: FilePath, places: ExtractDestination, selection: [[UInt8]] = [],
-        keepJunk: Bool = false, passwords: PasswordAsker? = nil
+        keepJunk: Bool = false, passwords: PasswordAsker? = nil, names: NameDecoder? = nil
     ) {
+        self.names = names
         self.folder = folder
         self.fallbackFolder = fallbackFolder
         self.places = places
@@ -64,6 +67,8 @@ public struct ExtractResult: Sendable {
     public var warnings: [String] = []
     /// libarchive's name of the format.
     public var format = ""
+    /// The code page the names were read in, when they were not UTF-8.
+    public var nameEncoding: String?
 
     /// True when something was refused or failed, so the exit status is "done with warnings".
     public var hasWarnings: Bool { !refused.isEmpty || !warnings.isEmpty }
@@ -93,9 +98,11 @@ public enum Extractor {
         let archiveName = volumes.name.isEmpty ? Array("Archive".utf8) : volumes.name
 
         if reader.hasCheapHeaders || !options.selection.isEmpty {
+            let scanned = try scan(&reader, archiveName: archiveName, control: control)
+            let names = options.names ?? guessNames(scanned, family: reader.family)
             // Paths as the extraction will see them (`./docs/x` is `docs/x`), for the selection checks.
-            let entries = try scan(&reader, archiveName: archiveName, control: control).map { entry in
-                var entry = entry
+            let entries = scanned.map { entry in
+                var entry = names.map { $0(entry) } ?? entry
                 entry.path = (try? EntryPath.components(of: entry.path).get()).map(EntryPath.join) ?? entry.path
                 return entry
             }
@@ -108,6 +115,7 @@ public enum Extractor {
                 }
             }
             reader = try ArchiveReader(path: archive, password: password)
+            reader.nameDecoder = names
             let folder = try destinationFolder(for: archive, options: options)
             // Sizes come from the archive and may be absurd; saturate instead of trapping.
             let needed = entries.lazy.filter { $0.kind == .file && selection.includes($0.path) }.reduce(Int64(0)) {
@@ -125,24 +133,32 @@ public enum Extractor {
                 control: control, progress: progress)
         }
         let folder = try destinationFolder(for: archive, options: options)
+        reader.nameDecoder = options.names
         return try extract(
             &reader, archiveName: archiveName, into: folder, options: options, decrypting: false, control: control,
             progress: progress)
     }
 
+    /// The code page of a zip's names stored without the UTF-8 flag, guessed over all of them. Other
+    /// formats record no flag to go by; their names are kept as bytes unless `--encoding` says otherwise.
+    private static func guessNames(_ entries: [ArchiveEntryInfo], family: EncryptionSupport.Family) -> NameDecoder? {
+        family == .zip ? NameDecoder.guess(entries.map(\.path)) : nil
+    }
+
     /// Lists every entry of `archive`.
     /// - Returns: the format's name and the entries.
     /// - Parameter passwords: asked for a 7z whose names are encrypted, the only kind that needs one to list.
-    public static func list(archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil) throws(ArchiverError) -> (
-        format: String, entries: [ArchiveEntryInfo]
-    ) {
+    public static func list(
+        archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil
+    ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?) {
         let volumes = try VolumeSet.find(archive)
         if let encrypted = try encrypted7z(volumes), encrypted.encryption == .names {
-            return ("7-Zip, encrypted names", try encrypted.list(passwords: passwords))
+            return ("7-Zip, encrypted names", try encrypted.list(passwords: passwords), nil)
         }
         var reader = try ArchiveReader(path: archive)
         let entries = try scan(&reader, archiveName: volumes.name, control: control)
-        return (reader.formatName, entries)
+        guard let decoder = names ?? guessNames(entries, family: reader.family) else { return (reader.formatName, entries, nil) }
+        return (reader.formatName, entries.map { decoder($0) }, decoder.encoding)
     }
 
     /// The set as an encrypted 7z, which 7-Zip reads from its first part; nil when it is not one.
@@ -256,6 +272,7 @@ public enum Extractor {
         defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
 
         var result = ExtractResult(format: reader.formatName)
+        result.nameEncoding = reader.nameDecoder?.encoding
         let mask = currentUmask()
         var session = StagingSession(staging: staging, selection: EntrySelection(options.selection), keepJunk: options.keepJunk)
         let disk = try DiskWriter()
@@ -279,6 +296,8 @@ public enum Extractor {
             case .write(let target, let hardlinkTarget):
                 EntryRewrite.setPath(entry, target)
                 if let hardlinkTarget { EntryRewrite.setHardlink(entry, hardlinkTarget) }
+                // The target that was checked is the one written (decoded when the names were).
+                if info.kind == .symlink, let target = info.linkTarget { EntryRewrite.setSymlink(entry, target) }
                 EntryRewrite.limitPermissions(entry, umask: mask)
             }
             let name = info.path.displayName

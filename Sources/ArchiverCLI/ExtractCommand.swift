@@ -39,6 +39,11 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(help: "Read the password of encrypted archives from one line of standard input, for scripts.")
     var passwordStdin = false
 
+    @Option(help: ArgumentHelp(
+        "Read names stored without the UTF-8 flag in this code page (CP437, CP932, GBK, CP1252, … as iconv names them); default: guessed from all of a zip's names.",
+        valueName: "NAME"))
+    var encoding: String?
+
     @Option(name: .customLong("entry"), help: "Extract only this entry (repeatable); a folder selects everything under it.")
     var entries: [String] = []
 
@@ -56,6 +61,9 @@ public struct ExtractCommand: ParsableCommand {
         if to != nil, chooseFolder { throw ValidationError("Use either --to or --choose-folder, not both.") }
         if keepJunk, skipJunk { throw ValidationError("Use either --keep-junk or --skip-junk, not both.") }
         if list, !entries.isEmpty { throw ValidationError("--list shows every entry, so --entry means nothing with it.") }
+        if let encoding, NameDecoder(encoding) == nil {
+            throw ValidationError("“\(encoding)” is not an encoding this system knows; try CP437, CP932, GBK or CP1252 (iconv -l lists them all).")
+        }
     }
 
     public func run() throws {
@@ -102,7 +110,7 @@ public struct ExtractCommand: ParsableCommand {
         let options = ExtractOptions(
             folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
             places: places, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
-            passwords: Passwords.asker(fromStandardInput: passwordStdin))
+            passwords: Passwords.asker(fromStandardInput: passwordStdin), names: encoding.flatMap(NameDecoder.init))
         let report = JobReport(operation: "extract", json: job.json)
         let progress = TerminalProgress(label: "Extracting")
         let first = archives[0].lastComponent?.string ?? archives[0].string
@@ -208,7 +216,7 @@ public struct ExtractCommand: ParsableCommand {
         if let result {
             fields += [
                 ("output", result.output.map { .string($0.string) } ?? .null),
-                ("format", .string(result.format)),
+                ("format", .string(result.format)), ("nameEncoding", result.nameEncoding.map(JSON.string) ?? .null),
                 ("files", .int(result.files)), ("folders", .int(result.folders)), ("symlinks", .int(result.symlinks)),
                 ("bytes", .int(result.bytes)),
                 ("refused", .array(result.refused.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
@@ -217,7 +225,7 @@ public struct ExtractCommand: ParsableCommand {
             ]
         } else {
             fields += [
-                ("output", .null), ("format", .null), ("files", .int(0)), ("folders", .int(0)), ("symlinks", .int(0)),
+                ("output", .null), ("format", .null), ("nameEncoding", .null), ("files", .int(0)), ("folders", .int(0)), ("symlinks", .int(0)),
                 ("bytes", .int(0)), ("refused", .array([])), ("skippedJunk", .array([])), ("warnings", .array([])),
             ]
         }
@@ -234,12 +242,17 @@ public struct ExtractCommand: ParsableCommand {
         var failures = 0
         for archive in archives {
             do {
-                let (format, entries) = try Extractor.list(archive: archive, control: control, passwords: Passwords.asker(fromStandardInput: passwordStdin))
+                let (format, entries, names) = try Extractor.list(
+                    archive: archive, control: control, passwords: Passwords.asker(fromStandardInput: passwordStdin),
+                    names: encoding.flatMap(NameDecoder.init))
                 listed.append(.object([
                     ("archive", .string(archive.string)), ("format", .string(format)),
+                    ("nameEncoding", names.map(JSON.string) ?? .null),
                     ("entries", .array(entries.map(Self.json))), ("error", .null),
                 ]))
-                if !job.json { Self.printListing(archive: archive, format: format, entries: entries, several: archives.count > 1) }
+                if !job.json {
+                    Self.printListing(archive: archive, format: format, names: names, entries: entries, several: archives.count > 1)
+                }
             } catch {
                 printProblem(error)
                 firstFailure = firstFailure ?? error
@@ -264,9 +277,12 @@ public struct ExtractCommand: ParsableCommand {
         ])
     }
 
-    private static func printListing(archive: FilePath, format: String, entries: [ArchiveEntryInfo], several: Bool) {
+    private static func printListing(
+        archive: FilePath, format: String, names: String?, entries: [ArchiveEntryInfo], several: Bool
+    ) {
         if several { print("\(archive):") }
         print("Format: \(format)")
+        if let names { print("Names: \(names) (stored without the UTF-8 flag; --encoding NAME reads them otherwise)") }
         for entry in entries {
             let size = entry.size.map { String($0) } ?? "-"
             let packed = entry.packedSize.map { String($0) } ?? "-"

