@@ -86,6 +86,19 @@ import Testing
         }
     }
 
+    /// A split archive's parts are all staged together: a stop leaves no part, whoever writes them.
+    @Test(arguments: ["7z", "tar.xz"])
+    func splitCompressionIsCancelled(format: String) throws {
+        try E2E.withScratch("cancel-split-\(format)") { s in
+            try Self.makeSlowInput(s, at: "w/Big")
+            let running = try s.start(
+                E2E.ours(E2E.compressName), ["--split", "1M", "--format", format, "--level", "maximum", s.path("w/Big")],
+                localeUTF8: false)
+            Self.waitUntilUnderWay(running, folder: s.path("w"), extra: 1.5)
+            Self.stop(running, with: "SIGTERM", leaving: ["Big"], in: s)
+        }
+    }
+
     @Test(arguments: ["SIGTERM", "SIGINT"])
     func extractionIsCancelled(signal: String) throws {
         try E2E.withScratch("cancel-extract-\(signal)") { s in
