@@ -44,6 +44,13 @@ public struct PasswordAsker: Sendable {
         self.attempts = attempts
         self.ask = ask
     }
+
+    /// The same questions, with the time a person takes to answer kept off `control`'s budget.
+    public func notCounted(by control: JobControl) -> PasswordAsker {
+        PasswordAsker(attempts: attempts) { archive, attempt throws(ArchiverError) in
+            try control.notCounting { () throws(ArchiverError) in try ask(archive, attempt) }
+        }
+    }
 }
 
 /// What a finished extraction made.

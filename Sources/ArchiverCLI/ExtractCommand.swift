@@ -110,7 +110,8 @@ public struct ExtractCommand: ParsableCommand {
         let options = ExtractOptions(
             folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
             places: places, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
-            passwords: Passwords.asker(fromStandardInput: passwordStdin), names: encoding.flatMap(NameDecoder.init))
+            passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: control),
+            names: encoding.flatMap(NameDecoder.init))
         let report = JobReport(operation: "extract", json: job.json)
         let progress = TerminalProgress(label: "Extracting")
         let first = archives[0].lastComponent?.string ?? archives[0].string
@@ -243,7 +244,7 @@ public struct ExtractCommand: ParsableCommand {
         for archive in archives {
             do {
                 let (format, entries, names) = try Extractor.list(
-                    archive: archive, control: control, passwords: Passwords.asker(fromStandardInput: passwordStdin),
+                    archive: archive, control: control, passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: control),
                     names: encoding.flatMap(NameDecoder.init))
                 listed.append(.object([
                     ("archive", .string(archive.string)), ("format", .string(format)),

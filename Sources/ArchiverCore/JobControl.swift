@@ -5,6 +5,8 @@ import Synchronization
 public final class JobControl: Sendable {
     private let cancelled = Atomic<Bool>(false)
     private let deadline: ContinuousClock.Instant?
+    /// Nanoseconds spent waiting for a person (a password prompt), which the budget does not count.
+    private let waited = Atomic<Int64>(0)
     /// The budget in seconds, for messages.
     public let budget: Double?
 
@@ -23,12 +25,25 @@ public final class JobControl: Sendable {
 
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
+    /// Runs `body` without its time counting against the budget: the budget is for the work, not for
+    /// someone typing a password.
+    public func notCounting<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        let start = ContinuousClock.now
+        defer {
+            let (seconds, attoseconds) = (ContinuousClock.now - start).components
+            waited.wrappingAdd(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+        }
+        return try body()
+    }
+
     /// - Throws: `ArchiverError` `.cancelled` after `cancel()`, `.budget` once the deadline has passed.
     public func check() throws(ArchiverError) {
         if isCancelled {
             throw ArchiverError(.cancelled, "Cancelled; nothing was left behind.")
         }
-        if let deadline, ContinuousClock.now >= deadline, let budget {
+        if let deadline, ContinuousClock.now >= deadline.advanced(by: .nanoseconds(waited.load(ordering: .relaxed))),
+            let budget
+        {
             throw ArchiverError(
                 .budget, "Stopped after \(HumanFormat.spokenDuration(budget)), the time budget; nothing was left behind.",
                 hint: "Change it in settings (time-budget) or with --time-budget SECONDS (0 = no limit).")

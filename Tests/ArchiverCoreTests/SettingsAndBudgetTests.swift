@@ -1,3 +1,4 @@
+import Glibc
 import ArchiverCore
 import SystemPackage
 import Testing
@@ -81,5 +82,15 @@ import Testing
         #expect(HumanFormat.spokenDuration(1800) == "30 min")
         #expect(HumanFormat.spokenDuration(7500) == "2 h 5 min")
         #expect(HumanFormat.spokenDuration(7200) == "2 h")
+    }
+}
+
+@Suite struct BudgetPauseTests {
+    @Test func timeSpentWaitingForAPersonIsNotCounted() throws {
+        let control = JobControl(budget: 0.3)
+        control.notCounting { usleep(500_000) }
+        #expect(throws: Never.self) { try control.check() }
+        usleep(400_000)
+        #expect(throws: ArchiverError.self) { try control.check() }
     }
 }

@@ -66,6 +66,21 @@ extension Lead {
             #expect(s.list("out/Docs") == ["note.txt", "plans.txt"])
         }
 
+        /// The time budget is for the work: a person slower to answer than the whole budget still gets the
+        /// files (the same job without the prompt's time would fit many times over).
+        @Test func timeSpentAtThePromptIsNotCountedAgainstTheBudget() throws {
+            let s = try Scratch()
+            try Self.docs(s)
+            #expect(try run("compress-with-archiver", ["--encrypt", "--password-stdin", s.sub("Docs")], input: "slow\n").status == 0)
+            let askpass = s.sub("slow-askpass")
+            try Tool.installScript("#!/bin/sh\nsleep 3\nprintf '%s\\n' slow\n", at: askpass)
+            let out = try run(
+                "extract-with-archiver", ["--time-budget", "2", "--to", s.sub("out"), s.sub("Docs.zip")],
+                environment: ["ARCHIVER_ASKPASS": askpass])
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(s.list("out/Docs") == ["note.txt", "plans.txt"])
+        }
+
         @Test func threeWrongAnswersAreExit6AndLeaveNothing() throws {
             let s = try Scratch()
             try Self.docs(s)
