@@ -43,11 +43,6 @@ struct Encrypted7z {
     func extract(
         options: ExtractOptions, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
-        if !options.selection.isEmpty {
-            throw ArchiverError(
-                .usage, "--entry cannot pick entries of an encrypted 7z yet; nothing was extracted.",
-                hint: "Extract the whole archive, then keep what you need.")
-        }
         let password = try verifiedPassword(options.passwords)
         let folder = try Extractor.destinationFolder(for: archive, options: options)
         let staging = try FileSystem.makeStaging(in: folder)
@@ -56,7 +51,9 @@ struct Encrypted7z {
 
         let size = FileSystem.status(archive).map { Int64($0.st_size) } ?? 0
         progress(0, size)
-        let made = try SevenZip.extractTree(archive, into: staging, password: password, control: control) {
+        let made = try SevenZip.extractTree(
+            archive, into: staging, password: password, selection: EntrySelection(options.selection), control: control
+        ) {
             progress(Int64($0 * Double(size)), size)
         }
         var result = ExtractResult(format: "7-Zip, encrypted")

@@ -124,17 +124,7 @@ public enum Extractor {
             reader = try ArchiveReader(path: archive, password: password)
             reader.nameDecoder = names
             let folder = try destinationFolder(for: archive, options: options)
-            // Sizes come from the archive and may be absurd; saturate instead of trapping.
-            let needed = entries.lazy.filter { $0.kind == .file && selection.includes($0.path) }.reduce(Int64(0)) {
-                let (sum, overflow) = $0.addingReportingOverflow(max(0, $1.size ?? 0))
-                return overflow ? Int64.max : sum
-            }
-            if let free = FileSystem.freeSpace(folder), needed > free {
-                throw ArchiverError(
-                    .destination,
-                    "“\(reader.displayName)” needs \(HumanFormat.bytes(needed)) but only \(HumanFormat.bytes(free)) is free in “\(folder)”.",
-                    hint: "Free some space or extract somewhere else with --to.", path: folder.string)
-            }
+            try checkFreeSpace(for: entries, selection: selection, in: folder, archive: reader.displayName)
             return try extract(
                 &reader, archiveName: archiveName, into: folder, options: options, decrypting: password != nil,
                 control: control, progress: progress)
@@ -192,7 +182,24 @@ public enum Extractor {
     }
 
     /// Refuses, before anything is written, what cannot work: unknown selected names.
-    private static func checkBeforeWriting(
+    /// Refuses an extraction whose selected files are larger than the free space, before writing.
+    static func checkFreeSpace(
+        for entries: [ArchiveEntryInfo], selection: EntrySelection, in folder: FilePath, archive: String
+    ) throws(ArchiverError) {
+        // Sizes come from the archive and may be absurd; saturate instead of trapping.
+        let needed = entries.lazy.filter { $0.kind == .file && selection.includes($0.path) }.reduce(Int64(0)) {
+            let (sum, overflow) = $0.addingReportingOverflow(max(0, $1.size ?? 0))
+            return overflow ? Int64.max : sum
+        }
+        if let free = FileSystem.freeSpace(folder), needed > free {
+            throw ArchiverError(
+                .destination,
+                "“\(archive)” needs \(HumanFormat.bytes(needed)) but only \(HumanFormat.bytes(free)) is free in “\(folder)”.",
+                hint: "Free some space or extract somewhere else with --to.", path: folder.string)
+        }
+    }
+
+    static func checkBeforeWriting(
         _ entries: [ArchiveEntryInfo], selection: EntrySelection, archive: String
     ) throws(ArchiverError) {
         let paths = entries.map(\.path)

@@ -142,10 +142,15 @@ public enum SevenZip {
 
     /// `extract`, with counts and refusals separately for the caller's report and layout decision.
     public static func extractTree(
-        _ archive: FilePath, into staging: FilePath, password: Secret?, control: JobControl, progress: (Double) -> Void
+        _ archive: FilePath, into staging: FilePath, password: Secret?, selection: EntrySelection = EntrySelection([]),
+        control: JobControl, progress: (Double) -> Void
     ) throws(ArchiverError) -> Extraction {
         let entries = try listing(archive, password: password, control: control).map(\.info)
-        if password == nil, entries.contains(where: \.encrypted) { throw passwordNeeded(archive) }
+        try Extractor.checkBeforeWriting(entries, selection: selection, archive: displayName(archive))
+        try Extractor.checkFreeSpace(for: entries, selection: selection, in: staging, archive: displayName(archive))
+        if password == nil, entries.contains(where: { $0.encrypted && selection.includes($0.path) }) {
+            throw passwordNeeded(archive)
+        }
         var report = Extraction()
         var excluded: [[UInt8]] = []
         for entry in entries where !entry.path.isEmpty {
@@ -172,7 +177,9 @@ public enum SevenZip {
             progress(0)
             let run = try run(
                 ["x", "-y"] + linkSwitches, raw: [Array("-o".utf8) + staging.madeAbsolute.bytes] + excluded,
-                files: [archive.bytes], password: password, control: control, showsProgress: true, progress: progress)
+                // A selected folder's name extracts everything under it, as --entry promises.
+                files: [archive.bytes] + selection.names, password: password, control: control, showsProgress: true,
+                progress: progress)
             try control.check()
             report.warnings = try extractionWarnings(run, archive: archive, staging: staging)
             let links = Set(

@@ -197,13 +197,28 @@ struct SevenZipTests {
         }
         try store(into: archive)
         #expect(performing: { try store(into: FilePath(disk + "/full.7z")) }, throws: isDiskFull)
+        // 290 files of 3500 bytes fit the 1 MiB by their sizes, not in 4 KiB pages: 7-Zip itself runs out.
+        try FileManager.default.createDirectory(atPath: scratch.sub("many"), withIntermediateDirectories: true)
+        let bytes = try #require(FileHandle(forReadingAtPath: "/dev/urandom")).readData(ofLength: 290 * 3500)
+        for index in 0..<290 {
+            try bytes.subdata(in: index * 3500..<(index + 1) * 3500).write(to: URL(fileURLWithPath: scratch.sub("many/\(index)")))
+        }
+        let many = FilePath(scratch.sub("many.7z"))
+        try SevenZip.create(
+            items: [Array("many".utf8)], in: FilePath(scratch.path), output: many, level: .store, password: nil,
+            control: JobControl(), progress: { _ in })
         #expect(
             performing: {
-                try SevenZip.extract(
-                    archive, into: FilePath(disk + "/staging"), password: nil, control: JobControl(), progress: { _ in }
-                )
+                try SevenZip.extract(many, into: FilePath(disk + "/staging"), password: nil, control: JobControl(), progress: { _ in })
             },
             throws: isDiskFull)
+        // The path encrypted 7z takes refuses up front, from the listed sizes, before 7-Zip writes anything.
+        #expect(
+            performing: {
+                try SevenZip.extractTree(
+                    archive, into: FilePath(disk + "/staging"), password: nil, control: JobControl(), progress: { _ in })
+            },
+            throws: { ($0 as? ArchiverError).map { $0.code == .destination && $0.message.contains("needs") } ?? false })
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk) == ["staging"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk + "/staging").isEmpty)
     }

@@ -198,6 +198,18 @@ extension Lead {
             #expect(listed.stdout.contains("Docs/plans.txt") && listed.stdout.contains("\"encrypted\":true"), "\(listed.stdout)")
             let refused = try run("extract-with-archiver", ["--list", s.sub("Docs.7z")])
             #expect(refused.status == 6 && !refused.stdout.contains("plans.txt"), "\(refused.stdout)")
+
+            // --entry picks from an encrypted 7z too; an unknown name is refused before anything is written.
+            let one = try run(
+                "extract-with-archiver", ["--password-stdin", "--entry", "Docs/plans.txt", "--to", s.sub("one"), s.sub("Docs.7z")],
+                input: "sieben zip\n")
+            #expect(one.status == 0, "\(one.stderr)")
+            #expect(s.list("one") == ["Docs"] && s.list("one/Docs") == ["plans.txt"], "\(s.list("one"))")
+            let unknown = try run(
+                "extract-with-archiver", ["--password-stdin", "--entry", "Docs/plan.txt", "--to", s.sub("none"), s.sub("Docs.7z")],
+                input: "sieben zip\n")
+            #expect(unknown.status == 2 && unknown.stderr.contains("Docs/plans.txt"), "\(unknown.stderr)")
+            #expect(s.list("none").isEmpty)
         }
 
         /// "Compress with Password…" keeps a default format that can be encrypted, and uses zip otherwise.
