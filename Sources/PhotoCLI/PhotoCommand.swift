@@ -114,7 +114,15 @@ public struct PhotoCommand: ParsableCommand {
         do throws(ArchiverError) {
             result = try PhotoBatch.run(
                 plan, options: options, control: control, workers: workers,
-                trash: { file throws(ArchiverError) in try Trash.move(file) },
+                trash: { file throws(ArchiverError) in
+                    do throws(ArchiverError) {
+                        try Trash.move(file)
+                    } catch {
+                        var error = error
+                        error.hint = "The original is unchanged and no copy was made; without --replace the copy goes beside it."
+                        throw error
+                    }
+                },
                 progress: { display.show($0) })
         } catch {
             failed(error)
