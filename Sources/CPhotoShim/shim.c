@@ -1,5 +1,6 @@
 #include "CPhotoShim.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <vips/vips.h>
@@ -80,6 +81,105 @@ static void remove_metadata(VipsImage *image, int strip_location) {
     g_strfreev(fields);
 }
 
+static int is_name_char(char c) {
+    return g_ascii_isalnum(c) || c == ':' || c == '_' || c == '-' || c == '.';
+}
+
+/* The value a property gets (NULL: removed), or "" when the property is left alone. */
+static const char *xmp_edit_for(const char *name, size_t length, int strip_location, const char *orientation,
+                                const char *width, const char *height) {
+#define IS(literal) (length == strlen(literal) && strncmp(name, literal, length) == 0)
+    if (IS("tiff:Orientation")) return orientation;
+    if (IS("exif:PixelXDimension") || IS("tiff:ImageWidth")) return width;
+    if (IS("exif:PixelYDimension") || IS("tiff:ImageLength")) return height;
+    if (strip_location && length > 8 && strncmp(name, "exif:GPS", 8) == 0) return NULL;
+#undef IS
+    return "";
+}
+
+char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location, int width, int height,
+                              size_t *out_length) {
+    char width_text[16], height_text[16];
+    snprintf(width_text, sizeof width_text, "%d", width);
+    snprintf(height_text, sizeof height_text, "%d", height);
+    GString *out = g_string_sized_new(length);
+    size_t i = 0;
+    while (i < length) {
+        /* A property starts after whitespace (attribute form: name="value") or '<' (element form:
+           <name>value</name>). */
+        char before = i > 0 ? xmp[i - 1] : '\0';
+        if (i > 0 && (g_ascii_isspace(before) || before == '<') && g_ascii_isalpha(xmp[i])) {
+            size_t end = i;
+            while (end < length && is_name_char(xmp[end])) end++;
+            const char *value = xmp_edit_for(xmp + i, end - i, strip_location, "1", width_text, height_text);
+            if (!value || *value) {
+                size_t j = end;
+                if (before != '<') {
+                    while (j < length && g_ascii_isspace(xmp[j])) j++;
+                    if (j < length && xmp[j] == '=') {
+                        j++;
+                        while (j < length && g_ascii_isspace(xmp[j])) j++;
+                        const char *close = j < length && (xmp[j] == '"' || xmp[j] == '\'')
+                                                ? memchr(xmp + j + 1, xmp[j], length - j - 1) : NULL;
+                        if (close) {
+                            char quote = xmp[j];
+                            if (value) {
+                                g_string_append_len(out, xmp + i, end - i);
+                                g_string_append_printf(out, "=%c%s%c", quote, value, quote);
+                            } else {
+                                while (out->len > 0 && g_ascii_isspace(out->str[out->len - 1]))
+                                    g_string_truncate(out, out->len - 1);
+                                g_string_append_c(out, ' ');
+                            }
+                            i = close - xmp + 1;
+                            continue;
+                        }
+                    }
+                } else if (end < length && xmp[end] == '>') {
+                    GString *closing = g_string_new("</");
+                    g_string_append_len(closing, xmp + i, end - i);
+                    g_string_append_c(closing, '>');
+                    const char *close = g_strstr_len(xmp + end, length - end, closing->str);
+                    if (close) {
+                        if (value) {
+                            g_string_append_len(out, xmp + i, end - i + 1);
+                            g_string_append(out, value);
+                            g_string_append(out, closing->str);
+                        } else {
+                            g_string_truncate(out, out->len - 1); /* the '<' */
+                        }
+                        i = close - xmp + closing->len;
+                        g_string_free(closing, TRUE);
+                        continue;
+                    }
+                    g_string_free(closing, TRUE);
+                }
+            }
+        }
+        g_string_append_c(out, xmp[i]);
+        i++;
+    }
+    /* malloc'd, so that Swift frees it with free() without knowing GLib. */
+    char *result = malloc(out->len + 1);
+    if (result) memcpy(result, out->str, out->len + 1);
+    *out_length = result ? out->len : 0;
+    g_string_free(out, TRUE);
+    return result;
+}
+
+static void fix_xmp(VipsImage *image, int strip_location) {
+    const void *xmp = NULL;
+    size_t length = 0;
+    if (!vips_image_get_typeof(image, VIPS_META_XMP_NAME) ||
+        vips_image_get_blob(image, VIPS_META_XMP_NAME, &xmp, &length) || !xmp)
+        return;
+    size_t edited_length = 0;
+    char *edited = archiver_photo_edit_xmp(xmp, length, strip_location, image->Xsize, image->Ysize, &edited_length);
+    if (!edited) return;
+    vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, edited, edited_length);
+    free(edited);
+}
+
 static int save(VipsImage *image, const char *output, const ArchiverPhotoOptions *options) {
     switch (options->format) {
     case ARCHIVER_PHOTO_JPEG:
@@ -125,6 +225,7 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
     g_object_unref(ready);
     if (failed) return fail(error, "cannot prepare the photo");
     remove_metadata(copy, options->strip_location);
+    fix_xmp(copy, options->strip_location);
     failed = save(copy, output, options);
     if (!failed && result) {
         result->width = copy->Xsize;

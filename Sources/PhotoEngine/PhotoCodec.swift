@@ -43,13 +43,44 @@ public enum PhotoCodec {
             output.withPlatformString { to in archiver_photo_compress(from, to, &shimOptions, &result, &message) }
         }
         guard status == 0 else {
-            let reason = message.map { String(cString: $0) } ?? "unknown error"
+            let reason = plainReason(message.map { String(cString: $0) } ?? "unknown error", path: input.string)
             free(message)
             throw ArchiverError(
                 .corrupt, "“\(input.lastComponent?.string ?? input.string)” could not be compressed: \(reason).",
                 path: input.string)
         }
         return (Int(result.width), Int(result.height))
+    }
+}
+
+extension PhotoCodec {
+    /// The XMP packet as the copy carries it: Orientation 1, the copy's pixel dimensions, and without
+    /// exif:GPS* properties when `stripLocation`. The corresponding C function is `archiver_photo_edit_xmp`.
+    static func editXMP(_ xmp: String, stripLocation: Bool, width: Int, height: Int) -> String {
+        var bytes = Array(xmp.utf8)
+        var length = 0
+        let edited = bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                archiver_photo_edit_xmp(pointer, buffer.count, stripLocation ? 1 : 0, Int32(width), Int32(height), &length)
+            }
+        }
+        guard let edited else { return xmp }
+        defer { free(edited) }
+        return String(decoding: UnsafeRawBufferPointer(start: edited, count: length), as: UTF8.self)
+    }
+
+    /// libvips's reason, for a person: no class names, no path (the message names the file already).
+    static func plainReason(_ reason: String, path: String) -> String {
+        if reason.contains("is not a known file format") { return "it is not an image, or it is damaged" }
+        if reason.contains("Premature end") || reason.contains("truncated") || reason.contains("unexpected end") {
+            return "it is damaged or cut short"
+        }
+        var text = reason.replacing("\"\(path)\"", with: "the file").replacing(path, with: "the file")
+        // "VipsForeignLoadJpegFile: out of order read" → "out of order read"
+        if let colon = text.firstIndex(of: ":"), !text[..<colon].contains(" ") {
+            text = String(text[text.index(after: colon)...].drop { $0 == " " })
+        }
+        return text
     }
 }
 

@@ -28,6 +28,8 @@ import Testing
         #expect(try Photos.header(copy, "width") == "450")
         #expect(try Photos.header(copy, "height") == "600")
         #expect(after["IFD0:Orientation"] == "1")
+        #expect(after["XMP-tiff:Orientation"] == "1", "XMP must not contradict the EXIF")
+        #expect(after["XMP-exif:ExifImageWidth"] == "450")
         #expect(after["ExifIFD:ExifImageWidth"] == "450")
         #expect(after["ExifIFD:ExifImageHeight"] == "600")
         // The red block of the stored top-left corner is now top-right, as Orientation 6 means.
@@ -42,6 +44,7 @@ import Testing
             "ExifIFD:OffsetTimeOriginal", "ExifIFD:SubSecTimeOriginal", "ExifIFD:ExposureTime", "ExifIFD:FNumber",
             "ExifIFD:ISO", "ExifIFD:FocalLength", "ExifIFD:LensModel", "GPS:GPSLatitude", "GPS:GPSLongitude",
             "GPS:GPSLatitudeRef", "GPS:GPSLongitudeRef", "GPS:GPSAltitude", "XMP-dc:Title", "XMP-xmp:Rating",
+            "XMP-exif:GPSLatitude", "XMP-exif:GPSLongitude",
             "ICC-header:ProfileClass", "ICC-header:ColorSpaceData",
         ] {
             #expect(before[tag] != nil, "the test photo lacks \(tag)")

@@ -137,7 +137,8 @@ enum Photos {
             "-ExifIFD:ExifImageWidth=9999", "-ExifIFD:ExifImageHeight=9999",
             "-GPS:GPSLatitudeRef=N", "-GPS:GPSLatitude=52.5145", "-GPS:GPSLongitudeRef=E", "-GPS:GPSLongitude=13.3501",
             "-GPS:GPSAltitudeRef#=0", "-GPS:GPSAltitude=35.6",
-            "-XMP-dc:Title=Tiergarten", "-XMP-xmp:Rating=4",
+            "-XMP-dc:Title=Tiergarten", "-XMP-xmp:Rating=4", "-XMP-tiff:Orientation#=\(orientation)",
+            "-XMP-exif:GPSLatitude=52.5145 N", "-XMP-exif:GPSLongitude=13.3501 E", "-XMP-exif:ExifImageWidth=9999",
             "-IFD1:Compression#=6", "-IFD1:XResolution=72", "-IFD1:YResolution=72", "-IFD1:ResolutionUnit#=2",
             "-ThumbnailImage<=\(thumbnail)", path,
         ])

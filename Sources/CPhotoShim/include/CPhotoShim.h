@@ -42,6 +42,12 @@ int archiver_photo_can_write(ArchiverPhotoFormat format);
 int archiver_photo_compress(const char *input, const char *output, const ArchiverPhotoOptions *options,
                             ArchiverPhotoResult *result, char **error);
 
+/** Brings an XMP packet in line with the copy: tiff:Orientation 1, pixel dimensions `width`×`height`, and
+    with `strip_location` no exif:GPS* property. Returns a malloc'd packet (free() it; NULL when out of memory), `*out_length`
+    bytes. XMP repeats these EXIF fields, and a stale copy would contradict the fixed EXIF. */
+char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location, int width, int height,
+                              size_t *out_length);
+
 /** The libvips version, "8.14.1". */
 const char *archiver_photo_vips_version(void);
 
