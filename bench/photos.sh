@@ -32,7 +32,7 @@ half=$(((count + 1) / 2))
 mkdir -p "$work"
 list=$work/list
 printf '%s\0' "${photos[@]}" > "$list"
-export bin source_dir half list
+export bin source_dir half list work
 
 # The methods, each run as: METHOD OUT (inputs from $source_dir, copies into OUT).
 archiver() {
