@@ -113,12 +113,7 @@ import Testing
 
     @Test func cancelKeepsFinishedPhotosAndRemovesTheOneInProgress() throws {
         let scratch = try ScratchDirectory()
-        let folder = scratch.sub("Many")
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        try Photos.makeJPEG(folder + "/p00.jpg", width: 3000, height: 2000)
-        for index in 1..<40 {
-            try FileManager.default.copyItem(atPath: folder + "/p00.jpg", toPath: folder + String(format: "/p%02d.jpg", index))
-        }
+        let folder = try Photos.manyPhotos(scratch)
         let process = try Photos.prepare(["--max-size", "2000", "--format", "webp", folder], in: scratch)
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -133,5 +128,18 @@ import Testing
         #expect(left.allSatisfy { !$0.hasPrefix(".") }, "no temporary left: \(left)")
         #expect(left.count >= 2 && left.count < 40, "\(left)")
         for name in left { #expect(try Photos.header(mirror + "/" + name, "width") == "2000", "\(name) is whole") }
+    }
+
+    @Test func theTimeBudgetStopsTheBatchAndKeepsWhatIsDone() throws {
+        let scratch = try ScratchDirectory()
+        let folder = try Photos.manyPhotos(scratch)
+        let result = try Photos.run(["--time-budget", "1", "--format", "webp", "--json", folder], in: scratch)
+        #expect(result.status == 9, "\(result.stderr)")
+        #expect(result.stderr.contains("time budget"), "\(result.stderr)")
+        let left = Photos.files(under: scratch.sub("Compressed - Many"))
+        #expect(left.allSatisfy { !$0.hasPrefix(".") } && left.count < 40, "\(left)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect((json?["outputs"] as? [Any])?.count == left.count, "the JSON lists what was kept")
+        #expect((json?["error"] as? [String: Any])?["code"] as? Int == 9)
     }
 }

@@ -161,6 +161,17 @@ enum Photos {
             """, [path, String(width), String(height)])
     }
 
+    /// A folder `Many` of 40 photos of 3000×2000, for batches that run long enough to be stopped.
+    static func manyPhotos(_ scratch: ScratchDirectory) throws -> String {
+        let folder = scratch.sub("Many")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        try makeJPEG(folder + "/p00.jpg", width: 3000, height: 2000)
+        for index in 1..<40 {
+            try FileManager.default.copyItem(atPath: folder + "/p00.jpg", toPath: folder + String(format: "/p%02d.jpg", index))
+        }
+        return folder
+    }
+
     // MARK: Reading results
 
     /// Every tag exiftool reads, as `Group:Tag` → value (`-n`: numbers, not prose).
