@@ -35,7 +35,7 @@ public enum PhotoCodec {
         -> (width: Int, height: Int)
     {
         var shimOptions = ArchiverPhotoOptions(
-            max_size: Int32(options.maxSize ?? 0), quality: Int32(options.quality), format: options.format.shimValue,
+            max_size: Int32(options.maxSize ?? 0), quality: Int32(options.encoderQuality), format: options.format.shimValue,
             strip_location: options.stripLocation ? 1 : 0)
         var result = ArchiverPhotoResult()
         var message: UnsafeMutablePointer<CChar>?

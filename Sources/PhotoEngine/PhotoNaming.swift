@@ -75,7 +75,8 @@ public enum PhotoSummary {
     public static func line(photos: Int, inputBytes: Int64, outputBytes: Int64) -> String {
         let count = "\(photos) photo\(photos == 1 ? "" : "s")"
         guard inputBytes > 0 else { return count }
-        let saving = 100 - Int((Double(outputBytes) * 100 / Double(inputBytes)).rounded())
+        // 99.8 % is not "100 % smaller" while something is left.
+        let saving = min(100 - Int((Double(outputBytes) * 100 / Double(inputBytes)).rounded()), outputBytes > 0 ? 99 : 100)
         let change = saving > 0 ? " (\(saving) % smaller)" : ""
         return "\(count), \(HumanFormat.bytes(inputBytes)) → \(HumanFormat.bytes(outputBytes))\(change)"
     }

@@ -37,6 +37,17 @@ import Testing
         #expect(PhotoSummary.line(photos: 48, inputBytes: 212_000_000, outputBytes: 31_000_000)
             == "48 photos, 212 MB → 31.0 MB (85 % smaller)")
         #expect(PhotoSummary.line(photos: 1, inputBytes: 1000, outputBytes: 1000) == "1 photo, 1.0 kB → 1.0 kB")
+        #expect(PhotoSummary.line(photos: 4, inputBytes: 37_200_000, outputBytes: 38_400) == "4 photos, 37.2 MB → 38.4 kB (99 % smaller)")
+    }
+}
+
+@Suite struct PhotoOptionsTests {
+    @Test func qualityIsOnJPEGsScaleForEveryFormat() {
+        #expect(PhotoOptions(quality: 75, format: .jpeg).encoderQuality == 75)
+        #expect(PhotoOptions(quality: 75, format: .webp).encoderQuality == 75)
+        #expect(PhotoOptions(quality: 75, format: .avif).encoderQuality == 50)
+        #expect(PhotoOptions(quality: 90, format: .heic).encoderQuality == 65)
+        #expect(PhotoOptions(quality: 10, format: .heic).encoderQuality == 1)
     }
 }
 

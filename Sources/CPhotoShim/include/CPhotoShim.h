@@ -19,7 +19,7 @@ typedef enum {
 typedef struct {
     /** Longest side at most this many pixels, never enlarged; 0 keeps the size. */
     int max_size;
-    /** Encoder quality, 1-100. */
+    /** The encoder's own quality, 1-100. */
     int quality;
     ArchiverPhotoFormat format;
     /** Remove the GPS IFD (and nothing else). */
