@@ -108,6 +108,13 @@ public struct PhotoCommand: ParsableCommand {
             failed(error)
             throw ExitCode(error.code.exitStatus)
         }
+        if let refusal = PhotoBudget.check(
+            plan, format: options.format, workers: workers ?? PhotoBatch.defaultWorkers, budget: control.budget)
+        {
+            for folder in plan.createdFolders { PhotoBatch.removeEmptyFolders(folder) }
+            failed(refusal)
+            throw ExitCode(refusal.code.exitStatus)
+        }
         if plan.photoCount > 1 { desktop.title = "Compressing \(plan.photoCount) photos" }
         let display = ProgressDisplay(terminal: progress, desktop: desktop)
         let result: PhotoBatchResult

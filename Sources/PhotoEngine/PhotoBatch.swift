@@ -63,7 +63,7 @@ public enum PhotoBatch {
         try PhotoCodec.start()
         let jobs = plan.jobs
         let state = Mutex(State(total: jobs.count, bytesTotal: jobs.reduce(0) { $0 + $1.bytes }))
-        let count = max(1, min(workers ?? min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 4), jobs.count))
+        let count = max(1, min(workers ?? defaultWorkers, jobs.count))
         let folders = FolderPreparer()
         DispatchQueue.concurrentPerform(iterations: count) { _ in
             while true {
@@ -118,6 +118,9 @@ public enum PhotoBatch {
             return result
         }
     }
+
+    /// One photo per core, at most 4: each holds one decoded photo, so memory stays bounded.
+    public static var defaultWorkers: Int { max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 4)) }
 
     private struct State {
         var total: Int

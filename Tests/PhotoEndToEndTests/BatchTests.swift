@@ -133,7 +133,12 @@ import Testing
     @Test func theTimeBudgetStopsTheBatchAndKeepsWhatIsDone() throws {
         let scratch = try ScratchDirectory()
         let folder = try Photos.manyPhotos(scratch)
-        let result = try Photos.run(["--time-budget", "1", "--format", "webp", "--json", folder], in: scratch)
+        // Far over the budget: refused before anything is made.
+        let refused = try Photos.run(["--time-budget", "0.1", "--format", "heic", folder], in: scratch)
+        #expect(refused.status == 9 && refused.stderr.contains("Not started"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Many")))
+        // Over it, but not so far that the estimate refuses it: stopped part way.
+        let result = try Photos.run(["--time-budget", "2.5", "--format", "webp", "--json", folder], in: scratch)
         #expect(result.status == 9, "\(result.stderr)")
         #expect(result.stderr.contains("time budget"), "\(result.stderr)")
         let left = Photos.files(under: scratch.sub("Compressed - Many"))
