@@ -6,10 +6,13 @@ public enum PhotoBudget {
     /// A refusal needs the estimate to exceed the budget this many times: the rates are rough, and a
     /// batch refused wrongly is worse than one stopped by the budget with its finished photos kept.
     static let margin = 3.0
+    /// Nor is a batch refused that would be over by less than this many seconds: short batches are the
+    /// least predictable (start-up, cold disk cache), and stopping one costs little.
+    static let slack = 10.0
 
     /// Seconds one worker spends on `job`, from bench/RESULTS-photos.md on the 2-core reference machine:
     /// a 2 MB 12 MP JPEG takes about 0.17 s (decoded at half size by shrink-on-load); PNG, TIFF and WebP
-    /// are decoded whole; HEVC decoding costs about 0.6 s a photo; AV1 and HEVC encoding 0.25 and 1.6 s.
+    /// are decoded whole; HEVC decoding costs about 0.6 s a photo; WebP, AV1 and HEVC encoding 0.1, 0.25 and 1.6 s.
     static func seconds(for job: PhotoJob, format: PhotoFormat) -> Double {
         let megabytes = Double(job.bytes) / 1_000_000
         guard job.kind == .photo, let name = job.source.lastComponent?.bytes else { return megabytes / 200 }
@@ -21,7 +24,8 @@ public enum PhotoBudget {
             }
         let encode: Double =
             switch format {
-            case .jpeg, .webp: 0.02
+            case .jpeg: 0.02
+            case .webp: 0.12
             case .avif: 0.25
             case .heic: 1.6
             }
@@ -37,7 +41,7 @@ public enum PhotoBudget {
     public static func check(_ plan: PhotoPlan, format: PhotoFormat, workers: Int, budget: Double?) -> ArchiverError? {
         guard let budget else { return nil }
         let estimate = estimate(plan, format: format, workers: workers)
-        guard estimate > budget * margin else { return nil }
+        guard estimate > budget * margin, estimate > budget + slack else { return nil }
         var hint = "Allow more time with --time-budget \(Int((estimate * 1.5 / 60).rounded(.up)) * 60) (0 = no limit)"
         let jpeg = Self.estimate(plan, format: .jpeg, workers: workers)
         if format != .jpeg, jpeg <= budget * 0.8 {

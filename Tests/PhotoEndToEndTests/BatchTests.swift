@@ -138,7 +138,7 @@ import Testing
         #expect(refused.status == 9 && refused.stderr.contains("Not started"), "\(refused.stderr)")
         #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Many")))
         // Over it, but not so far that the estimate refuses it: stopped part way.
-        let result = try Photos.run(["--time-budget", "2.5", "--format", "webp", "--json", folder], in: scratch)
+        let result = try Photos.run(["--time-budget", "1.5", "--format", "webp", "--json", folder], in: scratch)
         #expect(result.status == 9, "\(result.stderr)")
         #expect(result.stderr.contains("time budget"), "\(result.stderr)")
         let left = Photos.files(under: scratch.sub("Compressed - Many"))
