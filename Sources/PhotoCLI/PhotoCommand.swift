@@ -115,6 +115,15 @@ public struct PhotoCommand: ParsableCommand {
             failed(refusal)
             throw ExitCode(refusal.code.exitStatus)
         }
+        // A stop that cannot wait for the photos in progress (HEIC encoding takes seconds) still keeps
+        // the finished ones: only the registered temporaries go, and mirror folders left empty.
+        CommandRunner.onAbandon = { error in
+            for folder in plan.createdFolders { PhotoBatch.removeEmptyFolders(folder) }
+            var error = error
+            error.message = (error.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
+                + "; the photos already finished are kept, the ones in progress were removed."
+            failed(error)
+        }
         if plan.photoCount > 1 { desktop.title = "Compressing \(plan.photoCount) photos" }
         let display = ProgressDisplay(terminal: progress, desktop: desktop)
         let result: PhotoBatchResult

@@ -130,6 +130,26 @@ import Testing
         for name in left { #expect(try Photos.header(mirror + "/" + name, "width") == "2000", "\(name) is whole") }
     }
 
+    @Test func aStopThatCannotWaitForTheEncoderStillKeepsWhatIsDone() throws {
+        let scratch = try ScratchDirectory()
+        let folder = try Photos.manyPhotos(scratch)
+        // HEVC encoding takes seconds a photo: past the grace period the process removes what is in
+        // progress and exits without waiting for the encoder.
+        let process = try Photos.prepare(["--format", "heic", "--keep-size", folder], in: scratch)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(1_500_000)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 8)
+        let mirror = scratch.sub("Compressed - Many")
+        let left = Photos.files(under: mirror)
+        #expect(left.allSatisfy { !$0.hasPrefix(".") }, "no temporary left: \(left)")
+        for name in left { #expect(try Photos.header(mirror + "/" + name, "width") == "3000", "\(name) is whole") }
+        if left.isEmpty { #expect(!FileManager.default.fileExists(atPath: mirror), "no empty folder left behind") }
+    }
+
     @Test func theTimeBudgetStopsTheBatchAndKeepsWhatIsDone() throws {
         let scratch = try ScratchDirectory()
         let folder = try Photos.manyPhotos(scratch)
