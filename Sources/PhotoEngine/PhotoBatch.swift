@@ -181,7 +181,7 @@ public enum PhotoBatch {
                 name = keptName
             }
         }
-        setTimes(of: temporary, from: original)
+        setAttributes(of: temporary, from: original)
         // Cancelled while this one ran: it is the one in progress, and goes.
         if control.isCancelled { return nil }
         let size = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
@@ -200,10 +200,12 @@ public enum PhotoBatch {
                          outcome: outcome)
     }
 
-    /// The copy keeps the original's modification time (photo apps sort by it) and access time.
-    private static func setTimes(of path: FilePath, from original: stat) {
+    /// The copy keeps the original's modification time (photo apps sort by it), access time and
+    /// permissions (a private photo stays private).
+    private static func setAttributes(of path: FilePath, from original: stat) {
         var times = [original.st_atim, original.st_mtim]
         _ = path.withPlatformString { utimensat(AT_FDCWD, $0, &times, 0) }
+        _ = path.withPlatformString { chmod($0, original.st_mode & 0o777) }
     }
 
     /// Copies bytes (kept photos, Live-Photo videos). The corresponding C function is `copy_file_range`.

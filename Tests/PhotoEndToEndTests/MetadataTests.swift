@@ -11,6 +11,7 @@ import Testing
         try Photos.makeJPEG(path, width: 1200, height: 900)
         try Photos.writeCameraMetadata(path, orientation: 6, scratch: scratch)
         try Photos.setModificationTime(path, Date(timeIntervalSince1970: 1_713_679_424))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
         return path
     }
 
@@ -56,8 +57,10 @@ import Testing
         let validate = try Tool.run(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s3", copy], mergingErrors: false)
         #expect(validate.output.hasPrefix("OK"), "\(validate.output)")
 
-        // The file keeps the original's modification time; the original is untouched.
+        // The file keeps the original's modification time and permissions; the original is untouched.
         #expect(Photos.modificationTime(copy) == Photos.modificationTime(original))
+        let mode = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int }
+        #expect(mode(copy) == 0o600)
         #expect(try Photos.tags(original)["IFD0:Orientation"] == "6")
         #expect(Photos.size(copy) < Photos.size(original))
     }
