@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "compress-with-archiver", targets: ["compress-with-archiver"]),
         .executable(name: "extract-with-archiver", targets: ["extract-with-archiver"]),
+        .executable(name: "compress-photos-with-archiver", targets: ["compress-photos-with-archiver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,6 +37,21 @@ let package = Package(
         .executableTarget(name: "compress-with-archiver", dependencies: ["ArchiverCLI"]),
         .executableTarget(name: "extract-with-archiver", dependencies: ["ArchiverCLI"]),
 
+        // Compress Photos: its own C shim, engine and CLI, so that the archive executables never link libvips.
+        .target(name: "CPhotoShim", dependencies: ["CVips"]),
+        .target(
+            name: "PhotoEngine",
+            dependencies: ["ArchiverCore", "ArchiveEngine", "CPhotoShim", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(
+            name: "PhotoCLI",
+            dependencies: [
+                "PhotoEngine", "ArchiverCLI", "ArchiverCore", "Desktop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "compress-photos-with-archiver", dependencies: ["PhotoCLI"]),
+
         .target(
             name: "ArchiverTestSupport",
             dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
@@ -47,5 +63,7 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "DesktopIntegrationTests"),
+        .testTarget(name: "PhotoEngineTests", dependencies: ["PhotoEngine", "ArchiverCore", "ArchiverTestSupport"]),
+        .testTarget(name: "PhotoEndToEndTests", dependencies: ["ArchiverTestSupport"]),
     ]
 )

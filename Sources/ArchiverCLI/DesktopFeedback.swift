@@ -7,7 +7,7 @@ import SystemPackage
 /// The desktop side of one job: a progress notification once it runs longer than a second (with a
 /// Cancel button), the result or failure replacing it, a sleep inhibitor while it runs long, and the
 /// result added to the Recent list. Errors still go to stderr through `JobReport`; this only adds.
-final class DesktopFeedback: @unchecked Sendable {
+package final class DesktopFeedback: @unchecked Sendable {
     private let notifier: Notifier?
     private let settings: ArchiverSettings
     private let control: JobControl
@@ -19,10 +19,10 @@ final class DesktopFeedback: @unchecked Sendable {
     private var longRunning = false
     private var waitsForAction = false
     /// What the progress notification says the job does: "Compressing Photos".
-    var title: String
+    package var title: String
 
     /// - Parameter notify: the `--notify`/`--no-notify` flag; nil follows the setting.
-    init(title: String, notify: Bool?, settings: ArchiverSettings, control: JobControl) {
+    package init(title: String, notify: Bool?, settings: ArchiverSettings, control: JobControl) {
         self.title = title
         self.settings = settings
         self.control = control
@@ -31,7 +31,8 @@ final class DesktopFeedback: @unchecked Sendable {
     }
 
     /// Records progress; shows it from the first second on, at most once a second.
-    func update(done: Int64, total: Int64?) {
+    /// - Parameter detail: what the notification says instead of bytes (`12 of 48 photos…`); the time left follows.
+    package func update(done: Int64, total: Int64?, detail: String? = nil) {
         let now = elapsed
         if meter == nil { meter = ProgressMeter(total: total, start: 0) }
         guard let snapshot = meter?.update(done: done, now: now), now >= 1 else { return }
@@ -44,8 +45,9 @@ final class DesktopFeedback: @unchecked Sendable {
         let percent = snapshot.fraction.map { Int($0 * 100) }
         let control = control
         let cancel = Notifier.Action(id: "cancel", label: "Cancel") { CommandRunner.requestStop(control) }
+        let line = detail.map { $0 + (snapshot.remaining.map { "\n\(HumanFormat.duration($0)) left" } ?? "") }
         notifier.show(
-            summary: title, body: escaped(HumanFormat.progressLine(snapshot)), urgency: .low, percent: percent,
+            summary: title, body: escaped(line ?? HumanFormat.progressLine(snapshot)), urgency: .low, percent: percent,
             actions: [cancel], transient: true)
     }
 
@@ -53,13 +55,15 @@ final class DesktopFeedback: @unchecked Sendable {
     /// - Parameters:
     ///   - item: the archive or extracted folder, shown selected by Open folder.
     ///   - attachable: offer Email… with this file.
-    func succeeded(summary: String, body: String, item: FilePath?, attachable: FilePath? = nil) {
+    ///   - opener: the Recent list's command for `item` when it is neither an archive nor a folder.
+    package func succeeded(summary: String, body: String, item: FilePath?, attachable: FilePath? = nil, opener: String? = nil) {
         release()
         if let item, settings.rememberRecent, RecentFiles.desktopAllowsRecent {
             let isArchive = attachable != nil
             try? RecentFiles.add(
-                item, mimeType: isArchive ? RecentFiles.guessedType(of: item) : "inode/directory",
-                application: RecentFiles.applicationName, exec: isArchive ? "extract-with-archiver %u" : "xdg-open %u")
+                item, mimeType: isArchive || opener != nil ? RecentFiles.guessedType(of: item) : "inode/directory",
+                application: RecentFiles.applicationName,
+                exec: opener ?? (isArchive ? "extract-with-archiver %u" : "xdg-open %u"))
         }
         if let item, settings.openFolderAfter { _ = Reveal.show(item) }
         guard let notifier else { return }
@@ -76,7 +80,7 @@ final class DesktopFeedback: @unchecked Sendable {
     }
 
     /// The failure, critical, in the words stderr got.
-    func failed(summary: String, _ error: ArchiverError) {
+    package func failed(summary: String, _ error: ArchiverError) {
         release()
         let body = error.message + (error.hint.map { "\n" + $0 } ?? "")
         notifier?.show(summary: summary, body: escaped(body), urgency: .critical, wait: true)
@@ -84,7 +88,7 @@ final class DesktopFeedback: @unchecked Sendable {
 
     /// Keeps the process alive for the result's buttons: until one is clicked or the notification
     /// closes, at most a minute. Not at a terminal, where the person is waiting for the prompt.
-    func waitForAction() {
+    package func waitForAction() {
         guard waitsForAction, let notifier else { return }
         notifier.waitForInteraction(timeout: 60)
     }
@@ -117,8 +121,8 @@ extension String {
 }
 
 /// The user's settings, read once per process; a missing or broken schema is said once, on stderr.
-enum UserSettings {
-    static let current: ArchiverSettings = {
+package enum UserSettings {
+    package static let current: ArchiverSettings = {
         let (settings, warning) = SettingsStore.load()
         if let warning { printError("warning: \(warning)") }
         return settings
@@ -126,7 +130,7 @@ enum UserSettings {
 }
 
 /// `--forget-recent`, shared by both executables.
-func forgetRecent() throws -> Never {
+package func forgetRecent() throws -> Never {
     let count: Int
     do {
         count = try RecentFiles.forget()

@@ -34,6 +34,25 @@ public enum SettingsStore {
         return (settings, "Archiver's settings schema is broken or from another version (\(unusable.joined(separator: ", "))); using built-in defaults for those. Reinstall with `make install`.")
     }
 
+    /// The stored values of `keys` (settings of one executable, such as Compress Photos' `photo-*` keys),
+    /// typed as GSettings hands them over. Keys the installed schema lacks are left out: the caller keeps
+    /// its built-in defaults for them.
+    public static func values(of keys: [String]) -> [String: ArchiverSettings.Value] {
+        guard let source = g_settings_schema_source_get_default(),
+            let schema = g_settings_schema_source_lookup(source, ArchiverSettings.schemaID, 1)
+        else { return [:] }
+        defer { g_settings_schema_unref(schema) }
+        let gsettings = g_settings_new_full(schema, nil, nil)
+        defer { g_object_unref(gsettings) }
+        var values: [String: ArchiverSettings.Value] = [:]
+        for key in keys where g_settings_schema_has_key(schema, key) != 0 {
+            guard let variant = g_settings_get_value(gsettings, key) else { continue }
+            defer { g_variant_unref(variant) }
+            values[key] = Self.value(variant)
+        }
+        return values
+    }
+
     private static func value(_ variant: OpaquePointer) -> ArchiverSettings.Value? {
         // Compared as text: a GVariantType made from a Swift string would point into a temporary.
         switch String(cString: g_variant_get_type_string(variant)) {

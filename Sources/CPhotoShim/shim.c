@@ -1,0 +1,248 @@
+#include "CPhotoShim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <vips/vips.h>
+
+/* libvips's warnings ("error in tile 0 x 536", "ignoring nclx profile") say nothing to a person; the
+   failure that matters comes back as an error and is reported by name. ARCHIVER_DEBUG=1 shows them. */
+static void drop_message(const gchar *domain, GLogLevelFlags level, const gchar *message, gpointer data) {
+    (void) domain; (void) level; (void) message; (void) data;
+}
+
+int archiver_photo_init(int concurrency) {
+    if (VIPS_INIT("compress-photos-with-archiver")) return -1;
+    const char *debug = g_getenv("ARCHIVER_DEBUG");
+    if (!debug || strcmp(debug, "1") != 0)
+        g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, drop_message, NULL);
+    vips_concurrency_set(concurrency);
+    /* The operation cache would keep decoded photos (and their files) alive between photos of a batch:
+       memory must stay at one decode per worker. */
+    vips_cache_set_max(0);
+    vips_cache_set_max_mem(0);
+    vips_cache_set_max_files(0);
+    return 0;
+}
+
+const char *archiver_photo_vips_version(void) { return vips_version_string(); }
+
+int archiver_photo_can_write(ArchiverPhotoFormat format) {
+    const char *name = NULL;
+    switch (format) {
+    case ARCHIVER_PHOTO_JPEG: name = "x.jpg"; break;
+    case ARCHIVER_PHOTO_WEBP: name = "x.webp"; break;
+    case ARCHIVER_PHOTO_AVIF: name = "x.avif"; break;
+    case ARCHIVER_PHOTO_HEIC: name = "x.heic"; break;
+    }
+    if (!name || !vips_foreign_find_save(name)) {
+        vips_error_clear();
+        return 0;
+    }
+    if (format == ARCHIVER_PHOTO_AVIF || format == ARCHIVER_PHOTO_HEIC) {
+        /* The saver exists whenever libheif does; the encoder (x265, aom) may not. Try a tiny image. */
+        VipsImage *tiny = NULL;
+        void *buffer = NULL;
+        size_t length = 0;
+        int ok = 0;
+        if (!vips_black(&tiny, 16, 16, "bands", 3, NULL)) {
+            VipsImage *bytes = NULL;
+            if (!vips_cast_uchar(tiny, &bytes, NULL)) {
+                ok = !vips_heifsave_buffer(bytes, &buffer, &length, "compression",
+                                           format == ARCHIVER_PHOTO_AVIF ? VIPS_FOREIGN_HEIF_COMPRESSION_AV1
+                                                                         : VIPS_FOREIGN_HEIF_COMPRESSION_HEVC,
+                                           NULL);
+                g_object_unref(bytes);
+            }
+            g_object_unref(tiny);
+        }
+        g_free(buffer);
+        vips_error_clear();
+        return ok;
+    }
+    return 1;
+}
+
+/* Takes libvips's error text (the buffer is shared by all threads; a batch fails rarely enough). */
+static int fail(char **error, const char *fallback) {
+    char *text = vips_error_buffer_copy();
+    if (error) {
+        const char *chosen = text && *text ? text : fallback;
+        *error = strdup(chosen);
+        /* One line for a person: libvips stacks "loader: reason\n" lines. */
+        char *end = *error ? strchr(*error, '\n') : NULL;
+        if (end && end[1] == '\0') *end = '\0';
+    }
+    g_free(text);
+    return -1;
+}
+
+/* Metadata that must not survive: the IFD1 thumbnail (the unrotated, full-frame preview of the original)
+   and, when asked, the GPS IFD. libvips rebuilds the EXIF block at save time from these fields: an
+   entry whose field is gone is dropped from the block. */
+static void remove_metadata(VipsImage *image, int strip_location) {
+    gchar **fields = vips_image_get_fields(image);
+    for (gchar **field = fields; field && *field; field++) {
+        if (vips_isprefix("exif-ifd1-", *field) || (strip_location && vips_isprefix("exif-ifd3-", *field)) ||
+            strcmp(*field, "jpeg-thumbnail-data") == 0)
+            vips_image_remove(image, *field);
+    }
+    g_strfreev(fields);
+}
+
+static int is_name_char(char c) {
+    return g_ascii_isalnum(c) || c == ':' || c == '_' || c == '-' || c == '.';
+}
+
+/* The value a property gets (NULL: removed), or "" when the property is left alone. */
+static const char *xmp_edit_for(const char *name, size_t length, int strip_location, const char *orientation,
+                                const char *width, const char *height) {
+#define IS(literal) (length == strlen(literal) && strncmp(name, literal, length) == 0)
+    if (IS("tiff:Orientation")) return orientation;
+    if (IS("exif:PixelXDimension") || IS("tiff:ImageWidth")) return width;
+    if (IS("exif:PixelYDimension") || IS("tiff:ImageLength")) return height;
+    if (strip_location && length > 8 && strncmp(name, "exif:GPS", 8) == 0) return NULL;
+#undef IS
+    return "";
+}
+
+char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location, int width, int height,
+                              size_t *out_length) {
+    char width_text[16], height_text[16];
+    snprintf(width_text, sizeof width_text, "%d", width);
+    snprintf(height_text, sizeof height_text, "%d", height);
+    GString *out = g_string_sized_new(length);
+    size_t i = 0;
+    while (i < length) {
+        /* A property starts after whitespace (attribute form: name="value") or '<' (element form:
+           <name>value</name>). */
+        char before = i > 0 ? xmp[i - 1] : '\0';
+        if (i > 0 && (g_ascii_isspace(before) || before == '<') && g_ascii_isalpha(xmp[i])) {
+            size_t end = i;
+            while (end < length && is_name_char(xmp[end])) end++;
+            const char *value = xmp_edit_for(xmp + i, end - i, strip_location, "1", width_text, height_text);
+            if (!value || *value) {
+                size_t j = end;
+                if (before != '<') {
+                    while (j < length && g_ascii_isspace(xmp[j])) j++;
+                    if (j < length && xmp[j] == '=') {
+                        j++;
+                        while (j < length && g_ascii_isspace(xmp[j])) j++;
+                        const char *close = j < length && (xmp[j] == '"' || xmp[j] == '\'')
+                                                ? memchr(xmp + j + 1, xmp[j], length - j - 1) : NULL;
+                        if (close) {
+                            char quote = xmp[j];
+                            if (value) {
+                                g_string_append_len(out, xmp + i, end - i);
+                                g_string_append_printf(out, "=%c%s%c", quote, value, quote);
+                            } else {
+                                while (out->len > 0 && g_ascii_isspace(out->str[out->len - 1]))
+                                    g_string_truncate(out, out->len - 1);
+                                g_string_append_c(out, ' ');
+                            }
+                            i = close - xmp + 1;
+                            continue;
+                        }
+                    }
+                } else if (end < length && xmp[end] == '>') {
+                    GString *closing = g_string_new("</");
+                    g_string_append_len(closing, xmp + i, end - i);
+                    g_string_append_c(closing, '>');
+                    const char *close = g_strstr_len(xmp + end, length - end, closing->str);
+                    if (close) {
+                        if (value) {
+                            g_string_append_len(out, xmp + i, end - i + 1);
+                            g_string_append(out, value);
+                            g_string_append(out, closing->str);
+                        } else {
+                            g_string_truncate(out, out->len - 1); /* the '<' */
+                        }
+                        i = close - xmp + closing->len;
+                        g_string_free(closing, TRUE);
+                        continue;
+                    }
+                    g_string_free(closing, TRUE);
+                }
+            }
+        }
+        g_string_append_c(out, xmp[i]);
+        i++;
+    }
+    /* malloc'd, so that Swift frees it with free() without knowing GLib. */
+    char *result = malloc(out->len + 1);
+    if (result) memcpy(result, out->str, out->len + 1);
+    *out_length = result ? out->len : 0;
+    g_string_free(out, TRUE);
+    return result;
+}
+
+static void fix_xmp(VipsImage *image, int strip_location) {
+    const void *xmp = NULL;
+    size_t length = 0;
+    if (!vips_image_get_typeof(image, VIPS_META_XMP_NAME) ||
+        vips_image_get_blob(image, VIPS_META_XMP_NAME, &xmp, &length) || !xmp)
+        return;
+    size_t edited_length = 0;
+    char *edited = archiver_photo_edit_xmp(xmp, length, strip_location, image->Xsize, image->Ysize, &edited_length);
+    if (!edited) return;
+    vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, edited, edited_length);
+    free(edited);
+}
+
+static int save(VipsImage *image, const char *output, const ArchiverPhotoOptions *options) {
+    switch (options->format) {
+    case ARCHIVER_PHOTO_JPEG:
+        return vips_jpegsave(image, output, "Q", options->quality, "optimize_coding", TRUE, NULL);
+    case ARCHIVER_PHOTO_WEBP:
+        return vips_webpsave(image, output, "Q", options->quality, NULL);
+    case ARCHIVER_PHOTO_AVIF:
+        /* libaom's default effort takes seconds a photo on one thread; effort 1 is 6x faster for a
+           file 2 % larger (1500 px, Q50). */
+        return vips_heifsave(image, output, "Q", options->quality, "compression",
+                             VIPS_FOREIGN_HEIF_COMPRESSION_AV1, "effort", 1, NULL);
+    case ARCHIVER_PHOTO_HEIC:
+        return vips_heifsave(image, output, "Q", options->quality, "compression",
+                             VIPS_FOREIGN_HEIF_COMPRESSION_HEVC, NULL);
+    }
+    vips_error("archiver", "unknown output format");
+    return -1;
+}
+
+int archiver_photo_compress(const char *input, const char *output, const ArchiverPhotoOptions *options,
+                            ArchiverPhotoResult *result, char **error) {
+    if (error) *error = NULL;
+    int side = options->max_size > 0 ? options->max_size : VIPS_MAX_COORD;
+    VipsImage *thumb = NULL;
+    /* Shrink-on-load, upright by the EXIF Orientation (HEIC: libheif applies the container's irot), never
+       enlarged. A truncated or corrupt file is an error, not a grey half-photo. */
+    if (vips_thumbnail(input, &thumb, side, "height", side, "size", VIPS_SIZE_DOWN, "fail_on",
+                       VIPS_FAIL_ON_ERROR, NULL))
+        return fail(error, "cannot read the photo");
+
+    VipsImage *ready = thumb;
+    if (options->format == ARCHIVER_PHOTO_JPEG && vips_image_hasalpha(thumb)) {
+        /* JPEG has no alpha: transparent parts become white, as on a page, not black. */
+        VipsArrayDouble *white = vips_array_double_newv(1, 255.0);
+        VipsImage *flat = NULL;
+        int failed = vips_flatten(thumb, &flat, "background", white, NULL);
+        vips_area_unref(VIPS_AREA(white));
+        g_object_unref(thumb);
+        if (failed) return fail(error, "cannot flatten the transparency");
+        ready = flat;
+    }
+    /* A fresh header of our own, so removing fields touches nothing shared. */
+    VipsImage *copy = NULL;
+    int failed = vips_copy(ready, &copy, NULL);
+    g_object_unref(ready);
+    if (failed) return fail(error, "cannot prepare the photo");
+    remove_metadata(copy, options->strip_location);
+    fix_xmp(copy, options->strip_location);
+    failed = save(copy, output, options);
+    if (!failed && result) {
+        result->width = copy->Xsize;
+        result->height = copy->Ysize;
+    }
+    g_object_unref(copy);
+    if (failed) return fail(error, "cannot write the compressed photo");
+    return 0;
+}

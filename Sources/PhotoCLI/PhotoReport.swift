@@ -1,0 +1,62 @@
+import ArchiverCLI
+import ArchiverCore
+import PhotoEngine
+import SystemPackage
+
+/// The outcome for a person (a summary on stdout, each failure on stderr) or one JSON object for a script.
+final class PhotoReport {
+    private let json: Bool
+    private let base: JobReport
+
+    init(json: Bool) {
+        self.json = json
+        base = JobReport(operation: "compress-photos", json: json)
+    }
+
+    func failed(_ error: ArchiverError, elapsed: Double) {
+        printProblem(error)
+        guard json else { return }
+        base.emit(exitCode: error.code.exitStatus, elapsed: elapsed, [
+            ("outputs", .array([])), ("failures", .array([])), ("error", JobReport.json(error)),
+        ])
+    }
+
+    /// The batch's result; `error` says why it stopped early (cancelled, out of time), if it did.
+    func finished(
+        _ result: PhotoBatchResult, plan: PhotoPlan, failures: [ArchiverError], exitCode: Int32, error: ArchiverError?,
+        elapsed: Double
+    ) {
+        for failure in failures { printProblem(failure) }
+        if let error { printProblem(error) }
+        let photos = result.photos
+        let kept = photos.count { $0.outcome == .kept }
+        if json {
+            let outputs = result.items.map { item in
+                JSON.object([
+                    ("source", .string(item.source.string)), ("path", .string(item.output.string)),
+                    ("inputSize", .int(item.inputBytes)), ("size", .int(item.outputBytes)),
+                    ("outcome", .string(item.outcome.rawValue)),
+                ])
+            }
+            let failed = failures.map { failure in
+                JSON.object([("path", failure.path.map(JSON.string) ?? .null), ("error", JobReport.json(failure))])
+            }
+            base.emit(exitCode: exitCode, elapsed: elapsed, [
+                ("outputs", .array(outputs)), ("photos", .int(photos.count)), ("kept", .int(kept)),
+                ("inputBytes", .int(result.inputBytes)), ("outputBytes", .int(result.outputBytes)),
+                ("failures", .array(failed)), ("error", error.map(JobReport.json) ?? .null),
+            ])
+            return
+        }
+        guard !photos.isEmpty else { return }
+        var line = PhotoSummary.line(photos: photos.count, inputBytes: result.inputBytes, outputBytes: result.outputBytes)
+        if !plan.createdFolders.isEmpty {
+            line += " in " + plan.createdFolders.map { "“\($0)”" }.joined(separator: ", ")
+        } else if photos.count == 1 {
+            line += ": “\(photos[0].output)”"
+        }
+        print(line + ".")
+        if kept > 0 { print("\(kept) already small, kept as \(kept == 1 ? "it was" : "they were").") }
+        if !failures.isEmpty { print("\(failures.count) could not be compressed (named above).") }
+    }
+}

@@ -1,0 +1,96 @@
+import ArchiverCore
+internal import CPhotoShim
+import Glibc
+import Synchronization
+import SystemPackage
+
+/// libvips, through the C shim: one call turns one photo into its compressed copy.
+public enum PhotoCodec {
+    private static let started = Mutex<Bool?>(nil)
+
+    /// Starts libvips once, with one thread per pipeline: a batch runs one photo per worker instead, which
+    /// keeps both cores busy with one decode each (bounded memory) and beats libvips's own threading.
+    /// The corresponding C function is `vips_init`.
+    public static func start() throws(ArchiverError) {
+        let ok = started.withLock { state in
+            if state == nil { state = archiver_photo_init(1) == 0 }
+            return state ?? false
+        }
+        guard ok else { throw ArchiverError(.notAnArchive, "libvips could not start.", hint: "Reinstall libvips42.") }
+    }
+
+    /// The formats this libvips and libheif can write (a tiny image is encoded to find out).
+    public static func writableFormats() throws(ArchiverError) -> [PhotoFormat] {
+        try start()
+        return PhotoFormat.allCases.filter { archiver_photo_can_write($0.shimValue) != 0 }
+    }
+
+    public static var vipsVersion: String { String(cString: archiver_photo_vips_version()) }
+
+    /// Writes the compressed copy of `input` to `output` (any name: the format comes from `options`).
+    /// - Returns: the copy's width and height.
+    /// - Throws: `ArchiverError` `.corrupt` with libvips's reason when the photo cannot be read or written.
+    /// The corresponding C function is `vips_thumbnail`, then `vips_jpegsave` (or `webpsave`, `heifsave`).
+    public static func compress(_ input: FilePath, to output: FilePath, options: PhotoOptions) throws(ArchiverError)
+        -> (width: Int, height: Int)
+    {
+        var shimOptions = ArchiverPhotoOptions(
+            max_size: Int32(options.maxSize ?? 0), quality: Int32(options.encoderQuality), format: options.format.shimValue,
+            strip_location: options.stripLocation ? 1 : 0)
+        var result = ArchiverPhotoResult()
+        var message: UnsafeMutablePointer<CChar>?
+        let status = input.withPlatformString { from in
+            output.withPlatformString { to in archiver_photo_compress(from, to, &shimOptions, &result, &message) }
+        }
+        guard status == 0 else {
+            let reason = plainReason(message.map { String(cString: $0) } ?? "unknown error", path: input.string)
+            free(message)
+            throw ArchiverError(
+                .corrupt, "“\(input.lastComponent?.string ?? input.string)” could not be compressed: \(reason).",
+                path: input.string)
+        }
+        return (Int(result.width), Int(result.height))
+    }
+}
+
+extension PhotoCodec {
+    /// The XMP packet as the copy carries it: Orientation 1, the copy's pixel dimensions, and without
+    /// exif:GPS* properties when `stripLocation`. The corresponding C function is `archiver_photo_edit_xmp`.
+    static func editXMP(_ xmp: String, stripLocation: Bool, width: Int, height: Int) -> String {
+        var bytes = Array(xmp.utf8)
+        var length = 0
+        let edited = bytes.withUnsafeMutableBufferPointer { buffer in
+            buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                archiver_photo_edit_xmp(pointer, buffer.count, stripLocation ? 1 : 0, Int32(width), Int32(height), &length)
+            }
+        }
+        guard let edited else { return xmp }
+        defer { free(edited) }
+        return String(decoding: UnsafeRawBufferPointer(start: edited, count: length), as: UTF8.self)
+    }
+
+    /// libvips's reason, for a person: no class names, no path (the message names the file already).
+    static func plainReason(_ reason: String, path: String) -> String {
+        if reason.contains("is not a known file format") { return "it is not an image, or it is damaged" }
+        if reason.contains("Premature end") || reason.contains("truncated") || reason.contains("unexpected end") {
+            return "it is damaged or cut short"
+        }
+        var text = reason.replacing("\"\(path)\"", with: "the file").replacing(path, with: "the file")
+        // "VipsForeignLoadJpegFile: out of order read" → "out of order read"
+        if let colon = text.firstIndex(of: ":"), !text[..<colon].contains(" ") {
+            text = String(text[text.index(after: colon)...].drop { $0 == " " })
+        }
+        return text
+    }
+}
+
+extension PhotoFormat {
+    fileprivate var shimValue: ArchiverPhotoFormat {
+        switch self {
+        case .jpeg: ARCHIVER_PHOTO_JPEG
+        case .webp: ARCHIVER_PHOTO_WEBP
+        case .avif: ARCHIVER_PHOTO_AVIF
+        case .heic: ARCHIVER_PHOTO_HEIC
+        }
+    }
+}

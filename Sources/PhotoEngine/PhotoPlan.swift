@@ -1,0 +1,158 @@
+import ArchiveEngine
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// Where the copies go.
+public enum PhotoDestination: Equatable, Sendable {
+    /// A folder's copies into `Compressed - <Folder>` beside it, mirroring its structure; a loose photo's
+    /// copy beside it as `IMG_1 (compressed).jpg`.
+    case beside
+    /// Into this folder: a folder as `DIR/<Folder>/…`, a loose photo as `DIR/IMG_1.jpg`.
+    case folder(FilePath)
+    /// In place of the originals, which go to the desktop trash.
+    case replace
+}
+
+/// One file of a batch: where it comes from and where its copy goes.
+public struct PhotoJob: Sendable {
+    public enum Kind: Sendable { case photo, companion }
+    public var kind: Kind
+    public var source: FilePath
+    /// The folder the copy goes into (created when needed).
+    public var folder: FilePath
+    /// The copy's name, numbered when taken.
+    public var name: [UInt8]
+    /// The name when the photo is copied as is (nil under `--replace`: the original simply stays).
+    public var keptName: [UInt8]?
+    public var bytes: Int64
+    /// The original goes to the trash once its copy is ready.
+    public var replacesSource: Bool
+}
+
+/// The files a batch will handle, found before anything is written (so that a destination inside an
+/// input is never walked), and the problems found on the way.
+public struct PhotoPlan: Sendable {
+    public var jobs: [PhotoJob] = []
+    /// What "Open folder" shows: each input's mirror folder, or the copy of a loose photo.
+    public var roots: [FilePath] = []
+    /// Folders this plan created (the mirror roots), removed again if they stay empty.
+    public var createdFolders: [FilePath] = []
+    /// Inputs that are missing or not photos, named by the errors.
+    public var problems: [ArchiverError] = []
+    /// Files inside folders that are neither photos nor their companions, left alone.
+    public var otherFiles = 0
+
+    public var photoCount: Int { jobs.count { $0.kind == .photo } }
+
+    /// Walks the inputs. Mirror roots are claimed here (`Compressed - Album`, else `… (2)`), so that two
+    /// runs side by side never share one.
+    public static func make(inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat) throws(ArchiverError)
+        -> PhotoPlan
+    {
+        var plan = PhotoPlan()
+        var destination = destination
+        if case .folder(let folder) = destination { destination = .folder(folder.madeAbsolute) }
+        for input in inputs {
+            let input = input.madeAbsolute
+            guard let info = FileSystem.status(input), let name = input.lastComponent?.bytes else {
+                plan.problems.append(
+                    ArchiverError(.inputUnreadable, "“\(input)” does not exist.", hint: "Check the name.", path: input.string))
+                continue
+            }
+            let parent = input.removingLastComponent()
+            if FileSystem.isDirectory(info) {
+                let root: FilePath
+                switch destination {
+                case .beside: root = try claimFolder(PhotoNaming.mirrorFolderName(name), in: parent)
+                case .folder(let folder):
+                    try FileSystem.makeDirectories(folder)
+                    root = try claimFolder(name, in: folder)
+                case .replace: root = input
+                }
+                if root != input { plan.createdFolders.append(root) }
+                plan.roots.append(root)
+                try plan.walk(input, into: root, replace: destination == .replace, format: format)
+            } else if FileSystem.isRegular(info) {
+                plan.addLoose(input, name: name, parent: parent, bytes: Int64(info.st_size), destination: destination, format: format)
+            } else {
+                plan.problems.append(ArchiverError(.notAnArchive, "“\(input)” is not a photo.", path: input.string))
+            }
+        }
+        return plan
+    }
+
+    private mutating func addLoose(
+        _ input: FilePath, name: [UInt8], parent: FilePath, bytes: Int64, destination: PhotoDestination, format: PhotoFormat
+    ) {
+        guard PhotoNaming.isPhoto(name) else {
+            let (_, ext) = PhotoNaming.stemAndExtension(name)
+            if PhotoNaming.companionExtensions.contains(ext) {
+                // A Live Photo's video chosen with its still: beside it already, or copied with it.
+                if case .folder(let folder) = destination {
+                    jobs.append(PhotoJob(kind: .companion, source: input, folder: folder, name: name, keptName: name,
+                                         bytes: bytes, replacesSource: false))
+                }
+                return
+            }
+            problems.append(ArchiverError(
+                .notAnArchive, "“\(name.displayName)” is not a photo Archiver compresses.",
+                hint: "Photos are JPEG, HEIC/HEIF, AVIF, PNG, WebP and TIFF files.", path: input.string))
+            return
+        }
+        switch destination {
+        case .beside:
+            jobs.append(PhotoJob(kind: .photo, source: input, folder: parent, name: PhotoNaming.besideName(name, format: format),
+                                 keptName: PhotoNaming.keptName(name, beside: true), bytes: bytes, replacesSource: false))
+            roots.append(parent.appending(bytes: PhotoNaming.besideName(name, format: format)))
+        case .folder(let folder):
+            jobs.append(PhotoJob(kind: .photo, source: input, folder: folder, name: PhotoNaming.copyName(name, format: format),
+                                 keptName: name, bytes: bytes, replacesSource: false))
+            roots.append(folder.appending(bytes: PhotoNaming.copyName(name, format: format)))
+        case .replace:
+            jobs.append(PhotoJob(kind: .photo, source: input, folder: parent, name: PhotoNaming.copyName(name, format: format),
+                                 keptName: nil, bytes: bytes, replacesSource: true))
+            roots.append(input)
+        }
+    }
+
+    /// Adds the photos of `folder` and its subfolders, their copies at the same relative place under `root`.
+    /// Hidden entries and symlinks are skipped: junk, and no loops.
+    private mutating func walk(_ folder: FilePath, into root: FilePath, replace: Bool, format: PhotoFormat) throws(ArchiverError) {
+        let names = try FileSystem.entries(of: folder).filter { !PhotoNaming.isHidden($0) }.sorted { $0.lexicographicallyPrecedes($1) }
+        var files: [([UInt8], stat)] = []
+        for name in names {
+            guard let info = FileSystem.status(folder.appending(bytes: name)) else { continue }
+            if FileSystem.isDirectory(info) {
+                try walk(folder.appending(bytes: name), into: root.appending(bytes: name), replace: replace, format: format)
+            } else if FileSystem.isRegular(info) {
+                files.append((name, info))
+            }
+        }
+        let kinds = PhotoNaming.classify(files.map(\.0))
+        for ((name, info), kind) in zip(files, kinds) {
+            let source = folder.appending(bytes: name)
+            switch kind {
+            case .photo:
+                jobs.append(PhotoJob(
+                    kind: .photo, source: source, folder: root, name: PhotoNaming.copyName(name, format: format),
+                    keptName: replace ? nil : name, bytes: Int64(info.st_size), replacesSource: replace))
+            case .companion where !replace:
+                jobs.append(PhotoJob(kind: .companion, source: source, folder: root, name: name, keptName: name,
+                                     bytes: Int64(info.st_size), replacesSource: false))
+            case .companion, .other:
+                if kind == .other { otherFiles += 1 }
+            }
+        }
+    }
+
+    /// Creates `name` in `parent`, or `name (2)`, … when taken; never an existing folder.
+    static func claimFolder(_ name: [UInt8], in parent: FilePath) throws(ArchiverError) -> FilePath {
+        for attempt in 1...10_000 {
+            let candidate = parent.appending(bytes: ArchiveNaming.numbered(name, isDirectory: true, attempt: attempt))
+            if candidate.withPlatformString({ mkdir($0, 0o777) }) == 0 { return candidate }
+            if errno != EEXIST { throw FileSystem.destinationError(errno, parent) }
+        }
+        throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(parent)”.")
+    }
+}

@@ -1,0 +1,7 @@
+import ArchiverCLI
+import PhotoCLI
+
+@main
+enum CompressPhotosWithArchiver {
+    static func main() { CommandRunner.main(PhotoCommand.self) }
+}

@@ -1,0 +1,170 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// Folders, names, the never-worse rule, failures inside a batch, --replace, usage errors, cancellation.
+@Suite struct PhotoBatchTests {
+    /// Album/ a.jpg, IMG_3.heic + IMG_3.MOV, notes.txt, .hidden.jpg; Album/Sub/b.png; Album/Sub/Deep/broken.jpg
+    /// (a JPEG cut in half) and c.jpg.
+    private func album(_ scratch: ScratchDirectory) throws -> String {
+        let album = scratch.sub("Album")
+        try FileManager.default.createDirectory(atPath: album + "/Sub/Deep", withIntermediateDirectories: true)
+        try Photos.makeJPEG(album + "/a.jpg", width: 1600, height: 1200)
+        try Photos.writeCameraMetadata(album + "/a.jpg", orientation: 1, scratch: scratch)
+        try Photos.makeJPEG(album + "/Sub/Deep/c.jpg", width: 1000, height: 1000)
+        try Photos.makeJPEG(scratch.sub("whole.jpg"), width: 1200, height: 900)
+        let whole = try Data(contentsOf: URL(fileURLWithPath: scratch.sub("whole.jpg")))
+        try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: album + "/Sub/Deep/broken.jpg"))
+        try Photos.makeTransparentPNG(album + "/Sub/b.png", width: 900, height: 600)
+        _ = try Tool.run(["/usr/bin/heif-enc", "-q", "50", album + "/a.jpg", "-o", album + "/IMG_3.heic"])
+        try Data("not really a video".utf8).write(to: URL(fileURLWithPath: album + "/IMG_3.MOV"))
+        try Data("notes".utf8).write(to: URL(fileURLWithPath: album + "/notes.txt"))
+        try Data("junk".utf8).write(to: URL(fileURLWithPath: album + "/.hidden.jpg"))
+        return album
+    }
+
+    @Test func folderIsMirroredAndACorruptPhotoIsNamed() throws {
+        let scratch = try ScratchDirectory()
+        let album = try album(scratch)
+        let originals = Photos.files(under: album).map { ($0, Photos.size(album + "/" + $0)) }
+        let result = try Photos.run(["--max-size", "800", album], in: scratch)
+        #expect(result.status == 1, "some failed: exit 1; \(result.stderr)")
+        #expect(result.stderr.contains("broken.jpg"), "\(result.stderr)")
+        #expect(!result.stderr.contains("a.jpg"), "\(result.stderr)")
+        let mirror = scratch.sub("Compressed - Album")
+        #expect(Photos.files(under: mirror) == ["IMG_3.MOV", "IMG_3.jpg", "Sub/Deep/c.jpg", "Sub/b.jpg", "a.jpg"])
+        #expect(try Photos.header(mirror + "/a.jpg", "width") == "800")
+        #expect(try Photos.header(mirror + "/Sub/b.jpg", "bands") == "3")
+        #expect(try Photos.tags(mirror + "/a.jpg")["IFD0:Model"] == "Pixel 5")
+        // The Live Photo's video is a byte-for-byte copy beside its still.
+        #expect(try Data(contentsOf: URL(fileURLWithPath: mirror + "/IMG_3.MOV")) == Data("not really a video".utf8))
+        #expect(result.stdout.contains("4 photos"), "\(result.stdout)")
+        // Originals untouched; a second run never reuses the first folder.
+        #expect(Photos.files(under: album).map { ($0, Photos.size(album + "/" + $0)) }.elementsEqual(originals) { $0 == $1 })
+        let again = try Photos.run(["--max-size", "800", "--json", album], in: scratch)
+        #expect(again.status == 1)
+        #expect(Photos.files(under: scratch.sub("Compressed - Album (2)")).count == 5)
+        let json = try JSONSerialization.jsonObject(with: Data(again.stdout.utf8)) as? [String: Any]
+        #expect(json?["photos"] as? Int == 4)
+        #expect(json?["exitCode"] as? Int == 1)
+        let failures = json?["failures"] as? [[String: Any]] ?? []
+        #expect(failures.count == 1 && (failures.first?["path"] as? String)?.hasSuffix("Sub/Deep/broken.jpg") == true, "\(failures)")
+    }
+
+    @Test func aCopyThatWouldBeLargerIsTheOriginal() throws {
+        let scratch = try ScratchDirectory()
+        let small = scratch.sub("small.jpg")
+        try Photos.makeJPEG(small, width: 320, height: 240, quality: 30)
+        try Photos.setModificationTime(small, Date(timeIntervalSince1970: 1_600_000_000))
+        let result = try Photos.run(["--quality", "95", "--json", small], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("small (compressed).jpg")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: copy)) == Data(contentsOf: URL(fileURLWithPath: small)))
+        #expect(Photos.modificationTime(copy) == Date(timeIntervalSince1970: 1_600_000_000))
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect(json?["kept"] as? Int == 1)
+        #expect((json?["outputs"] as? [[String: Any]])?.first?["outcome"] as? String == "kept")
+    }
+
+    @Test func looseCopiesNeverOverwrite() throws {
+        let scratch = try ScratchDirectory()
+        let photo = scratch.sub("photo.jpg")
+        try Photos.makeJPEG(photo, width: 1000, height: 800)
+        for _ in 0..<2 { #expect(try Photos.run(["--max-size", "500", photo], in: scratch).status == 0) }
+        #expect(Photos.files(under: scratch.url.path).filter { $0.hasPrefix("photo") }
+            == ["photo (compressed) (2).jpg", "photo (compressed).jpg", "photo.jpg"])
+        let output = scratch.sub("out")
+        #expect(try Photos.run(["--keep-size", "-o", output, photo], in: scratch).status == 0)
+        #expect(try Photos.header(output + "/photo.jpg", "width") == "1000")
+    }
+
+    @Test func replaceTrashesTheOriginal() throws {
+        let scratch = try ScratchDirectory()
+        let photo = scratch.sub("IMG_9.heic")
+        try Photos.makeJPEG(scratch.sub("src.jpg"), width: 1600, height: 1200)
+        _ = try Tool.run(["/usr/bin/heif-enc", "-q", "90", scratch.sub("src.jpg"), "-o", photo])
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: photo))
+        let result = try Photos.run(["--replace", "--max-size", "640", photo], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: photo))
+        #expect(try Photos.header(scratch.sub("IMG_9.jpg"), "width") == "640")
+        let trashed = scratch.sub("data/Trash/files/IMG_9.heic")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: trashed)) == bytes, "the original is in the trash, whole")
+    }
+
+    @Test func badRequestsAreRefusedClearly() throws {
+        let scratch = try ScratchDirectory()
+        let photo = scratch.sub("p.jpg")
+        try Photos.makeJPEG(photo, width: 100, height: 100)
+        let quality = try Photos.run(["--quality", "0", photo], in: scratch)
+        #expect(quality.status == 2 && quality.stderr.contains("--quality"), "\(quality.stderr)")
+        #expect(try Photos.run(["--replace", "-o", scratch.sub("x"), photo], in: scratch).status == 2)
+        #expect(try Photos.run(["--format", "gif", photo], in: scratch).status == 2)
+        let missing = try Photos.run([scratch.sub("nope.jpg")], in: scratch)
+        #expect(missing.status == 3 && missing.stderr.contains("nope.jpg"), "\(missing.stderr)")
+        try Data("text".utf8).write(to: URL(fileURLWithPath: scratch.sub("notes.txt")))
+        let text = try Photos.run([scratch.sub("notes.txt")], in: scratch)
+        #expect(text.status == 4 && text.stderr.contains("not a photo"), "\(text.stderr)")
+        let empty = scratch.sub("Empty")
+        try FileManager.default.createDirectory(atPath: empty, withIntermediateDirectories: true)
+        #expect(try Photos.run([empty], in: scratch).status == 4)
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Empty")), "no empty folder left behind")
+    }
+
+    @Test func cancelKeepsFinishedPhotosAndRemovesTheOneInProgress() throws {
+        let scratch = try ScratchDirectory()
+        let folder = try Photos.manyPhotos(scratch)
+        let process = try Photos.prepare(["--max-size", "2000", "--format", "webp", folder], in: scratch)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let mirror = scratch.sub("Compressed - Many")
+        let deadline = Date().addingTimeInterval(60)
+        while Photos.files(under: mirror).filter({ !$0.hasPrefix(".") }).count < 2, Date() < deadline { usleep(20_000) }
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 8)
+        let left = Photos.files(under: mirror)
+        #expect(left.allSatisfy { !$0.hasPrefix(".") }, "no temporary left: \(left)")
+        #expect(left.count >= 2 && left.count < 40, "\(left)")
+        for name in left { #expect(try Photos.header(mirror + "/" + name, "width") == "2000", "\(name) is whole") }
+    }
+
+    @Test func aStopThatCannotWaitForTheEncoderStillKeepsWhatIsDone() throws {
+        let scratch = try ScratchDirectory()
+        let folder = try Photos.manyPhotos(scratch)
+        // HEVC encoding takes seconds a photo: past the grace period the process removes what is in
+        // progress and exits without waiting for the encoder.
+        let process = try Photos.prepare(["--format", "heic", "--keep-size", folder], in: scratch)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        usleep(1_500_000)
+        kill(process.processIdentifier, SIGTERM)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 8)
+        let mirror = scratch.sub("Compressed - Many")
+        let left = Photos.files(under: mirror)
+        #expect(left.allSatisfy { !$0.hasPrefix(".") }, "no temporary left: \(left)")
+        for name in left { #expect(try Photos.header(mirror + "/" + name, "width") == "3000", "\(name) is whole") }
+        if left.isEmpty { #expect(!FileManager.default.fileExists(atPath: mirror), "no empty folder left behind") }
+    }
+
+    @Test func theTimeBudgetStopsTheBatchAndKeepsWhatIsDone() throws {
+        let scratch = try ScratchDirectory()
+        let folder = try Photos.manyPhotos(scratch)
+        // Far over the budget: refused before anything is made.
+        let refused = try Photos.run(["--time-budget", "0.1", "--format", "heic", folder], in: scratch)
+        #expect(refused.status == 9 && refused.stderr.contains("Not started"), "\(refused.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Many")))
+        // Over it, but not so far that the estimate refuses it: stopped part way.
+        let result = try Photos.run(["--time-budget", "1.5", "--format", "webp", "--json", folder], in: scratch)
+        #expect(result.status == 9, "\(result.stderr)")
+        #expect(result.stderr.contains("time budget"), "\(result.stderr)")
+        let left = Photos.files(under: scratch.sub("Compressed - Many"))
+        #expect(left.allSatisfy { !$0.hasPrefix(".") } && left.count < 40, "\(left)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        #expect((json?["outputs"] as? [Any])?.count == left.count, "the JSON lists what was kept")
+        #expect((json?["error"] as? [String: Any])?["code"] as? Int == 9)
+    }
+}

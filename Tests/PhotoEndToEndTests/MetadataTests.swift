@@ -1,0 +1,130 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// Each metadata promise of Compress Photos, checked with exiftool, vipsheader and vips on photos whose
+/// metadata exiftool wrote.
+@Suite struct PhotoMetadataTests {
+    /// A 1200×900 phone shot stored landscape with Orientation 6 (portrait when shown), full camera EXIF.
+    private func cameraPhoto(_ scratch: ScratchDirectory, name: String = "IMG_1.jpg") throws -> String {
+        let path = scratch.sub(name)
+        try Photos.makeJPEG(path, width: 1200, height: 900)
+        try Photos.writeCameraMetadata(path, orientation: 6, scratch: scratch)
+        try Photos.setModificationTime(path, Date(timeIntervalSince1970: 1_713_679_424))
+        try FileManager.default.setAttributes([.posixPermissions: 0o600], ofItemAtPath: path)
+        return path
+    }
+
+    @Test func uprightResizedAndEveryFieldKept() throws {
+        let scratch = try ScratchDirectory()
+        let original = try cameraPhoto(scratch)
+        let before = try Photos.tags(original)
+        #expect(before["IFD1:ThumbnailLength"] != nil, "the test photo must carry an IFD1 thumbnail")
+        let result = try Photos.run(["--max-size", "600", original], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("IMG_1 (compressed).jpg")
+        let after = try Photos.tags(copy)
+
+        // Upright: the stored landscape 1200×900 with Orientation 6 is a 450×600 portrait, tag 1.
+        #expect(try Photos.header(copy, "width") == "450")
+        #expect(try Photos.header(copy, "height") == "600")
+        #expect(after["IFD0:Orientation"] == "1")
+        #expect(after["XMP-tiff:Orientation"] == "1", "XMP must not contradict the EXIF")
+        #expect(after["XMP-exif:ExifImageWidth"] == "450")
+        #expect(after["ExifIFD:ExifImageWidth"] == "450")
+        #expect(after["ExifIFD:ExifImageHeight"] == "600")
+        // The red block of the stored top-left corner is now top-right, as Orientation 6 means.
+        let topRight = try Photos.pixel(copy, x: 440, y: 10)
+        let topLeft = try Photos.pixel(copy, x: 10, y: 10)
+        #expect(topRight.count == 3 && topRight[0] > 200 && topRight[1] < 60 && topRight[2] < 60, "\(topRight)")
+        #expect(!(topLeft[0] > 200 && topLeft[1] < 60), "\(topLeft)")
+
+        // Camera, lens, exposure, dates, GPS, ICC, XMP: as in the original.
+        for tag in [
+            "IFD0:Make", "IFD0:Model", "IFD0:ModifyDate", "ExifIFD:DateTimeOriginal", "ExifIFD:CreateDate",
+            "ExifIFD:OffsetTimeOriginal", "ExifIFD:SubSecTimeOriginal", "ExifIFD:ExposureTime", "ExifIFD:FNumber",
+            "ExifIFD:ISO", "ExifIFD:FocalLength", "ExifIFD:LensModel", "GPS:GPSLatitude", "GPS:GPSLongitude",
+            "GPS:GPSLatitudeRef", "GPS:GPSLongitudeRef", "GPS:GPSAltitude", "XMP-dc:Title", "XMP-xmp:Rating",
+            "XMP-exif:GPSLatitude", "XMP-exif:GPSLongitude",
+            "ICC-header:ProfileClass", "ICC-header:ColorSpaceData",
+        ] {
+            #expect(before[tag] != nil, "the test photo lacks \(tag)")
+            #expect(after[tag] == before[tag], "\(tag): \(after[tag] ?? "missing") instead of \(before[tag] ?? "")")
+        }
+        // The stale thumbnail (the unrotated full frame) is gone: no IFD1 at all.
+        #expect(after.keys.filter { $0.hasPrefix("IFD1:") }.isEmpty, "\(after.keys.filter { $0.hasPrefix("IFD1:") })")
+        #expect(after["ExifTool:Warning"] == nil, "\(after["ExifTool:Warning"] ?? "")")
+        let validate = try Tool.run(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s3", copy], mergingErrors: false)
+        #expect(validate.output.hasPrefix("OK"), "\(validate.output)")
+
+        // The file keeps the original's modification time and permissions; the original is untouched.
+        #expect(Photos.modificationTime(copy) == Photos.modificationTime(original))
+        let mode = { (path: String) in (try? FileManager.default.attributesOfItem(atPath: path))?[.posixPermissions] as? Int }
+        #expect(mode(copy) == 0o600)
+        #expect(try Photos.tags(original)["IFD0:Orientation"] == "6")
+        #expect(Photos.size(copy) < Photos.size(original))
+    }
+
+    @Test func stripLocationRemovesOnlyGPS() throws {
+        let scratch = try ScratchDirectory()
+        let original = try cameraPhoto(scratch)
+        let result = try Photos.run(["--strip-location", "--max-size", "600", original], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Photos.tags(scratch.sub("IMG_1 (compressed).jpg"))
+        #expect(after.keys.filter { $0.hasPrefix("GPS:") || $0.contains("GPS") }.isEmpty, "\(after.keys.filter { $0.contains("GPS") })")
+        #expect(after["IFD0:Make"] == "Google")
+        #expect(after["ExifIFD:DateTimeOriginal"] == "2024:04:21 08:03:44")
+        #expect(after["XMP-dc:Title"] == "Tiergarten")
+    }
+
+    @Test func transparentPNGFlattensOntoWhiteForJPEG() throws {
+        let scratch = try ScratchDirectory()
+        let png = scratch.sub("cut-out.png")
+        try Photos.makeTransparentPNG(png, width: 800, height: 400)
+        let result = try Photos.run([png], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("cut-out (compressed).jpg")
+        #expect(try Photos.header(copy, "bands") == "3")
+        #expect(try Photos.header(copy, "width") == "800", "a small photo is never enlarged")
+        let transparent = try Photos.pixel(copy, x: 700, y: 200)
+        #expect(transparent.allSatisfy { $0 > 245 }, "the transparent half must be white, not \(transparent)")
+    }
+
+    @Test func heicBecomesJPEGWithItsMetadata() throws {
+        let scratch = try ScratchDirectory()
+        let source = try cameraPhoto(scratch, name: "src.jpg")
+        // heif-enc carries the EXIF; an upright source, as heif-enc 1.15 writes no irot box.
+        _ = try Tool.run(["/usr/bin/exiftool", "-q", "-overwrite_original", "-IFD0:Orientation#=1", source])
+        let heic = scratch.sub("IMG_2.HEIC")
+        let encoded = try Tool.run(["/usr/bin/heif-enc", "-q", "60", source, "-o", heic])
+        #expect(encoded.status == 0, "\(encoded.output)")
+        let result = try Photos.run(["--max-size", "300", heic], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("IMG_2 (compressed).jpg")
+        let after = try Photos.tags(copy)
+        #expect(after["File:FileType"] == "JPEG")
+        #expect(try Photos.header(copy, "width") == "300")
+        #expect(try Photos.header(copy, "height") == "225")
+        #expect(after["IFD0:Orientation"] == "1")
+        #expect(after["IFD0:Model"] == "Pixel 5")
+        #expect(after["ExifIFD:DateTimeOriginal"] == "2024:04:21 08:03:44")
+        #expect(after["GPS:GPSLatitude"] != nil)
+        #expect(after["ExifIFD:ExifImageWidth"] == "300")
+    }
+
+    @Test(arguments: [("webp", "image/webp"), ("avif", "image/avif")])
+    func otherFormatsKeepTheMetadata(format: String, mimeType: String) throws {
+        let scratch = try ScratchDirectory()
+        let original = try cameraPhoto(scratch)
+        let result = try Photos.run(["--format", format, "--max-size", "400", original], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("IMG_1 (compressed).\(format)")
+        let after = try Photos.tags(copy)
+        #expect(after["File:MIMEType"] == mimeType)
+        #expect(try Photos.header(copy, "width") == "300")
+        #expect(after["IFD0:Orientation"] == "1")
+        #expect(after["ExifIFD:DateTimeOriginal"] == "2024:04:21 08:03:44")
+        #expect(after["GPS:GPSLongitude"] != nil)
+        #expect(after.keys.filter { $0.hasPrefix("IFD1:") }.isEmpty)
+    }
+}
