@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "compress-with-archiver", targets: ["compress-with-archiver"]),
         .executable(name: "extract-with-archiver", targets: ["extract-with-archiver"]),
+        .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -36,6 +37,18 @@ let package = Package(
         .executableTarget(name: "compress-with-archiver", dependencies: ["ArchiverCLI"]),
         .executableTarget(name: "extract-with-archiver", dependencies: ["ArchiverCLI"]),
 
+        // PDF compression: its own engine and CLI, so that the archive executables never link qpdf or libvips.
+        .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"]),
+        .target(name: "PDFEngine", dependencies: ["ArchiverCore", "ArchiveEngine", "CPDFShim"]),
+        .target(
+            name: "PDFCLI",
+            dependencies: [
+                "ArchiverCore", "ArchiverCLI", "PDFEngine", "Desktop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "compress-pdf-with-archiver", dependencies: ["PDFCLI"]),
+
         .target(
             name: "ArchiverTestSupport",
             dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
@@ -47,5 +60,7 @@ let package = Package(
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "DesktopIntegrationTests"),
+        .testTarget(name: "PDFEngineTests", dependencies: ["PDFEngine", "CPDFShim", "ArchiverCore", "ArchiverTestSupport"]),
+        .testTarget(name: "PDFEndToEndTests", dependencies: ["ArchiverTestSupport"]),
     ]
 )

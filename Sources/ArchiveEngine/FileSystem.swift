@@ -3,16 +3,16 @@ import Glibc
 import SystemPackage
 
 /// The few POSIX operations the engine needs, with errors turned into `ArchiverError`.
-enum FileSystem {
+package enum FileSystem {
     /// `lstat`, or nil when the path does not exist or cannot be reached.
-    static func status(_ path: FilePath) -> stat? {
+    package static func status(_ path: FilePath) -> stat? {
         var info = stat()
         let result = path.withPlatformString { lstat($0, &info) }
         return result == 0 ? info : nil
     }
 
-    static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
-    static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
+    package static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
+    package static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
     static func isSymlink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
 
     /// A symlink's target as bytes. The corresponding C function is `readlink`.
@@ -26,7 +26,7 @@ enum FileSystem {
     }
 
     /// The canonical path, with symlinks resolved. The corresponding C function is `realpath`.
-    static func resolve(_ path: FilePath) -> FilePath? {
+    package static func resolve(_ path: FilePath) -> FilePath? {
         path.withPlatformString { pointer in
             guard let resolved = realpath(pointer, nil) else { return nil }
             defer { free(resolved) }
@@ -47,7 +47,7 @@ enum FileSystem {
     }
 
     /// Creates a folder only this user can enter, for staging.
-    static func makePrivateDirectory(_ path: FilePath) throws(ArchiverError) {
+    package static func makePrivateDirectory(_ path: FilePath) throws(ArchiverError) {
         guard path.withPlatformString({ mkdir($0, 0o700) }) == 0 else {
             throw destinationError(errno, path.removingLastComponent())
         }
@@ -70,7 +70,7 @@ enum FileSystem {
     }
 
     /// A unique token for temporary names.
-    static func randomToken() -> String {
+    package static func randomToken() -> String {
         String(UInt64.random(in: 0...UInt64.max), radix: 36)
     }
 
@@ -82,7 +82,7 @@ enum FileSystem {
     /// first, which leaves a tiny window.
     /// - Parameter exact: only `name` is acceptable; a taken name is an error.
     /// - Returns: the final path.
-    static func publish(_ source: FilePath, in folder: FilePath, as name: [UInt8], isDirectory: Bool, exact: Bool = false)
+    package static func publish(_ source: FilePath, in folder: FilePath, as name: [UInt8], isDirectory: Bool, exact: Bool = false)
         throws(ArchiverError) -> FilePath
     {
         for attempt in 1...10_000 {
@@ -132,7 +132,7 @@ enum FileSystem {
     }
 
     /// Deletes a file or a whole tree, making read-only folders writable first. Never follows symlinks.
-    static func removeTree(_ path: FilePath) {
+    package static func removeTree(_ path: FilePath) {
         guard let info = status(path) else { return }
         if isDirectory(info) {
             _ = path.withPlatformString { chmod($0, 0o700) }
@@ -146,7 +146,7 @@ enum FileSystem {
     }
 
     /// The names in a folder, without `.` and `..`.
-    static func entries(of folder: FilePath) throws(ArchiverError) -> [[UInt8]] {
+    package static func entries(of folder: FilePath) throws(ArchiverError) -> [[UInt8]] {
         guard let dir = folder.withPlatformString({ opendir($0) }) else {
             throw ArchiverError(.inputUnreadable, "Cannot read the folder “\(folder)”: \(String(cString: strerror(errno))).",
                 hint: "Check its permissions.", path: folder.string)
@@ -166,7 +166,7 @@ enum FileSystem {
     /// Removes what killed runs left in `folder`: temporary names whose PID is no longer running. Live
     /// runs beside this one keep their work, and so does anything another user owns (in a shared folder
     /// it could be a trap, and it is not ours to delete).
-    static func removeStaleTemporaries(in folder: FilePath) {
+    package static func removeStaleTemporaries(in folder: FilePath) {
         let ownPID = getpid()
         for name in (try? entries(of: folder)) ?? [] {
             guard let pid = TemporaryName.pid(in: name), pid != ownPID else { continue }
@@ -182,7 +182,7 @@ enum FileSystem {
     static let diskFailures: Set<Int32> = [ENOSPC, EDQUOT, EROFS, EFBIG]
 
     /// An `ArchiverError` for a failed write into `folder`.
-    static func destinationError(_ code: Int32, _ folder: FilePath) -> ArchiverError {
+    package static func destinationError(_ code: Int32, _ folder: FilePath) -> ArchiverError {
         let reason = String(cString: strerror(code))
         switch code {
         case ENOSPC, EDQUOT:

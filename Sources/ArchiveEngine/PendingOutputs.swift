@@ -17,12 +17,12 @@ public enum PendingOutputs {
 
     static func forget(child: pid_t) { _ = children.withLock { $0.remove(child) } }
 
-    static func register(_ path: FilePath) {
+    package static func register(_ path: FilePath) {
         paths.withLock { $0.append(path) }
     }
 
     /// Takes `path` back for publishing or cleanup. False when a cancellation already took it.
-    static func withdraw(_ path: FilePath) -> Bool {
+    package static func withdraw(_ path: FilePath) -> Bool {
         paths.withLock { list in
             guard let index = list.firstIndex(of: path) else { return false }
             list.remove(at: index)

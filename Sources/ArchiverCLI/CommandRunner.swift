@@ -33,7 +33,7 @@ public enum CommandRunner {
     /// The job control of this process: SIGINT, SIGTERM and SIGHUP cancel it. The job notices between
     /// blocks; when it is stuck in one long libarchive call, its temporary outputs are removed and the
     /// process exits after a short grace period, or at once on a second signal.
-    static func installSignalHandlers(_ control: JobControl) {
+    package static func installSignalHandlers(_ control: JobControl) {
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -51,7 +51,7 @@ public enum CommandRunner {
 
     /// Stops the job as Ctrl-C does (the notification's Cancel button too): at the next block, or by
     /// abandoning it after a grace period, or at once when asked a second time.
-    static func requestStop(_ control: JobControl) {
+    package static func requestStop(_ control: JobControl) {
         if control.isCancelled {
             abandon(control)
             return
@@ -78,13 +78,13 @@ public enum CommandRunner {
     }
 
     /// How the running command reports a job stopped from outside (its `--json` object, if any).
-    nonisolated(unsafe) static var onAbandon: ((ArchiverError) -> Void)?
+    nonisolated(unsafe) package static var onAbandon: ((ArchiverError) -> Void)?
 
     nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
 }
 
 /// Writes to standard error, as a line unless `newline` is false.
-func printError(_ text: String, newline: Bool = true) {
+package func printError(_ text: String, newline: Bool = true) {
     let line = !newline || text.hasSuffix("\n") ? text : text + "\n"
     // Unbuffered write(2): stderr's FILE is global mutable state to Swift 6, and a progress line must
     // appear at once.

@@ -148,9 +148,9 @@ extension CompressCommand {
     }
 }
 
-let archiverVersion = "Archiver 0.1 (\(ArchiveEngineSetup.libarchiveVersion))"
+package let archiverVersion = "Archiver 0.1 (\(ArchiveEngineSetup.libarchiveVersion))"
 
-let exitCodesHelp = """
+package let exitCodesHelp = """
 
     Exit codes: 0 done, 1 done with warnings, 2 usage error, 3 input missing or unreadable, 4 not an archive \
     or unsupported, 5 corrupt or truncated, 6 password needed or wrong, 7 cannot write the destination, \

@@ -7,7 +7,7 @@ import SystemPackage
 /// The desktop side of one job: a progress notification once it runs longer than a second (with a
 /// Cancel button), the result or failure replacing it, a sleep inhibitor while it runs long, and the
 /// result added to the Recent list. Errors still go to stderr through `JobReport`; this only adds.
-final class DesktopFeedback: @unchecked Sendable {
+package final class DesktopFeedback: @unchecked Sendable {
     private let notifier: Notifier?
     private let settings: ArchiverSettings
     private let control: JobControl
@@ -19,10 +19,10 @@ final class DesktopFeedback: @unchecked Sendable {
     private var longRunning = false
     private var waitsForAction = false
     /// What the progress notification says the job does: "Compressing Photos".
-    var title: String
+    package var title: String
 
     /// - Parameter notify: the `--notify`/`--no-notify` flag; nil follows the setting.
-    init(title: String, notify: Bool?, settings: ArchiverSettings, control: JobControl) {
+    package init(title: String, notify: Bool?, settings: ArchiverSettings, control: JobControl) {
         self.title = title
         self.settings = settings
         self.control = control
@@ -31,7 +31,7 @@ final class DesktopFeedback: @unchecked Sendable {
     }
 
     /// Records progress; shows it from the first second on, at most once a second.
-    func update(done: Int64, total: Int64?) {
+    package func update(done: Int64, total: Int64?) {
         let now = elapsed
         if meter == nil { meter = ProgressMeter(total: total, start: 0) }
         guard let snapshot = meter?.update(done: done, now: now), now >= 1 else { return }
@@ -53,13 +53,19 @@ final class DesktopFeedback: @unchecked Sendable {
     /// - Parameters:
     ///   - item: the archive or extracted folder, shown selected by Open folder.
     ///   - attachable: offer Email… with this file.
-    func succeeded(summary: String, body: String, item: FilePath?, attachable: FilePath? = nil) {
+    /// - Parameter recent: the Recent entry's MIME type and command, for an item that is neither an archive
+    ///   nor a folder.
+    package func succeeded(
+        summary: String, body: String, item: FilePath?, attachable: FilePath? = nil,
+        recent: (mimeType: String, exec: String)? = nil
+    ) {
         release()
         if let item, settings.rememberRecent, RecentFiles.desktopAllowsRecent {
             let isArchive = attachable != nil
             try? RecentFiles.add(
-                item, mimeType: isArchive ? RecentFiles.guessedType(of: item) : "inode/directory",
-                application: RecentFiles.applicationName, exec: isArchive ? "extract-with-archiver %u" : "xdg-open %u")
+                item, mimeType: recent?.mimeType ?? (isArchive ? RecentFiles.guessedType(of: item) : "inode/directory"),
+                application: RecentFiles.applicationName,
+                exec: recent?.exec ?? (isArchive ? "extract-with-archiver %u" : "xdg-open %u"))
         }
         if let item, settings.openFolderAfter { _ = Reveal.show(item) }
         guard let notifier else { return }
@@ -76,7 +82,7 @@ final class DesktopFeedback: @unchecked Sendable {
     }
 
     /// The failure, critical, in the words stderr got.
-    func failed(summary: String, _ error: ArchiverError) {
+    package func failed(summary: String, _ error: ArchiverError) {
         release()
         let body = error.message + (error.hint.map { "\n" + $0 } ?? "")
         notifier?.show(summary: summary, body: escaped(body), urgency: .critical, wait: true)
@@ -84,7 +90,7 @@ final class DesktopFeedback: @unchecked Sendable {
 
     /// Keeps the process alive for the result's buttons: until one is clicked or the notification
     /// closes, at most a minute. Not at a terminal, where the person is waiting for the prompt.
-    func waitForAction() {
+    package func waitForAction() {
         guard waitsForAction, let notifier else { return }
         notifier.waitForInteraction(timeout: 60)
     }
@@ -117,8 +123,8 @@ extension String {
 }
 
 /// The user's settings, read once per process; a missing or broken schema is said once, on stderr.
-enum UserSettings {
-    static let current: ArchiverSettings = {
+package enum UserSettings {
+    package static let current: ArchiverSettings = {
         let (settings, warning) = SettingsStore.load()
         if let warning { printError("warning: \(warning)") }
         return settings
@@ -126,7 +132,7 @@ enum UserSettings {
 }
 
 /// `--forget-recent`, shared by both executables.
-func forgetRecent() throws -> Never {
+package func forgetRecent() throws -> Never {
     let count: Int
     do {
         count = try RecentFiles.forget()

@@ -1,5 +1,5 @@
 /// Just enough JSON for `--json`: values built in code, written compactly with correct escaping.
-enum JSON {
+package enum JSON {
     case null
     case bool(Bool)
     case int(Int64)
@@ -9,9 +9,9 @@ enum JSON {
     /// Keys keep their order, so the output reads well.
     case object([(String, JSON)])
 
-    static func int(_ value: Int) -> JSON { .int(Int64(value)) }
+    package static func int(_ value: Int) -> JSON { .int(Int64(value)) }
 
-    var rendered: String {
+    package var rendered: String {
         switch self {
         case .null: return "null"
         case .bool(let value): return value ? "true" : "false"

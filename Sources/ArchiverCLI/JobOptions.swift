@@ -2,23 +2,25 @@ import ArgumentParser
 
 /// The options every job takes, in both executables: output form, time budget, notifications, and the
 /// Recent-list clean-up.
-struct JobOptions: ParsableArguments {
+package struct JobOptions: ParsableArguments {
     @Flag(help: "Print one JSON result object on standard output.")
-    var json = false
+    package var json = false
 
     @Option(help: "Stop after this many seconds (0 = no limit; default: the time-budget setting, 1800).")
-    var timeBudget: Double?
+    package var timeBudget: Double?
 
     @Flag(inversion: .prefixedNo, help: "Show progress and the result as desktop notifications (default: the notifications setting; off with --json).")
-    var notify: Bool?
+    package var notify: Bool?
 
     @Flag(help: "Remove Archiver's entries from the desktop's Recent files list, and nothing else.")
-    var forgetRecent = false
+    package var forgetRecent = false
 
     /// The notification choice for `DesktopFeedback`: the flag, else off for `--json`, else (nil) the setting.
-    var notifications: Bool? { notify ?? (json ? false : nil) }
+    package var notifications: Bool? { notify ?? (json ? false : nil) }
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard let timeBudget else { return }
         if !timeBudget.isFinite || timeBudget < 0 || timeBudget >= 1e9 {
             throw ValidationError("--time-budget must be between 0 (no limit) and 999999999 seconds.")

@@ -4,17 +4,17 @@ import ArgumentParser
 
 /// How a job tells its outcome: sentences for a person (results on stdout, problems on stderr), or one
 /// JSON object on stdout for a script. Errors and warnings always reach stderr.
-final class JobReport {
+package final class JobReport {
     let operation: String
     let json: Bool
     private var warnings: [String] = []
 
-    init(operation: String, json: Bool) {
+    package init(operation: String, json: Bool) {
         self.operation = operation
         self.json = json
     }
 
-    func warn(_ text: String) {
+    package func warn(_ text: String) {
         warnings.append(text)
         printError("warning: \(text)")
     }
@@ -46,7 +46,7 @@ final class JobReport {
         return saving > 0 ? ", \(saving) % smaller" : ""
     }
 
-    func failed(_ error: ArchiverError, elapsed: Double) {
+    package func failed(_ error: ArchiverError, elapsed: Double) {
         printProblem(error)
         guard json else { return }
         let fields: [(String, JSON)] =
@@ -57,7 +57,7 @@ final class JobReport {
     }
 
     /// Writes the one JSON object.
-    func emit(exitCode: Int32, elapsed: Double, _ fields: [(String, JSON)]) {
+    package func emit(exitCode: Int32, elapsed: Double, _ fields: [(String, JSON)]) {
         let head: [(String, JSON)] = [
             ("operation", .string(operation)), ("exitCode", .int(Int64(exitCode))),
             ("durationSeconds", .double((elapsed * 1000).rounded() / 1000)),
@@ -65,7 +65,7 @@ final class JobReport {
         print(JSON.object(head + fields + [("warnings", .array(warnings.map(JSON.string)))]).rendered)
     }
 
-    static func json(_ error: ArchiverError) -> JSON {
+    package static func json(_ error: ArchiverError) -> JSON {
         .object([
             ("code", .int(Int64(error.code.exitStatus))), ("message", .string(error.message)),
             ("hint", error.hint.map(JSON.string) ?? .null),
@@ -75,7 +75,7 @@ final class JobReport {
 
 
 /// An error for a person on stderr: the sentence, then the hint on its own line.
-func printProblem(_ error: ArchiverError) {
+package func printProblem(_ error: ArchiverError) {
     printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
 }
 

@@ -3,7 +3,7 @@ import SystemPackage
 
 /// The command line as bytes. Swift decodes argv as UTF-8 and turns other bytes into U+FFFD, so a file
 /// named with Latin-1 bytes would look missing; this maps each parsed value back to the bytes it came from.
-struct RawArguments {
+package struct RawArguments {
     private var arguments: [(text: String, bytes: [UInt8])]
     private var used: Set<Int> = []
 
@@ -12,7 +12,7 @@ struct RawArguments {
     }
 
     /// The process's own arguments, without the program name.
-    static func current() -> RawArguments {
+    package static func current() -> RawArguments {
         var argv: [[UInt8]] = []
         for index in 1..<Int(CommandLine.argc) {
             guard let pointer = CommandLine.unsafeArgv[index] else { continue }
@@ -47,5 +47,5 @@ struct RawArguments {
     }
 
     /// The path that `value` was parsed from.
-    mutating func path(for value: String) -> FilePath { FilePath(bytes: bytes(for: value)) }
+    package mutating func path(for value: String) -> FilePath { FilePath(bytes: bytes(for: value)) }
 }

@@ -3,7 +3,7 @@ import Glibc
 
 /// A progress line on standard error, redrawn at most ten times a second, only when standard error is a
 /// terminal (a script or a log gets nothing).
-final class TerminalProgress {
+package final class TerminalProgress {
     private var meter: ProgressMeter?
     private let enabled: Bool
     private let clock = ContinuousClock()
@@ -11,14 +11,14 @@ final class TerminalProgress {
     private var drawn = false
     private let label: String
 
-    init(label: String, enabled: Bool = isatty(STDERR_FILENO) == 1) {
+    package init(label: String, enabled: Bool = isatty(STDERR_FILENO) == 1) {
         self.label = label
         self.enabled = enabled
         start = clock.now
     }
 
     /// Records progress; redraws when it is time.
-    func update(done: Int64, total: Int64?) {
+    package func update(done: Int64, total: Int64?) {
         guard enabled else { return }
         let now = seconds(clock.now - start)
         if meter == nil { meter = ProgressMeter(total: total, start: 0) }
@@ -30,14 +30,14 @@ final class TerminalProgress {
     }
 
     /// Clears the line before the result is printed.
-    func finish() {
+    package func finish() {
         guard drawn else { return }
         printError("\r\u{1B}[K", newline: false)
         drawn = false
     }
 
     /// Seconds since the job started.
-    var elapsed: Double { seconds(clock.now - start) }
+    package var elapsed: Double { seconds(clock.now - start) }
 
     private func seconds(_ duration: Duration) -> Double {
         let (s, attoseconds) = duration.components

@@ -12,6 +12,8 @@ public struct ArchiverSettings: Equatable, Sendable {
     public var timeBudget: Double = 1800
     public var notifications = true
     public var rememberRecent = true
+    /// The step of "Compress PDF"'s quality ladder used when no --quality is given.
+    public var pdfQuality = PDFQuality.standard
 
     public init() {}
 
@@ -28,6 +30,7 @@ public struct ArchiverSettings: Equatable, Sendable {
         case timeBudget = "time-budget"
         case notifications
         case rememberRecent = "remember-recent"
+        case pdfQuality = "pdf-quality"
     }
 
     /// A stored value, typed as GSettings hands it over.
@@ -56,6 +59,9 @@ public struct ArchiverSettings: Equatable, Sendable {
             timeBudget = seconds
         case (.notifications, .bool(let flag)): notifications = flag
         case (.rememberRecent, .bool(let flag)): rememberRecent = flag
+        case (.pdfQuality, .string(let nick)):
+            guard let quality = PDFQuality(rawValue: nick) else { return false }
+            pdfQuality = quality
         default: return false
         }
         return true
