@@ -65,10 +65,11 @@ public enum PDFNaming {
         "\(name): \(HumanFormat.bytes(before)) → \(HumanFormat.bytes(after)) (\(saving(before: before, after: after)))"
     }
 
-    /// `98 % smaller`; a saving under half a percent is `less than 1 % smaller`.
+    /// `98 % smaller`; a saving under half a percent is `less than 1 % smaller`, and anything left is
+    /// never `100 %`.
     public static func saving(before: Int64, after: Int64) -> String {
         guard before > 0, after < before else { return "not smaller" }
-        let percent = 100 - Int((Double(after) * 100 / Double(before)).rounded())
+        let percent = min(99, 100 - Int((Double(after) * 100 / Double(before)).rounded()))
         return percent < 1 ? "less than 1 % smaller" : "\(percent) % smaller"
     }
 

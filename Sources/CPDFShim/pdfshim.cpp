@@ -431,8 +431,8 @@ pdfshim_status writeFailure(pdfshim_result *result, std::exception const &error)
 void write(QPDF &pdf, char const *output) {
     QPDFWriter writer(pdf, output);
     writer.setObjectStreamMode(qpdf_o_generate);
-    writer.setStreamDataMode(qpdf_s_compress);
-    writer.setDecodeLevel(qpdf_dl_generalized);
+    // The writer's defaults already compress streams after decoding the generalized filters; setting the
+    // decode level explicitly would make it drop the input's encryption.
     writer.setRecompressFlate(true);
     writer.setPreserveEncryption(true);
     writer.write();
