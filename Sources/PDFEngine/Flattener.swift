@@ -43,20 +43,27 @@ enum Flattener {
         try control.check()
         // pdftoppm pads page numbers to the same width, so the names sort in page order.
         let jpegs = try FileSystem.entries(of: pages).map { pages.appending(bytes: $0).string }.sorted()
-        var outcome2 = pdfshim_result()
-        let status = withCStrings(jpegs) { list in
-            temporary.withPlatformString { pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), $0, &outcome2) }
+        guard !jpegs.isEmpty else {
+            throw ArchiverError(.corrupt, "pdftoppm found no pages to render in “\(name)”.", path: input.string)
         }
-        try PDFCompressor.check(status, outcome2, input: input, temporary: temporary, callback: nil)
+        var rebuilt = pdfshim_result()
+        let status = withCStrings(jpegs) { list in
+            temporary.withPlatformString { pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), $0, &rebuilt) }
+        }
+        try PDFCompressor.check(status, rebuilt, input: input, temporary: temporary, callback: nil)
         result.pages = jpegs.count
         progress(2, 2)
     }
 }
 
-/// `body` with the strings as an array of C strings.
+/// `body` with the strings as a NULL-terminated array of C strings.
 private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
     let copies = strings.map { strdup($0) }
     defer { for copy in copies { free(copy) } }
-    let pointers = copies.map { UnsafePointer($0) }
-    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+    let pointers = copies.map { UnsafePointer($0) } + [nil]
+    return pointers.withUnsafeBufferPointer { buffer in
+        // Never empty: the terminating NULL is always there.
+        guard let base = buffer.baseAddress else { preconditionFailure("empty C string array") }
+        return body(base)
+    }
 }

@@ -190,3 +190,46 @@ import Testing
         #expect(try PDF.text(output).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
     }
 }
+
+/// Passwords through the prompt chain, and a job stopped from outside.
+@Suite(.serialized) struct CompressPDFJobTests {
+    @Test func passwordComesFromTheAskpassHelper() throws {
+        let scratch = try ScratchDirectory()
+        try #require(
+            try Tool.run(["/usr/bin/qpdf", "--encrypt", "open sesame", "owner", "256", "--", TestPDFs.a85, scratch.sub("locked.pdf")]).status == 0)
+        // The helper answers wrong first, then right: the second prompt says so in its argument.
+        let helper = scratch.sub("askpass")
+        try Tool.installScript(
+            """
+            #!/bin/sh
+            echo "$1" >> "\(scratch.sub("prompts"))"
+            n=$(wc -l < "\(scratch.sub("prompts"))")
+            if [ "$n" -eq 1 ]; then echo wrong; else echo 'open sesame'; fi
+            """, at: helper)
+        let run = try PDF.compress(["--no-notify", "locked.pdf"], in: scratch.path, extraEnvironment: ["ARCHIVER_ASKPASS": helper])
+        #expect(run.status == 0, "\(run.errors)")
+        let prompts = try String(contentsOfFile: scratch.sub("prompts"), encoding: .utf8)
+        #expect(prompts.split(separator: "\n").count == 2 && prompts.contains("locked.pdf"), "\(prompts)")
+        #expect(try PDF.checks(scratch.sub("locked (compressed).pdf"), password: "open sesame"))
+    }
+
+    @Test func terminationLeavesNothingBehind() throws {
+        let scratch = try ScratchDirectory()
+        let names = ["a.pdf", "b.pdf", "c.pdf", "d.pdf"]
+        for name in names { _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: name) }
+        let process = try PDF.prepare(["--no-notify", "-q", "best"] + names, in: scratch.path)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Until the first temporary output appears: the job is then writing.
+        let deadline = Date().addingTimeInterval(20)
+        while !PDF.names(in: scratch.path).contains(where: { $0.hasPrefix(".archiver-") }), Date() < deadline {
+            usleep(10_000)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 8)
+        #expect(PDF.names(in: scratch.path) == names)
+    }
+}

@@ -49,16 +49,10 @@ enum PDF {
     }
 
     /// Runs the executable with `arguments` in `folder`, `input` on its standard input.
-    static func compress(_ arguments: [String], in folder: String, input: String? = nil) throws -> Run {
-        guard let executable else {
-            Issue.record("Build \(executableName) first (swift build), or set ARCHIVER_BIN_DIR.")
-            throw CocoaError(.fileNoSuchFile)
-        }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.environment = environment
+    static func compress(
+        _ arguments: [String], in folder: String, input: String? = nil, extraEnvironment: [String: String] = [:]
+    ) throws -> Run {
+        let process = try prepare(arguments, in: folder, extraEnvironment: extraEnvironment)
         let out = Pipe(), err = Pipe(), stdin = Pipe()
         process.standardOutput = out
         process.standardError = err
@@ -81,6 +75,20 @@ enum PDF {
         return Run(
             status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
             errors: String(decoding: errors.data, as: UTF8.self))
+    }
+
+    /// The executable ready to run, its output not redirected.
+    static func prepare(_ arguments: [String], in folder: String, extraEnvironment: [String: String] = [:]) throws -> Process {
+        guard let executable else {
+            Issue.record("Build \(executableName) first (swift build), or set ARCHIVER_BIN_DIR.")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.environment = environment.merging(extraEnvironment) { $1 }
+        return process
     }
 
     /// Written by one thread, read after the semaphore says it is done.
