@@ -97,8 +97,10 @@ done
     for f in album scan mixed; do
         a=${size[$f,archiver]}; g=${size[$f,gs]}
         verdict=$([[ $a -le $g ]] && echo met || echo "NOT met")
-        echo "- $f: $(mb "$a") MB against gs $(mb "$g") MB: $verdict; time ${time[$f,archiver]} s against ${time[$f,gs]} s."
+        fast=$(awk -v a="${time[$f,archiver]}" -v g="${time[$f,gs]}" 'BEGIN {print (a <= 2 * g ? "met" : "NOT met")}')
+        echo "- $f: $(mb "$a") MB against gs $(mb "$g") MB: $verdict; time ${time[$f,archiver]} s against ${time[$f,gs]} s: $fast."
     done
-    echo "- text: $(mb "${size[text,archiver]}") MB from $(mb "$(stat -c %s "$corpus/text.pdf")") MB, words ${kept[text,archiver]}; time ${time[text,archiver]} s against ${time[text,gs]} s."
+    larger=$([[ ${size[text,archiver]} -le $(stat -c %s "$corpus/text.pdf") ]] && echo "not larger" || echo "LARGER")
+    echo "- text: $(mb "${size[text,archiver]}") MB from $(mb "$(stat -c %s "$corpus/text.pdf")") MB ($larger), words ${kept[text,archiver]}; time ${time[text,archiver]} s against ${time[text,gs]} s."
 } >"$results"
 cat "$results"
