@@ -71,6 +71,15 @@ public struct CompressPDFCommand: ParsableCommand {
             report.failed($0, elapsed: progress.elapsed)
             desktop.failed(summary: "Could not compress \(what)", $0)
         }
+        let bytes = inputs.reduce(Int64(0)) { total, input in
+            var info = stat()
+            return total + (input.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : 0)
+        }
+        if let refusal = BudgetEstimate.checkPDF(bytes: bytes, budget: control.budget) {
+            report.failed(refusal, elapsed: 0)
+            desktop.failed(summary: "Could not compress \(what)", refusal)
+            throw ExitCode(refusal.code.exitStatus)
+        }
         if flatten {
             report.warn("--flatten turns every page into a picture: its text can no longer be selected or searched, and links and the outline are lost.")
         }

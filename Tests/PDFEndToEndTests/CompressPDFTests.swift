@@ -32,7 +32,7 @@ import Testing
         #expect(run.status == 0, "\(run.errors)")
         let before = try PDF.images(scratch.sub("report.pdf"))
         let after = try PDF.images(scratch.sub("report (compressed).pdf"))
-        try #require(before.count == 8 && after.count == 8, "\(after)")
+        try #require(before.count == 9 && after.count == 9, "\(after)")
         // A photo drawn 4 in wide at 600 dpi → 150 dpi.
         #expect(after[0].width == 600 && after[0].height == 400 && after[0].encoding == "jpeg")
         #expect(abs(after[0].xppi - 150) <= 2)
@@ -48,6 +48,8 @@ import Testing
         // One image on two pages: its largest placement (6 in → 900 px), and still one object.
         #expect(after[6].width == 900 && after[7].width == 900)
         #expect(after[6].object == after[7].object)
+        // CMYK is not resampled (neither are JBIG2, CCITT, 1-bit, indexed or 16-bit images).
+        #expect(after[8].color == "cmyk" && after[8].width == 600 && after[8].size == before[8].size)
     }
 
     @Test func qualityLadderOrdersSizes() throws {
@@ -186,7 +188,7 @@ import Testing
         let output = scratch.sub("scan (compressed).pdf")
         #expect(try PDF.checks(output))
         let images = try PDF.images(output)
-        #expect(images.count == 6 && images.allSatisfy { $0.encoding == "jpeg" && abs($0.xppi - 100) <= 1 }, "\(images)")
+        #expect(images.count == 7 && images.allSatisfy { $0.encoding == "jpeg" && abs($0.xppi - 100) <= 1 }, "\(images)")
         #expect(try PDF.text(output).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
     }
 }
@@ -211,6 +213,15 @@ import Testing
         let prompts = try String(contentsOfFile: scratch.sub("prompts"), encoding: .utf8)
         #expect(prompts.split(separator: "\n").count == 2 && prompts.contains("locked.pdf"), "\(prompts)")
         #expect(try PDF.checks(scratch.sub("locked (compressed).pdf"), password: "open sesame"))
+    }
+
+    @Test func budgetFarTooSmallIsRefusedAtOnce() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "big.pdf")
+        let run = try PDF.compress(["--no-notify", "--time-budget", "0.1", "big.pdf"], in: scratch.path)
+        #expect(run.status == 9, "\(run.errors)")
+        #expect(run.errors.contains("Not started"), "\(run.errors)")
+        #expect(PDF.names(in: scratch.path) == ["big.pdf"])
     }
 
     @Test func terminationLeavesNothingBehind() throws {

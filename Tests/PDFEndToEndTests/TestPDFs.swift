@@ -12,6 +12,7 @@ import Testing
 ///   4. an A3 page: a 3000×3000 JPEG drawn 1 in wide (3000 dpi), and a 300×200 JPEG drawn 4 in wide
 ///      (75 dpi, below every target but Minimum)
 ///   5. and 6. one 1800×1200 JPEG drawn 2 in wide, then 6 in wide (300 dpi at its largest placement)
+///   7. a 600×450 CMYK JPEG drawn 1 in wide (600 dpi): a colour space the image pass leaves alone
 ///   outline: Photo, Graphic (child Mask), Scan, Small, Shared
 /// a85.pdf: one page, a 2400×1600 JPEG stored as ASCII85 + DCT (ReportLab's default encoding).
 enum TestPDFs {
@@ -126,6 +127,12 @@ enum TestPDFs {
         text(c, 780, ['And large here.'])
         c.drawImage(shared, 72, 300, width=6 * inch, height=6 * inch * 1200 / 1800)
         c.linkURL('https://example.org/second', (72, 760, 300, 790), relative=0)
+        c.showPage()
+
+        text(c, 780, ['A CMYK picture, left as it is.'])
+        cmyk = f'{out}/cmyk.jpg'
+        Image.linear_gradient('L').resize((600, 450)).convert('CMYK').save(cmyk, quality=92)
+        c.drawImage(cmyk, 72, 400, width=1 * inch, height=0.75 * inch)
         c.showPage()
         c.save()
 

@@ -16,6 +16,15 @@ import Testing
         #expect(PDFQuality.medium.label == "Medium (150 dpi, JPEG 50)")
     }
 
+    @Test func budgetRefusesOnlyFarOverIt() {
+        // 100 MB of PDF is about 20 s.
+        #expect(BudgetEstimate.checkPDF(bytes: 100_000_000, budget: 10) == nil)
+        #expect(BudgetEstimate.checkPDF(bytes: 100_000_000, budget: nil) == nil)
+        let refusal = BudgetEstimate.checkPDF(bytes: 100_000_000, budget: 2)
+        #expect(refusal?.code == .budget)
+        #expect(refusal?.message.hasPrefix("Not started: compressing it would take about") == true, "\(String(describing: refusal))")
+    }
+
     @Test func settingChoosesTheDefault() {
         var settings = ArchiverSettings()
         #expect(settings.pdfQuality == .medium)
