@@ -122,7 +122,7 @@ public struct CompressPDFCommand: ParsableCommand {
             case .success(let result):
                 made.append(result)
                 entries.append(Self.json(input: input, result: result, error: nil))
-                if result.repaired { report.warn("“\(input.lastComponent?.string ?? input.string)” was damaged; qpdf repaired it.") }
+                if result.repaired { report.warn("“\(input.lastComponent?.string ?? input.string)” has errors that qpdf repaired; check the copy.") }
                 if !job.json { print(Self.describe(result)) }
             case .failure(let error):
                 failures.append(error)
@@ -160,19 +160,22 @@ extension CompressPDFCommand {
         }
     }
 
-    /// `Created report (compressed).pdf: report.pdf: 31.8 MB → 612 kB (98 % smaller).`
+    /// `Created /docs/report (compressed).pdf: 31.8 MB → 612 kB (98 % smaller); 4 of 6 images resampled.`
     static func describe(_ result: PDFCompressResult) -> String {
         let name = result.input.lastComponent?.string ?? result.input.string
         guard let output = result.output else {
             return "“\(name)” is already optimal: a compressed copy would not be smaller (\(HumanFormat.bytes(result.outputBytes))); the original is kept."
         }
         let images = result.flattened ? "\(result.pages) pages rendered as pictures" : "\(result.imagesReplaced) of \(result.imagesPlaced) images resampled"
-        return "Created \(output): \(PDFNaming.summary(name: name, before: result.inputBytes, after: result.outputBytes)), \(images)."
+        let sizes = "\(HumanFormat.bytes(result.inputBytes)) → \(HumanFormat.bytes(result.outputBytes))"
+        return "Created \(output): \(sizes) (\(PDFNaming.saving(before: result.inputBytes, after: result.outputBytes))); \(images)."
     }
 
     static func json(input: FilePath, result: PDFCompressResult?, error: ArchiverError?) -> JSON {
         guard let result else {
-            return .object([("input", .string(input.string)), ("output", .null), ("error", error.map(JobReport.json) ?? .null)])
+            return .object([
+                ("input", .string(input.madeAbsolute.string)), ("output", .null), ("error", error.map(JobReport.json) ?? .null),
+            ])
         }
         return .object([
             ("input", .string(result.input.string)), ("output", result.output.map { .string($0.string) } ?? .null),

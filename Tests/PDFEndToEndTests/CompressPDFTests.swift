@@ -12,7 +12,7 @@ import Testing
         let output = scratch.sub("report (compressed).pdf")
         #expect(PDF.size(output) > 0)
         #expect(PDF.size(output) * 10 < PDF.size(input), "Medium should shrink these images tenfold")
-        #expect(run.output.contains("report.pdf: ") && run.output.contains(" % smaller"), "\(run.output)")
+        #expect(run.output.contains("report (compressed).pdf: ") && run.output.contains(" % smaller)"), "\(run.output)")
         #expect(try PDF.checks(output))
         let text = try PDF.text(input)
         #expect(text.contains("The harvest was early this year."))
@@ -132,7 +132,7 @@ import Testing
         try bytes.write(to: URL(fileURLWithPath: scratch.sub("broken.pdf")))
         let run = try PDF.compress(["--no-notify", "broken.pdf"], in: scratch.path)
         #expect(run.status == 1, "\(run.errors)")
-        #expect(run.errors.contains("qpdf repaired it"), "\(run.errors)")
+        #expect(run.errors.contains("has errors that qpdf repaired"), "\(run.errors)")
         #expect(try PDF.checks(scratch.sub("broken (compressed).pdf")))
     }
 
