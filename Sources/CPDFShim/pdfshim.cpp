@@ -123,29 +123,34 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
             placement.widthInches = std::max(placement.widthInches, std::hypot(ctm.a, ctm.b) / 72.0);
             placement.heightInches = std::max(placement.heightInches, std::hypot(ctm.c, ctm.d) / 72.0);
         } else if (subtype.isNameAndEquals("/Form")) {
-            QPDFObjGen const id = xobject.getObjGen();
-            // A form that draws itself would never end; 32 levels is far beyond real files.
-            if (depth > 32 || openForms.count(id)) return;
-            Matrix formMatrix;
-            QPDFObjectHandle matrix = dict.getKey("/Matrix");
-            if (matrix.isArray()) {
-                std::vector<QPDFObjectHandle> values = matrix.getArrayAsVector();
-                if (!Matrix::from(values, 0, formMatrix)) formMatrix = Matrix();
-            }
-            QPDFObjectHandle formResources = dict.getKey("/Resources");
-            // A form without resources uses its page's (PDF 1.1 practice, still found).
-            if (!formResources.isDictionary()) formResources = resources;
-            openForms.insert(id);
-            PlacementFinder inner(placements, images, formResources, formMatrix.times(ctm), openForms, depth + 1);
-            try {
-                xobject.parseAsContents(&inner);
-            } catch (...) {
-                // A broken form leaves its images unplaced, hence untouched.
-            }
-            openForms.erase(id);
+            form(xobject);
         }
     }
 
+  public:
+    /// Follows a form XObject drawn with the current CTM (its own /Matrix applied first).
+    void form(QPDFObjectHandle xobject) {
+        QPDFObjectHandle dict = xobject.getDict();
+        QPDFObjGen const id = xobject.getObjGen();
+        // A form that draws itself would never end; 32 levels is far beyond real files.
+        if (depth > 32 || openForms.count(id)) return;
+        Matrix formMatrix;
+        QPDFObjectHandle matrix = dict.getKey("/Matrix");
+        if (matrix.isArray() && !Matrix::from(matrix.getArrayAsVector(), 0, formMatrix)) formMatrix = Matrix();
+        QPDFObjectHandle formResources = dict.getKey("/Resources");
+        // A form without resources uses its page's (PDF 1.1 practice, still found).
+        if (!formResources.isDictionary()) formResources = resources;
+        openForms.insert(id);
+        PlacementFinder inner(placements, images, formResources, formMatrix.times(ctm), openForms, depth + 1);
+        try {
+            xobject.parseAsContents(&inner);
+        } catch (...) {
+            // A broken form leaves its images unplaced, hence untouched.
+        }
+        openForms.erase(id);
+    }
+
+  private:
     std::map<QPDFObjGen, Placement> &placements;
     std::map<QPDFObjGen, QPDFObjectHandle> &images;
     QPDFObjectHandle resources;
@@ -155,6 +160,55 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
     std::set<QPDFObjGen> &openForms;
     int depth;
 };
+
+/// Four numbers of a PDF array ([llx lly urx ury]), or false.
+bool rectangle(QPDFObjectHandle array, double (&box)[4]) {
+    if (!array.isArray() || array.getArrayNItems() != 4) return false;
+    for (int i = 0; i < 4; i++) {
+        if (!array.getArrayItem(i).getValueAsNumber(box[i])) return false;
+    }
+    return true;
+}
+
+/// Records the images an annotation's appearance streams draw (a stamp, a signature). PDF fits the
+/// appearance's transformed bounding box into the annotation's rectangle (ISO 32000 12.5.5).
+void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources, std::map<QPDFObjGen, Placement> &placements,
+                      std::map<QPDFObjGen, QPDFObjectHandle> &images, std::set<QPDFObjGen> &openForms) {
+    double rect[4];
+    QPDFObjectHandle appearances = annotation.isDictionary() ? annotation.getKey("/AP") : QPDFObjectHandle::newNull();
+    if (!appearances.isDictionary() || !rectangle(annotation.getKey("/Rect"), rect)) return;
+    std::vector<QPDFObjectHandle> forms;
+    for (auto const &key : appearances.getKeys()) {
+        QPDFObjectHandle entry = appearances.getKey(key);
+        if (entry.isStream()) forms.push_back(entry);
+        if (entry.isDictionary()) {
+            for (auto const &state : entry.getKeys()) {
+                if (entry.getKey(state).isStream()) forms.push_back(entry.getKey(state));
+            }
+        }
+    }
+    for (auto &form : forms) {
+        double box[4];
+        if (!rectangle(form.getDict().getKey("/BBox"), box)) continue;
+        Matrix matrix;
+        QPDFObjectHandle values = form.getDict().getKey("/Matrix");
+        if (values.isArray() && !Matrix::from(values.getArrayAsVector(), 0, matrix)) matrix = Matrix();
+        double xs[4], ys[4];
+        double const corners[4][2] = {{box[0], box[1]}, {box[2], box[1]}, {box[0], box[3]}, {box[2], box[3]}};
+        for (int i = 0; i < 4; i++) {
+            xs[i] = corners[i][0] * matrix.a + corners[i][1] * matrix.c + matrix.e;
+            ys[i] = corners[i][0] * matrix.b + corners[i][1] * matrix.d + matrix.f;
+        }
+        double const left = *std::min_element(xs, xs + 4), right = *std::max_element(xs, xs + 4);
+        double const bottom = *std::min_element(ys, ys + 4), top = *std::max_element(ys, ys + 4);
+        if (!(right - left > 0) || !(top - bottom > 0)) continue;
+        double const sx = std::fabs(rect[2] - rect[0]) / (right - left);
+        double const sy = std::fabs(rect[3] - rect[1]) / (top - bottom);
+        Matrix const fit{sx, 0, 0, sy, std::min(rect[0], rect[2]) - left * sx, std::min(rect[1], rect[3]) - bottom * sy};
+        PlacementFinder finder(placements, images, resources, fit, openForms, 0);
+        finder.form(form);
+    }
+}
 
 /// A VipsImage reference released on scope exit.
 struct Image {
@@ -426,6 +480,15 @@ struct ImagePass {
                 page.parseContents(&finder);
             } catch (std::exception const &) {
                 // What was found before the damage is still placed correctly; the rest stays untouched.
+            }
+            QPDFObjectHandle annotations = page.getObjectHandle().getKey("/Annots");
+            if (!annotations.isArray()) continue;
+            for (auto &annotation : annotations.getArrayAsVector()) {
+                try {
+                    placeAppearances(annotation, page.getAttribute("/Resources", false), placements, images, openForms);
+                } catch (std::exception const &) {
+                    // As above: an unreadable appearance leaves its images untouched.
+                }
             }
         }
         result.images_placed = static_cast<int32_t>(images.size());

@@ -79,6 +79,18 @@ import Testing
         #expect(try PDF.checks(scratch.sub("a85 (compressed).pdf")))
     }
 
+    @Test func annotationAppearancesCountAsPlacements() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.stamp, into: scratch, as: "stamp.pdf")
+        #expect(try PDF.checks(scratch.sub("stamp.pdf")), "the hand-made fixture is sound")
+        let run = try PDF.compress(["--no-notify", "stamp.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        // Drawn 1 in wide on the page but 6 in wide by the stamp: 900 px at 150 dpi, not 150.
+        let after = try PDF.images(scratch.sub("stamp (compressed).pdf"))
+        #expect(after.first?.width == 900, "\(after)")
+        #expect(try PDF.text(scratch.sub("stamp (compressed).pdf")).contains("Approved with a stamp"))
+    }
+
     @Test func encryptedPDFKeepsItsEncryption() throws {
         let scratch = try ScratchDirectory()
         try #require(

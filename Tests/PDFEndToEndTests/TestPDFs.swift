@@ -15,6 +15,7 @@ import Testing
 ///   7. a 600×450 CMYK JPEG drawn 1 in wide (600 dpi): a colour space the image pass leaves alone
 ///   outline: Photo, Graphic (child Mask), Scan, Small, Shared
 /// a85.pdf: one page, a 2400×1600 JPEG stored as ASCII85 + DCT (ReportLab's default encoding).
+/// stamp.pdf: one 1200×1200 JPEG drawn 1 in wide on the page and 6 in wide by a stamp annotation's appearance.
 enum TestPDFs {
     static let folder: String = {
         let folder = packageRoot.appendingPathComponent(".build/test-scratch/pdf-fixtures-\(getpid())").path
@@ -33,6 +34,7 @@ enum TestPDFs {
 
     static var sample: String { folder + "/sample.pdf" }
     static var a85: String { folder + "/a85.pdf" }
+    static var stamp: String { folder + "/stamp.pdf" }
 
     /// Copies a fixture into `scratch` under `name`, returning its path.
     static func copy(_ fixture: String, into scratch: ScratchDirectory, as name: String) throws -> String {
@@ -135,6 +137,34 @@ enum TestPDFs {
         c.drawImage(cmyk, 72, 400, width=1 * inch, height=0.75 * inch)
         c.showPage()
         c.save()
+
+        # stamp.pdf, written by hand: ReportLab makes no appearance streams with images.
+        stamp = open(photo('stamp.jpg', 1200, 1200), 'rb').read()
+        def stream(head, data):
+            return b'<< ' + head + b' /Length %d >>\nstream\n' % len(data) + data + b'\nendstream'
+        objects = [
+            b'<< /Type /Catalog /Pages 2 0 R >>',
+            b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+            b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R /Annots [6 0 R]'
+            b' /Resources << /XObject << /Im1 5 0 R >> /Font << /F1 7 0 R >> >> >>',
+            stream(b'', b'BT /F1 12 Tf 72 780 Td (Approved with a stamp) Tj ET q 72 0 0 72 72 600 cm /Im1 Do Q'),
+            stream(b'/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB'
+                   b' /BitsPerComponent 8 /Filter /DCTDecode', stamp),
+            b'<< /Type /Annot /Subtype /Stamp /Rect [72 100 504 532] /AP << /N 8 0 R >> >>',
+            b'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+            stream(b'/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /XObject << /Im1 5 0 R >> >>',
+                   b'q 100 0 0 100 0 0 cm /Im1 Do Q'),
+        ]
+        pdf = bytearray(b'%PDF-1.4\n')
+        offsets = []
+        for number, body in enumerate(objects, 1):
+            offsets.append(len(pdf))
+            pdf += b'%d 0 obj\n' % number + body + b'\nendobj\n'
+        xref = len(pdf)
+        pdf += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
+        pdf += b''.join(b'%010d 00000 n \n' % o for o in offsets)
+        pdf += b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, xref)
+        open(f'{out}/stamp.pdf', 'wb').write(pdf)
 
         rl_config.useA85 = 1
         c = canvas.Canvas(f'{out}/a85.pdf', pagesize=A4, invariant=1)
