@@ -20,7 +20,7 @@ public struct CompressPDFCommand: ParsableCommand {
             drawn above the quality's resolution are resampled and re-encoded as JPEG; text, fonts, drawings, \
             links, forms and the outline are copied as they are, and the file is rewritten compactly. A copy that \
             would not be smaller is not made: the original is already optimal. Encrypted PDFs stay encrypted.
-            Qualities: \(PDFQuality.allCases.map { "\($0.rawValue) = \($0.label)" }.joined(separator: ", ")).
+            Qualities (image resolution as drawn, JPEG quality): \(PDFQuality.allCases.map { "\($0.rawValue) \($0.dpi) dpi/\($0.jpegQuality)" }.joined(separator: ", ")).
             \(exitCodesHelp)
             """,
         version: archiverVersion)

@@ -113,6 +113,16 @@ import Testing
         #expect(PDF.size(output) * 10 < PDF.size(scratch.sub("locked.pdf")))
     }
 
+    @Test func ownerPasswordOnlyOpensWithoutAskingAndStaysEncrypted() throws {
+        let scratch = try ScratchDirectory()
+        try #require(
+            try Tool.run(["/usr/bin/qpdf", "--encrypt", "", "owner", "256", "--print=none", "--", TestPDFs.a85, scratch.sub("restricted.pdf")]).status == 0)
+        let run = try PDF.compress(["--no-notify", "restricted.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", scratch.sub("restricted (compressed).pdf")]).output
+        #expect(shown.contains("R = 6") && shown.contains("print low resolution: not allowed"), "\(shown)")
+    }
+
     @Test func notAPDFIsRefused() throws {
         let scratch = try ScratchDirectory()
         try "just words\n".write(toFile: scratch.sub("notes.pdf"), atomically: true, encoding: .utf8)
