@@ -1,7 +1,9 @@
 /// The quality ladder of "Compress PDF": the resolution images are resampled to (at the size they are
 /// drawn) and the JPEG quality they are re-encoded at. The same six steps PDF tools on phones offer.
 public enum PDFQuality: String, CaseIterable, Sendable {
-    case best, high, medium, low, veryLow = "very-low", minimum
+    case best, high, medium, low
+    case veryLow = "very-low"
+    case minimum
 
     /// The default when neither the flag nor the `pdf-quality` setting says otherwise.
     public static let standard = PDFQuality.medium

@@ -25,13 +25,18 @@ public struct CompressPDFCommand: ParsableCommand {
             """,
         version: archiverVersion)
 
-    @Option(name: [.short, .long], help: "best, high, medium, low, very-low or minimum (default: the pdf-quality setting, medium).")
+    @Option(
+        name: [.short, .long],
+        help: "best, high, medium, low, very-low or minimum (default: the pdf-quality setting, medium).")
     var quality: PDFQuality?
 
     @Option(name: [.short, .long], help: "Write exactly this file (one input only); fails if it exists.")
     var output: String?
 
-    @Flag(help: "Scanned documents only: render every page to a picture and rebuild the PDF from them. Text can no longer be selected or searched, and links and the outline are lost.")
+    @Flag(
+        help:
+            "Scanned documents only: render every page to a picture and rebuild the PDF from them. Text can no longer be selected or searched, and links and the outline are lost."
+    )
     var flatten = false
 
     @Flag(help: "Read the password of encrypted PDFs from one line of standard input, for scripts.")
@@ -47,7 +52,10 @@ public struct CompressPDFCommand: ParsableCommand {
     public func validate() throws {
         if job.forgetRecent { return }
         if files.isEmpty { throw ValidationError("Name at least one PDF to compress.") }
-        if output != nil, files.count > 1 { throw ValidationError("--output names one file, so it takes one PDF; without it each copy goes beside its PDF.") }
+        if output != nil, files.count > 1 {
+            throw ValidationError(
+                "--output names one file, so it takes one PDF; without it each copy goes beside its PDF.")
+        }
     }
 
     public func run() throws {
@@ -81,14 +89,17 @@ public struct CompressPDFCommand: ParsableCommand {
             throw ExitCode(refusal.code.exitStatus)
         }
         if flatten {
-            report.warn("--flatten turns every page into a picture: its text can no longer be selected or searched, and links and the outline are lost.")
+            report.warn(
+                "--flatten turns every page into a picture: its text can no longer be selected or searched, and links and the outline are lost."
+            )
         }
 
         let batch = Batch(count: inputs.count) { done, total in
             progress.update(done: done, total: total)
             desktop.update(done: done, total: total)
         }
-        let passwords = Self.serialized(Passwords.asker(fromStandardInput: passwordStdin, nothingMade: "nothing was made"))
+        let passwords = Self.serialized(
+            Passwords.asker(fromStandardInput: passwordStdin, nothingMade: "nothing was made"))
         let options = PDFCompressor.Options(quality: quality, output: outputPath, flatten: flatten)
         // One worker per core: each PDF is mostly one thread of JPEG decoding and encoding.
         let workers = max(1, min(inputs.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
@@ -101,7 +112,9 @@ public struct CompressPDFCommand: ParsableCommand {
                 let outcome: Result<PDFCompressResult, ArchiverError>
                 do throws(ArchiverError) {
                     outcome = .success(
-                        try PDFCompressor.run(input: inputs[index], options: options, control: control, passwords: passwords) {
+                        try PDFCompressor.run(
+                            input: inputs[index], options: options, control: control, passwords: passwords
+                        ) {
                             batch.update(index, done: $0, total: $1)
                         })
                 } catch {
@@ -122,7 +135,11 @@ public struct CompressPDFCommand: ParsableCommand {
             case .success(let result):
                 made.append(result)
                 entries.append(Self.json(input: input, result: result, error: nil))
-                if result.repaired { report.warn("“\(input.lastComponent?.string ?? input.string)” has errors that qpdf repaired; check the copy.") }
+                if result.repaired {
+                    report.warn(
+                        "“\(input.lastComponent?.string ?? input.string)” has errors that qpdf repaired; check the copy."
+                    )
+                }
                 if !job.json { print(Self.describe(result)) }
             case .failure(let error):
                 failures.append(error)
@@ -142,9 +159,11 @@ public struct CompressPDFCommand: ParsableCommand {
                 ExitStatus.success
             }
         if job.json {
-            report.emit(exitCode: status, elapsed: progress.elapsed, [
-                ("results", .array(entries)), ("error", failures.first.map(JobReport.json) ?? .null),
-            ])
+            report.emit(
+                exitCode: status, elapsed: progress.elapsed,
+                [
+                    ("results", .array(entries)), ("error", failures.first.map(JobReport.json) ?? .null),
+                ])
         }
         desktop.waitForAction()
         throw ExitCode(status)
@@ -164,17 +183,23 @@ extension CompressPDFCommand {
     static func describe(_ result: PDFCompressResult) -> String {
         let name = result.input.lastComponent?.string ?? result.input.string
         guard let output = result.output else {
-            return "“\(name)” is already optimal: a compressed copy would not be smaller (\(HumanFormat.bytes(result.outputBytes))); the original is kept."
+            return
+                "“\(name)” is already optimal: a compressed copy would not be smaller (\(HumanFormat.bytes(result.outputBytes))); the original is kept."
         }
-        let images = result.flattened ? "\(result.pages) pages rendered as pictures" : "\(result.imagesReplaced) of \(result.imagesPlaced) images resampled"
+        let images =
+            result.flattened
+            ? "\(result.pages) pages rendered as pictures"
+            : "\(result.imagesReplaced) of \(result.imagesPlaced) images resampled"
         let sizes = "\(HumanFormat.bytes(result.inputBytes)) → \(HumanFormat.bytes(result.outputBytes))"
-        return "Created \(output): \(sizes) (\(PDFNaming.saving(before: result.inputBytes, after: result.outputBytes))); \(images)."
+        return
+            "Created \(output): \(sizes) (\(PDFNaming.saving(before: result.inputBytes, after: result.outputBytes))); \(images)."
     }
 
     static func json(input: FilePath, result: PDFCompressResult?, error: ArchiverError?) -> JSON {
         guard let result else {
             return .object([
-                ("input", .string(input.madeAbsolute.string)), ("output", .null), ("error", error.map(JobReport.json) ?? .null),
+                ("input", .string(input.madeAbsolute.string)), ("output", .null),
+                ("error", error.map(JobReport.json) ?? .null),
             ])
         }
         return .object([

@@ -17,15 +17,19 @@ enum Flattener {
                 hint: "Install it (Debian: sudo apt install poppler-utils).")
         }
         let folder = temporary.removingLastComponent()
-        let pages = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
+        let pages = folder.appending(
+            TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
         try FileSystem.makePrivateDirectory(pages)
         PendingOutputs.register(pages)
         defer { if PendingOutputs.withdraw(pages) { FileSystem.removeTree(pages) } }
 
         progress(0, 2)
-        let arguments = ["-r", "\(quality.dpi)", "-jpeg", "-jpegopt", "quality=\(quality.jpegQuality)"].map { Array($0.utf8) }
+        let arguments =
+            ["-r", "\(quality.dpi)", "-jpeg", "-jpegopt", "quality=\(quality.jpegQuality)"].map { Array($0.utf8) }
             + [input.bytes, pages.appending("p").bytes]
-        let outcome = try ChildProcess.run(pdftoppm, arguments, environment: [], input: .nothing, control: control) { _ in }
+        let outcome = try ChildProcess.run(pdftoppm, arguments, environment: [], input: .nothing, control: control) {
+            _ in
+        }
         let name = input.lastComponent?.string ?? input.string
         guard outcome.status == 0 else {
             let said = String(decoding: outcome.errorOutput, as: UTF8.self)
@@ -36,7 +40,8 @@ enum Flattener {
                     hint: "Compress it without --flatten, which keeps its encryption.", path: input.string)
             }
             throw ArchiverError(
-                .corrupt, "pdftoppm could not render “\(name)”: \(said.split(separator: "\n").first ?? "exit status \(outcome.status)").",
+                .corrupt,
+                "pdftoppm could not render “\(name)”: \(said.split(separator: "\n").first ?? "exit status \(outcome.status)").",
                 path: input.string)
         }
         progress(1, 2)
@@ -48,7 +53,9 @@ enum Flattener {
         }
         var rebuilt = pdfshim_result()
         let status = withCStrings(jpegs) { list in
-            temporary.withPlatformString { pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), $0, &rebuilt) }
+            temporary.withPlatformString {
+                pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), $0, &rebuilt)
+            }
         }
         try PDFCompressor.check(status, rebuilt, input: input, temporary: temporary, callback: nil)
         result.pages = jpegs.count

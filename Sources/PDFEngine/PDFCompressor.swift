@@ -65,7 +65,8 @@ public enum PDFCompressor {
             name = output.lastComponent?.bytes ?? []
             if output == input {
                 throw ArchiverError(
-                    .usage, "--output names the input itself; the input is never replaced.", hint: "Choose another name.")
+                    .usage, "--output names the input itself; the input is never replaced.",
+                    hint: "Choose another name.")
             }
         } else {
             folder = input.removingLastComponent()
@@ -125,13 +126,15 @@ public enum PDFCompressor {
             let code = errno
             throw ArchiverError(
                 .inputUnreadable,
-                code == ENOENT ? "“\(input)” does not exist." : "Cannot read “\(input)”: \(String(cString: strerror(code))).",
+                code == ENOENT
+                    ? "“\(input)” does not exist." : "Cannot read “\(input)”: \(String(cString: strerror(code))).",
                 hint: code == ENOENT ? "Check the name and try again." : "Check its permissions.", path: input.string)
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw ArchiverError(.inputUnreadable, "“\(input)” is not a file.", hint: "Choose a PDF file.", path: input.string)
+            throw ArchiverError(
+                .inputUnreadable, "“\(input)” is not a file.", hint: "Choose a PDF file.", path: input.string)
         }
         var head = [UInt8](repeating: 0, count: 1024)
         let count = head.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }

@@ -57,7 +57,8 @@ import Testing
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "in.pdf")
         var sizes: [Int64] = []
         for quality in ["best", "low", "minimum"] {
-            let run = try PDF.compress(["--no-notify", "-q", quality, "-o", "\(quality).pdf", "in.pdf"], in: scratch.path)
+            let run = try PDF.compress(
+                ["--no-notify", "-q", quality, "-o", "\(quality).pdf", "in.pdf"], in: scratch.path)
             #expect(run.status == 0, "\(run.errors)")
             #expect(try PDF.checks(scratch.sub("\(quality).pdf")))
             sizes.append(PDF.size(scratch.sub("\(quality).pdf")))
@@ -94,15 +95,20 @@ import Testing
     @Test func encryptedPDFKeepsItsEncryption() throws {
         let scratch = try ScratchDirectory()
         try #require(
-            try Tool.run(["/usr/bin/qpdf", "--encrypt", "s3cret", "owner", "256", "--", TestPDFs.sample, scratch.sub("locked.pdf")]).status == 0)
+            try Tool.run([
+                "/usr/bin/qpdf", "--encrypt", "s3cret", "owner", "256", "--", TestPDFs.sample,
+                scratch.sub("locked.pdf"),
+            ]).status == 0)
         // No password and no way to ask: exit 6, nothing made.
         let refused = try PDF.compress(["--no-notify", "locked.pdf"], in: scratch.path)
         #expect(refused.status == 6, "\(refused.errors)")
         #expect(PDF.names(in: scratch.path) == ["locked.pdf"])
-        let wrong = try PDF.compress(["--no-notify", "--password-stdin", "locked.pdf"], in: scratch.path, input: "nope\n")
+        let wrong = try PDF.compress(
+            ["--no-notify", "--password-stdin", "locked.pdf"], in: scratch.path, input: "nope\n")
         #expect(wrong.status == 6 && wrong.errors.contains("Wrong password"), "\(wrong.errors)")
 
-        let run = try PDF.compress(["--no-notify", "--password-stdin", "locked.pdf"], in: scratch.path, input: "s3cret\n")
+        let run = try PDF.compress(
+            ["--no-notify", "--password-stdin", "locked.pdf"], in: scratch.path, input: "s3cret\n")
         #expect(run.status == 0, "\(run.errors)")
         let output = scratch.sub("locked (compressed).pdf")
         let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", "--password=s3cret", output]).output
@@ -116,10 +122,14 @@ import Testing
     @Test func ownerPasswordOnlyOpensWithoutAskingAndStaysEncrypted() throws {
         let scratch = try ScratchDirectory()
         try #require(
-            try Tool.run(["/usr/bin/qpdf", "--encrypt", "", "owner", "256", "--print=none", "--", TestPDFs.a85, scratch.sub("restricted.pdf")]).status == 0)
+            try Tool.run([
+                "/usr/bin/qpdf", "--encrypt", "", "owner", "256", "--print=none", "--", TestPDFs.a85,
+                scratch.sub("restricted.pdf"),
+            ]).status == 0)
         let run = try PDF.compress(["--no-notify", "restricted.pdf"], in: scratch.path)
         #expect(run.status == 0, "\(run.errors)")
-        let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", scratch.sub("restricted (compressed).pdf")]).output
+        let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", scratch.sub("restricted (compressed).pdf")])
+            .output
         #expect(shown.contains("R = 6") && shown.contains("print low resolution: not allowed"), "\(shown)")
     }
 
@@ -149,7 +159,8 @@ import Testing
         // A wrong startxref offset: qpdf rebuilds the cross-reference table by scanning.
         var bytes = try Data(contentsOf: URL(fileURLWithPath: TestPDFs.a85))
         let tail = String(decoding: bytes.suffix(64), as: UTF8.self)
-        let broken = tail.replacingOccurrences(of: #"startxref\s+\d+"#, with: "startxref\n12", options: .regularExpression)
+        let broken = tail.replacingOccurrences(
+            of: #"startxref\s+\d+"#, with: "startxref\n12", options: .regularExpression)
         bytes = bytes.dropLast(64) + Data(broken.utf8)
         try bytes.write(to: URL(fileURLWithPath: scratch.sub("broken.pdf")))
         let run = try PDF.compress(["--no-notify", "broken.pdf"], in: scratch.path)
@@ -179,7 +190,8 @@ import Testing
         #expect(PDF.names(in: scratch.path) == ["doc (compressed) (2).pdf", "doc (compressed).pdf", "doc.pdf"])
         let taken = try PDF.compress(["--no-notify", "-o", "doc (compressed).pdf", "doc.pdf"], in: scratch.path)
         #expect(taken.status == 7, "\(taken.errors)")
-        let usage = try PDF.compress(["--no-notify", "-o", "x.pdf", "doc.pdf", "doc (compressed).pdf"], in: scratch.path)
+        let usage = try PDF.compress(
+            ["--no-notify", "-o", "x.pdf", "doc.pdf", "doc (compressed).pdf"], in: scratch.path)
         #expect(usage.status == 2)
         #expect(PDF.names(in: scratch.path).count == 3)
     }
@@ -198,7 +210,10 @@ import Testing
         #expect((results[0]["output"] as? String)?.hasSuffix("/one (compressed).pdf") == true)
         #expect((results[1]["output"] as? String)?.hasSuffix("/two (compressed).pdf") == true)
         #expect(((results[2]["error"] as? [String: Any])?["code"] as? Int) == 4)
-        #expect(PDF.names(in: scratch.path) == ["one (compressed).pdf", "one.pdf", "three.pdf", "two (compressed).pdf", "two.pdf"])
+        #expect(
+            PDF.names(in: scratch.path) == [
+                "one (compressed).pdf", "one.pdf", "three.pdf", "two (compressed).pdf", "two.pdf",
+            ])
     }
 
     @Test func flattenRendersPagesAndSaysSo() throws {
@@ -210,7 +225,8 @@ import Testing
         let output = scratch.sub("scan (compressed).pdf")
         #expect(try PDF.checks(output))
         let images = try PDF.images(output)
-        #expect(images.count == 7 && images.allSatisfy { $0.encoding == "jpeg" && abs($0.xppi - 100) <= 1 }, "\(images)")
+        #expect(
+            images.count == 7 && images.allSatisfy { $0.encoding == "jpeg" && abs($0.xppi - 100) <= 1 }, "\(images)")
         #expect(try PDF.text(output).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
     }
 }
@@ -220,7 +236,10 @@ import Testing
     @Test func passwordComesFromTheAskpassHelper() throws {
         let scratch = try ScratchDirectory()
         try #require(
-            try Tool.run(["/usr/bin/qpdf", "--encrypt", "open sesame", "owner", "256", "--", TestPDFs.a85, scratch.sub("locked.pdf")]).status == 0)
+            try Tool.run([
+                "/usr/bin/qpdf", "--encrypt", "open sesame", "owner", "256", "--", TestPDFs.a85,
+                scratch.sub("locked.pdf"),
+            ]).status == 0)
         // The helper answers wrong first, then right: the second prompt says so in its argument.
         let helper = scratch.sub("askpass")
         try Tool.installScript(
@@ -230,7 +249,8 @@ import Testing
             n=$(wc -l < "\(scratch.sub("prompts"))")
             if [ "$n" -eq 1 ]; then echo wrong; else echo 'open sesame'; fi
             """, at: helper)
-        let run = try PDF.compress(["--no-notify", "locked.pdf"], in: scratch.path, extraEnvironment: ["ARCHIVER_ASKPASS": helper])
+        let run = try PDF.compress(
+            ["--no-notify", "locked.pdf"], in: scratch.path, extraEnvironment: ["ARCHIVER_ASKPASS": helper])
         #expect(run.status == 0, "\(run.errors)")
         let prompts = try String(contentsOfFile: scratch.sub("prompts"), encoding: .utf8)
         #expect(prompts.split(separator: "\n").count == 2 && prompts.contains("locked.pdf"), "\(prompts)")

@@ -53,7 +53,9 @@ enum PDF {
         _ arguments: [String], in folder: String, input: String? = nil, extraEnvironment: [String: String] = [:]
     ) throws -> Run {
         let process = try prepare(arguments, in: folder, extraEnvironment: extraEnvironment)
-        let out = Pipe(), err = Pipe(), stdin = Pipe()
+        let out = Pipe()
+        let err = Pipe()
+        let stdin = Pipe()
         process.standardOutput = out
         process.standardError = err
         process.standardInput = input == nil ? FileHandle.nullDevice : stdin
@@ -78,7 +80,9 @@ enum PDF {
     }
 
     /// The executable ready to run, its output not redirected.
-    static func prepare(_ arguments: [String], in folder: String, extraEnvironment: [String: String] = [:]) throws -> Process {
+    static func prepare(_ arguments: [String], in folder: String, extraEnvironment: [String: String] = [:]) throws
+        -> Process
+    {
         guard let executable else {
             Issue.record("Build \(executableName) first (swift build), or set ARCHIVER_BIN_DIR.")
             throw CocoaError(.fileNoSuchFile)
@@ -106,7 +110,9 @@ enum PDF {
 
     /// `pdftotext` of the whole document.
     static func text(_ path: String, password: String? = nil) throws -> String {
-        try Tool.run(["/usr/bin/pdftotext"] + (password.map { ["-upw", $0] } ?? []) + [path, "-"], mergingErrors: false).output
+        try Tool.run(
+            ["/usr/bin/pdftotext"] + (password.map { ["-upw", $0] } ?? []) + [path, "-"], mergingErrors: false
+        ).output
     }
 
     /// `qpdf --check` passes.
@@ -148,7 +154,8 @@ enum PDF {
         else { return [] }
         func walk(_ entries: [[String: Any]]) -> [String] {
             entries.flatMap { entry in
-                ["\(entry["title"] ?? "?")@\(entry["destpageposfrom1"] ?? "?")"] + walk(entry["kids"] as? [[String: Any]] ?? [])
+                ["\(entry["title"] ?? "?")@\(entry["destpageposfrom1"] ?? "?")"]
+                    + walk(entry["kids"] as? [[String: Any]] ?? [])
             }
         }
         return walk(entries)

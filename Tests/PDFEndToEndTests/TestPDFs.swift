@@ -24,7 +24,8 @@ enum TestPDFs {
         try? generator.write(toFile: script, atomically: true, encoding: .utf8)
         let result = try? Tool.run(["/usr/bin/python3", script, folder])
         if result?.status != 0 {
-            Issue.record("""
+            Issue.record(
+                """
                 Could not make the test PDFs with /usr/bin/python3 (needs Debian's python3-reportlab and \
                 python3-pil): \(result?.output ?? "python3 did not start")
                 """)

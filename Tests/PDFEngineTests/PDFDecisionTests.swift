@@ -22,15 +22,23 @@ import Testing
         #expect(BudgetEstimate.checkPDF(bytes: 100_000_000, budget: nil) == nil)
         let refusal = BudgetEstimate.checkPDF(bytes: 100_000_000, budget: 2)
         #expect(refusal?.code == .budget)
-        #expect(refusal?.message.hasPrefix("Not started: compressing it would take about") == true, "\(String(describing: refusal))")
+        #expect(
+            refusal?.message.hasPrefix("Not started: compressing it would take about") == true,
+            "\(String(describing: refusal))")
     }
 
     @Test func settingChoosesTheDefault() {
         var settings = ArchiverSettings()
         #expect(settings.pdfQuality == .medium)
-        do { let applied = settings.apply(.pdfQuality, .string("very-low")); #expect(applied) }
+        do {
+            let applied = settings.apply(.pdfQuality, .string("very-low"))
+            #expect(applied)
+        }
         #expect(settings.pdfQuality == .veryLow)
-        do { let applied = settings.apply(.pdfQuality, .string("extreme")); #expect(!applied) }
+        do {
+            let applied = settings.apply(.pdfQuality, .string("extreme"))
+            #expect(!applied)
+        }
         #expect(settings.pdfQuality == .veryLow)
     }
 }
@@ -57,7 +65,9 @@ import Testing
     }
 
     @Test func summarySaysBeforeAfterAndSaving() {
-        #expect(PDFNaming.summary(name: "report.pdf", before: 31_800_000, after: 612_000) == "report.pdf: 31.8 MB → 612 kB (98 % smaller)")
+        #expect(
+            PDFNaming.summary(name: "report.pdf", before: 31_800_000, after: 612_000)
+                == "report.pdf: 31.8 MB → 612 kB (98 % smaller)")
         #expect(PDFNaming.saving(before: 1000, after: 998) == "less than 1 % smaller")
         #expect(PDFNaming.saving(before: 3_200_000, after: 9_600) == "99 % smaller")
         #expect(PDFNaming.saving(before: 1000, after: 1000) == "not smaller")
@@ -67,7 +77,8 @@ import Testing
 /// The shim's resampling decision, called as the image pass calls it.
 @Suite struct ResampleDecisionTests {
     private func plan(_ w: Int64, _ h: Int64, _ wi: Double, _ hi: Double, _ dpi: Int32) -> (Int64, Int64)? {
-        var nw: Int64 = 0, nh: Int64 = 0
+        var nw: Int64 = 0
+        var nh: Int64 = 0
         return pdfshim_plan_resample(w, h, wi, hi, dpi, &nw, &nh) == 1 ? (nw, nh) : nil
     }
 
