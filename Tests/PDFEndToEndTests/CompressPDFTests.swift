@@ -92,6 +92,19 @@ import Testing
         #expect(try PDF.text(scratch.sub("stamp (compressed).pdf")).contains("Approved with a stamp"))
     }
 
+    @Test func bilevelScanIsLeftAlone() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.bilevel, into: scratch, as: "fax.pdf")
+        let before = try PDF.images(scratch.sub("fax.pdf"))
+        #expect(before.first?.encoding == "ccitt" && before.first?.xppi == 300, "the fixture: \(before)")
+        let run = try PDF.compress(["--no-notify", "--json", "fax.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains(#""imagesResampled":0"#), "\(run.output)")
+        // Whatever the structural pass saved, the image is the same stream.
+        let copy = PDF.names(in: scratch.path).contains("fax (compressed).pdf") ? "fax (compressed).pdf" : "fax.pdf"
+        #expect(try PDF.images(scratch.sub(copy)) == before)
+    }
+
     @Test func encryptedPDFKeepsItsEncryption() throws {
         let scratch = try ScratchDirectory()
         try #require(

@@ -16,6 +16,7 @@ import Testing
 ///   outline: Photo, Graphic (child Mask), Scan, Small, Shared
 /// a85.pdf: one page, a 2400×1600 JPEG stored as ASCII85 + DCT (ReportLab's default encoding).
 /// stamp.pdf: one 1200×1200 JPEG drawn 1 in wide on the page and 6 in wide by a stamp annotation's appearance.
+/// bilevel.pdf: a 300-dpi bilevel scan in CCITT G4, which the image pass leaves alone.
 enum TestPDFs {
     static let folder: String = {
         let folder = packageRoot.appendingPathComponent(".build/test-scratch/pdf-fixtures-\(getpid())").path
@@ -36,6 +37,7 @@ enum TestPDFs {
     static var sample: String { folder + "/sample.pdf" }
     static var a85: String { folder + "/a85.pdf" }
     static var stamp: String { folder + "/stamp.pdf" }
+    static var bilevel: String { folder + "/bilevel.pdf" }
 
     /// Copies a fixture into `scratch` under `name`, returning its path.
     static func copy(_ fixture: String, into scratch: ScratchDirectory, as name: String) throws -> String {
@@ -156,16 +158,40 @@ enum TestPDFs {
             stream(b'/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /XObject << /Im1 5 0 R >> >>',
                    b'q 100 0 0 100 0 0 cm /Im1 Do Q'),
         ]
-        pdf = bytearray(b'%PDF-1.4\n')
-        offsets = []
-        for number, body in enumerate(objects, 1):
-            offsets.append(len(pdf))
-            pdf += b'%d 0 obj\n' % number + body + b'\nendobj\n'
-        xref = len(pdf)
-        pdf += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
-        pdf += b''.join(b'%010d 00000 n \n' % o for o in offsets)
-        pdf += b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, xref)
-        open(f'{out}/stamp.pdf', 'wb').write(pdf)
+        def handmade(path, objects):
+            pdf = bytearray(b'%PDF-1.4\n')
+            offsets = []
+            for number, body in enumerate(objects, 1):
+                offsets.append(len(pdf))
+                pdf += b'%d 0 obj\n' % number + body + b'\nendobj\n'
+            xref = len(pdf)
+            pdf += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
+            pdf += b''.join(b'%010d 00000 n \n' % o for o in offsets)
+            pdf += b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, xref)
+            open(path, 'wb').write(pdf)
+        handmade(f'{out}/stamp.pdf', objects)
+
+        # bilevel.pdf: a 300-dpi CCITT G4 scan filling an A4 page, PIL's TIFF strip taken as the stream.
+        import io
+        from PIL import TiffImagePlugin
+        sheet = Image.open(scan('bilevel.jpg', 2480, 3508)).point(lambda v: 255 if v > 128 else 0).convert('1')
+        tiff = io.BytesIO()
+        TiffImagePlugin.STRIP_SIZE = 1 << 30  # one strip, so that it is the whole G4 stream
+        sheet.save(tiff, 'TIFF', compression='group4')
+        parsed = Image.open(io.BytesIO(tiff.getvalue()))
+        start, length = parsed.tag_v2[273][0], parsed.tag_v2[279][0]
+        assert len(parsed.tag_v2[273]) == 1
+        g4 = tiff.getvalue()[start:start + length]
+        handmade(f'{out}/bilevel.pdf', [
+            b'<< /Type /Catalog /Pages 2 0 R >>',
+            b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+            b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595.28 841.89] /Contents 4 0 R'
+            b' /Resources << /XObject << /Im1 5 0 R >> >> >>',
+            stream(b'', b'q 595.28 0 0 841.89 0 0 cm /Im1 Do Q'),
+            stream(b'/Type /XObject /Subtype /Image /Width 2480 /Height 3508 /ColorSpace /DeviceGray'
+                   b' /BitsPerComponent 1 /Filter /CCITTFaxDecode'
+                   b' /DecodeParms << /K -1 /Columns 2480 /Rows 3508 /BlackIs1 true >>', g4),
+        ])
 
         rl_config.useA85 = 1
         c = canvas.Canvas(f'{out}/a85.pdf', pagesize=A4, invariant=1)
