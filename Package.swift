@@ -7,6 +7,7 @@ let package = Package(
         .executable(name: "compress-with-archiver", targets: ["compress-with-archiver"]),
         .executable(name: "extract-with-archiver", targets: ["extract-with-archiver"]),
         .executable(name: "compress-photos-with-archiver", targets: ["compress-photos-with-archiver"]),
+        .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -51,6 +52,17 @@ let package = Package(
             ]
         ),
         .executableTarget(name: "compress-photos-with-archiver", dependencies: ["PhotoCLI"]),
+        // PDF compression: its own engine and CLI, so that the archive executables never link qpdf or libvips.
+        .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"]),
+        .target(name: "PDFEngine", dependencies: ["ArchiverCore", "ArchiveEngine", "CPDFShim"]),
+        .target(
+            name: "PDFCLI",
+            dependencies: [
+                "ArchiverCore", "ArchiverCLI", "PDFEngine", "Desktop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "compress-pdf-with-archiver", dependencies: ["PDFCLI"]),
 
         .target(
             name: "ArchiverTestSupport",
@@ -65,5 +77,7 @@ let package = Package(
         .testTarget(name: "DesktopIntegrationTests"),
         .testTarget(name: "PhotoEngineTests", dependencies: ["PhotoEngine", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "PhotoEndToEndTests", dependencies: ["ArchiverTestSupport"]),
+        .testTarget(name: "PDFEngineTests", dependencies: ["PDFEngine", "CPDFShim", "ArchiverCore", "ArchiverTestSupport"]),
+        .testTarget(name: "PDFEndToEndTests", dependencies: ["ArchiverTestSupport"]),
     ]
 )

@@ -4,9 +4,9 @@ import SystemPackage
 
 /// A program run with `posix_spawn`: arguments and environment as raw bytes, standard input from
 /// /dev/null or a secret, and both outputs read as they come so that neither fills up and stalls it.
-struct ChildProcess {
+package struct ChildProcess {
     /// What the child reads on its standard input.
-    enum Input {
+    package enum Input {
         case nothing
         /// The secret and a newline, `times` times. It is all written before the child starts, so the
         /// child may exit without reading it: writing later to a reader that is gone would raise SIGPIPE.
@@ -14,10 +14,10 @@ struct ChildProcess {
     }
 
     /// How the child ended and what it said on standard error.
-    struct Outcome {
+    package struct Outcome {
         /// The exit status, or 128 + the signal that ended it.
-        var status: Int32
-        var errorOutput: [UInt8]
+        package var status: Int32
+        package var errorOutput: [UInt8]
     }
 
     /// Standard error beyond this is dropped: only its start says what went wrong.
@@ -31,7 +31,7 @@ struct ChildProcess {
     ///     SIGKILL after a second), reaped, and the error rethrown.
     ///   - output: called with each chunk of standard output.
     /// - Throws: `ArchiverError` from `control`, or `.notAnArchive` when the program cannot be started.
-    static func run(
+    package static func run(
         _ executable: FilePath, _ arguments: [[UInt8]], environment: [[UInt8]], input: Input, control: JobControl?,
         output: (UnsafeRawBufferPointer) -> Void
     ) throws(ArchiverError) -> Outcome {

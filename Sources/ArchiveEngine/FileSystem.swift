@@ -26,7 +26,7 @@ package enum FileSystem {
     }
 
     /// The canonical path, with symlinks resolved. The corresponding C function is `realpath`.
-    static func resolve(_ path: FilePath) -> FilePath? {
+    package static func resolve(_ path: FilePath) -> FilePath? {
         path.withPlatformString { pointer in
             guard let resolved = realpath(pointer, nil) else { return nil }
             defer { free(resolved) }
@@ -56,7 +56,7 @@ package enum FileSystem {
     }
 
     /// Creates a folder only this user can enter, for staging.
-    static func makePrivateDirectory(_ path: FilePath) throws(ArchiverError) {
+    package static func makePrivateDirectory(_ path: FilePath) throws(ArchiverError) {
         guard path.withPlatformString({ mkdir($0, 0o700) }) == 0 else {
             throw destinationError(errno, path.removingLastComponent())
         }

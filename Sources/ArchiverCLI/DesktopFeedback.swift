@@ -55,15 +55,19 @@ package final class DesktopFeedback: @unchecked Sendable {
     /// - Parameters:
     ///   - item: the archive or extracted folder, shown selected by Open folder.
     ///   - attachable: offer Email… with this file.
-    ///   - opener: the Recent list's command for `item` when it is neither an archive nor a folder.
-    package func succeeded(summary: String, body: String, item: FilePath?, attachable: FilePath? = nil, opener: String? = nil) {
+    ///   - recent: the Recent entry's MIME type and command, for an item that is neither an archive nor a
+    ///     folder.
+    package func succeeded(
+        summary: String, body: String, item: FilePath?, attachable: FilePath? = nil,
+        recent: (mimeType: String, exec: String)? = nil
+    ) {
         release()
         if let item, settings.rememberRecent, RecentFiles.desktopAllowsRecent {
             let isArchive = attachable != nil
             try? RecentFiles.add(
-                item, mimeType: isArchive || opener != nil ? RecentFiles.guessedType(of: item) : "inode/directory",
+                item, mimeType: recent?.mimeType ?? (isArchive ? RecentFiles.guessedType(of: item) : "inode/directory"),
                 application: RecentFiles.applicationName,
-                exec: opener ?? (isArchive ? "extract-with-archiver %u" : "xdg-open %u"))
+                exec: recent?.exec ?? (isArchive ? "extract-with-archiver %u" : "xdg-open %u"))
         }
         if let item, settings.openFolderAfter { _ = Reveal.show(item) }
         guard let notifier else { return }

@@ -6,7 +6,7 @@ import Synchronization
 
 /// Where the executables get passwords: one line of standard input (`--password-stdin`), else the prompt
 /// chain (terminal, askpass, kdialog, zenity). A cancel is exit 6, like a wrong password.
-enum Passwords {
+package enum Passwords {
     /// The password for a new archive: asked twice, or one line of standard input.
     static func forNewArchive(_ what: String, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
         if fromStandardInput { return try readStandardInput(nothingMade: "no archive was made") }
@@ -16,13 +16,14 @@ enum Passwords {
     }
 
     /// Asks for an existing archive's password: once from standard input, or up to three times at the prompt.
-    static func asker(fromStandardInput: Bool) -> PasswordAsker {
+    /// - Parameter nothingMade: what a missing password means for the job, in words.
+    package static func asker(fromStandardInput: Bool, nothingMade: String = "nothing was extracted") -> PasswordAsker {
         if fromStandardInput {
             // One line, read once: a second archive in the same call gets the same password.
             let line = Mutex<Secret?>(nil)
             return PasswordAsker(attempts: 1) { _, _ throws(ArchiverError) in
                 if let known = line.withLock({ $0 }) { return known }
-                let secret = try readStandardInput(nothingMade: "nothing was extracted")
+                let secret = try readStandardInput(nothingMade: nothingMade)
                 line.withLock { $0 = secret }
                 return secret
             }
@@ -30,7 +31,7 @@ enum Passwords {
         let environment = ProcessEnvironment.current.variables
         return PasswordAsker(attempts: 3) { archive, attempt throws(ArchiverError) in
             let answer = PasswordPrompt.ask(prompt: "Password for “\(archive)”", confirm: false, retry: attempt > 1, environment: environment)
-            return try unwrap(answer, nothingMade: "nothing was extracted")
+            return try unwrap(answer, nothingMade: nothingMade)
         }
     }
 

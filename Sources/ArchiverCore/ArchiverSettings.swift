@@ -14,6 +14,8 @@ public struct ArchiverSettings: Equatable, Sendable {
     public var rememberRecent = true
     /// Split new archives into parts of this many bytes; nil: one file.
     public var splitSize: Int64?
+    /// The step of "Compress PDF"'s quality ladder used when no --quality is given.
+    public var pdfQuality = PDFQuality.standard
 
     public init() {}
 
@@ -31,6 +33,7 @@ public struct ArchiverSettings: Equatable, Sendable {
         case notifications
         case rememberRecent = "remember-recent"
         case splitSize = "split-size"
+        case pdfQuality = "pdf-quality"
     }
 
     /// A stored value, typed as GSettings hands it over.
@@ -64,6 +67,9 @@ public struct ArchiverSettings: Equatable, Sendable {
                 guard let size = PartSize.parse(text) else { return false }
                 splitSize = size
             }
+        case (.pdfQuality, .string(let nick)):
+            guard let quality = PDFQuality(rawValue: nick) else { return false }
+            pdfQuality = quality
         default: return false
         }
         return true

@@ -65,6 +65,20 @@ public enum BudgetEstimate {
             options: ["allow more time with --time-budget \(roundedUp(estimate * 1.5)) (0 = no limit)"])
     }
 
+    /// PDF bytes per second of "Compress PDF" (bench/RESULTS-pdf.md: about 7 MB/s on the 300-dpi scan, the
+    /// slowest of the corpus).
+    static let pdfRate = 5_000_000.0
+
+    /// The refusal for compressing PDFs of `bytes` in all, far over `budget`; nil when it may fit.
+    public static func checkPDF(bytes: Int64, budget: Double?) -> ArchiverError? {
+        guard let budget else { return nil }
+        let estimate = Double(bytes) / pdfRate
+        guard estimate > budget * margin else { return nil }
+        return refusal(
+            estimate: estimate, budget: budget, what: "compressing it",
+            options: ["allow more time with --time-budget \(roundedUp(estimate * 1.5)) (0 = no limit)"])
+    }
+
     /// The first of: this format at a faster level, then zip and tar.zst at fast, whose estimate fits
     /// the budget with room to spare.
     static func fasterChoice(bytes: Int64, format: ArchiveFormat, level: CompressionLevel, budget: Double) -> String? {

@@ -196,7 +196,8 @@ public struct PhotoCommand: ParsableCommand {
         let item = plan.createdFolders.first ?? photos.first?.output
         desktop.succeeded(
             summary: photos.count == 1 ? "Compressed \(photos[0].source.lastComponent?.string ?? "1 photo")" : "Compressed \(photos.count) photos",
-            body: body, item: item, attachable: single, opener: plan.createdFolders.isEmpty ? "xdg-open %u" : nil)
+            body: body, item: item, attachable: single,
+            recent: plan.createdFolders.isEmpty ? item.map { (mimeType: RecentFiles.guessedType(of: $0), exec: "xdg-open %u") } : nil)
     }
 }
 

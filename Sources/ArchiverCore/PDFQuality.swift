@@ -1,0 +1,81 @@
+/// The quality ladder of "Compress PDF": the resolution images are resampled to (at the size they are
+/// drawn) and the JPEG quality they are re-encoded at. The same six steps PDF tools on phones offer.
+public enum PDFQuality: String, CaseIterable, Sendable {
+    case best, high, medium, low
+    case veryLow = "very-low"
+    case minimum
+
+    /// The default when neither the flag nor the `pdf-quality` setting says otherwise.
+    public static let standard = PDFQuality.medium
+
+    /// Pixels per inch of an image as drawn on the page; images already at or below it are left alone.
+    public var dpi: Int {
+        switch self {
+        case .best: 300
+        case .high: 200
+        case .medium: 150
+        case .low: 100
+        case .veryLow: 72
+        case .minimum: 50
+        }
+    }
+
+    /// JPEG quality (1…100) of the images that are re-encoded.
+    public var jpegQuality: Int {
+        switch self {
+        case .best: 90
+        case .high: 70
+        case .medium: 50
+        case .low: 30
+        case .veryLow: 15
+        case .minimum: 5
+        }
+    }
+
+    /// `Medium (150 dpi, JPEG 50)`, for help texts and results.
+    public var label: String {
+        let name = self == .veryLow ? "Very low" : rawValue.prefix(1).uppercased() + rawValue.dropFirst()
+        return "\(name) (\(dpi) dpi, JPEG \(jpegQuality))"
+    }
+}
+
+/// Names and verdicts of "Compress PDF".
+public enum PDFNaming {
+    /// The copy's name beside the input: `report.pdf` → `report (compressed).pdf`; a name without the
+    /// `.pdf` extension keeps its whole self before the suffix. Conflicts are numbered by the publisher:
+    /// `report (compressed) (2).pdf`.
+    public static func compressedName(for input: [UInt8]) -> [UInt8] {
+        let suffix = Array(".pdf".utf8)
+        var stem = input
+        if input.count > suffix.count, input.suffix(suffix.count).map(lowercased) == suffix {
+            stem = Array(input.dropLast(suffix.count))
+        }
+        return stem + Array(" (compressed).pdf".utf8)
+    }
+
+    /// Whether the first bytes of a file are a PDF's: `%PDF-` within the first kilobyte (as readers
+    /// accept; some generators put junk before it).
+    public static func looksLikePDF(_ head: [UInt8]) -> Bool {
+        let marker = Array("%PDF-".utf8)
+        let window = head.prefix(1024)
+        guard window.count >= marker.count else { return false }
+        return (0...(window.count - marker.count)).contains { window[$0..<($0 + marker.count)].elementsEqual(marker) }
+    }
+
+    /// `report.pdf: 31.8 MB → 612 kB (98 % smaller)`.
+    public static func summary(name: String, before: Int64, after: Int64) -> String {
+        "\(name): \(HumanFormat.bytes(before)) → \(HumanFormat.bytes(after)) (\(saving(before: before, after: after)))"
+    }
+
+    /// `98 % smaller`; a saving under half a percent is `less than 1 % smaller`, and anything left is
+    /// never `100 %`.
+    public static func saving(before: Int64, after: Int64) -> String {
+        guard before > 0, after < before else { return "not smaller" }
+        let percent = min(99, 100 - Int((Double(after) * 100 / Double(before)).rounded()))
+        return percent < 1 ? "less than 1 % smaller" : "\(percent) % smaller"
+    }
+
+    private static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 : byte
+    }
+}

@@ -1,0 +1,682 @@
+// The PDF image pass: find where each image XObject is drawn (content streams, nested forms, the CTM),
+// resample the ones drawn above the target resolution with libvips, re-encode them as JPEG when that is
+// smaller, and write the file back with qpdf (object streams, recompressed Flate, encryption kept).
+// Everything else in the file (text, fonts, vectors, links, outline, forms) is copied untouched.
+#include "pdfshim.h"
+
+// qpdf 11: use std::shared_ptr, not its deprecated PointerHolder.
+#define POINTERHOLDER_TRANSITION 4
+
+#include <qpdf/Buffer.hh>
+#include <qpdf/Pl_Flate.hh>
+#include <qpdf/QPDF.hh>
+#include <qpdf/QPDFExc.hh>
+#include <qpdf/QPDFObjectHandle.hh>
+#include <qpdf/QPDFPageDocumentHelper.hh>
+#include <qpdf/QPDFPageObjectHelper.hh>
+#include <qpdf/QPDFSystemError.hh>
+#include <qpdf/QPDFWriter.hh>
+#include <vips/vips.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace {
+
+void setMessage(pdfshim_result *result, std::string const &text) {
+    std::snprintf(result->message, sizeof(result->message), "%s", text.c_str());
+}
+
+void initialise() {
+    static std::once_flag once;
+    std::call_once(once, [] {
+        VIPS_INIT("archiver");
+        // Every operation runs once on its own data: a cache would only hold memory.
+        vips_cache_set_max(0);
+        Pl_Flate::setCompressionLevel(9);
+    });
+}
+
+struct Cancelled {};
+
+/// An affine matrix in PDF's row-vector convention: [x y 1] × M.
+struct Matrix {
+    double a = 1, b = 0, c = 0, d = 1, e = 0, f = 0;
+
+    /// `this × then`: apply this first, then `then` (what `cm` does: CTM' = M × CTM).
+    Matrix times(Matrix const &then) const {
+        return {a * then.a + b * then.c, a * then.b + b * then.d,
+                c * then.a + d * then.c, c * then.b + d * then.d,
+                e * then.a + f * then.c + then.e, e * then.b + f * then.d + then.f};
+    }
+
+    static bool from(std::vector<QPDFObjectHandle> values, size_t first, Matrix &out) {
+        if (values.size() < first + 6) return false;
+        double v[6];
+        for (size_t i = 0; i < 6; i++) {
+            if (!values[first + i].getValueAsNumber(v[i])) return false;
+        }
+        out = {v[0], v[1], v[2], v[3], v[4], v[5]};
+        return true;
+    }
+};
+
+/// The largest size an image is drawn at, in inches, over all its placements.
+struct Placement {
+    double widthInches = 0;
+    double heightInches = 0;
+};
+
+/// Follows one content stream's graphics state, recording image placements and descending into forms.
+class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
+  public:
+    PlacementFinder(std::map<QPDFObjGen, Placement> &placements, std::map<QPDFObjGen, QPDFObjectHandle> &images,
+                    QPDFObjectHandle resources, Matrix ctm, std::set<QPDFObjGen> &openForms, int depth)
+        : placements(placements), images(images), resources(resources), ctm(ctm), openForms(openForms),
+          depth(depth) {}
+
+    void handleObject(QPDFObjectHandle object) override {
+        if (!object.isOperator()) {
+            operands.push_back(object);
+            return;
+        }
+        std::string const op = object.getOperatorValue();
+        if (op == "q") {
+            saved.push_back(ctm);
+        } else if (op == "Q") {
+            if (!saved.empty()) {
+                ctm = saved.back();
+                saved.pop_back();
+            }
+        } else if (op == "cm") {
+            Matrix m;
+            if (Matrix::from(operands, operands.size() >= 6 ? operands.size() - 6 : 0, m)) ctm = m.times(ctm);
+        } else if (op == "Do" && !operands.empty() && operands.back().isName()) {
+            draw(operands.back().getName());
+        }
+        operands.clear();
+    }
+
+    void handleEOF() override {}
+
+  private:
+    void draw(std::string const &name) {
+        if (!resources.isDictionary()) return;
+        QPDFObjectHandle xobjects = resources.getKey("/XObject");
+        if (!xobjects.isDictionary()) return;
+        QPDFObjectHandle xobject = xobjects.getKey(name);
+        if (!xobject.isStream()) return;
+        QPDFObjectHandle dict = xobject.getDict();
+        QPDFObjectHandle subtype = dict.getKey("/Subtype");
+        if (subtype.isNameAndEquals("/Image")) {
+            // The unit square's sides, in points: the lengths of the CTM's two axis vectors.
+            Placement &placement = placements[xobject.getObjGen()];
+            images[xobject.getObjGen()] = xobject;
+            placement.widthInches = std::max(placement.widthInches, std::hypot(ctm.a, ctm.b) / 72.0);
+            placement.heightInches = std::max(placement.heightInches, std::hypot(ctm.c, ctm.d) / 72.0);
+        } else if (subtype.isNameAndEquals("/Form")) {
+            form(xobject);
+        }
+    }
+
+  public:
+    /// Follows a form XObject drawn with the current CTM (its own /Matrix applied first).
+    void form(QPDFObjectHandle xobject) {
+        QPDFObjectHandle dict = xobject.getDict();
+        QPDFObjGen const id = xobject.getObjGen();
+        // A form that draws itself would never end; 32 levels is far beyond real files.
+        if (depth > 32 || openForms.count(id)) return;
+        Matrix formMatrix;
+        QPDFObjectHandle matrix = dict.getKey("/Matrix");
+        if (matrix.isArray() && !Matrix::from(matrix.getArrayAsVector(), 0, formMatrix)) formMatrix = Matrix();
+        QPDFObjectHandle formResources = dict.getKey("/Resources");
+        // A form without resources uses its page's (PDF 1.1 practice, still found).
+        if (!formResources.isDictionary()) formResources = resources;
+        openForms.insert(id);
+        PlacementFinder inner(placements, images, formResources, formMatrix.times(ctm), openForms, depth + 1);
+        try {
+            xobject.parseAsContents(&inner);
+        } catch (...) {
+            // A broken form leaves its images unplaced, hence untouched.
+        }
+        openForms.erase(id);
+    }
+
+  private:
+    std::map<QPDFObjGen, Placement> &placements;
+    std::map<QPDFObjGen, QPDFObjectHandle> &images;
+    QPDFObjectHandle resources;
+    Matrix ctm;
+    std::vector<Matrix> saved;
+    std::vector<QPDFObjectHandle> operands;
+    std::set<QPDFObjGen> &openForms;
+    int depth;
+};
+
+/// Four numbers of a PDF array ([llx lly urx ury]), or false.
+bool rectangle(QPDFObjectHandle array, double (&box)[4]) {
+    if (!array.isArray() || array.getArrayNItems() != 4) return false;
+    for (int i = 0; i < 4; i++) {
+        if (!array.getArrayItem(i).getValueAsNumber(box[i])) return false;
+    }
+    return true;
+}
+
+/// Records the images an annotation's appearance streams draw (a stamp, a signature). PDF fits the
+/// appearance's transformed bounding box into the annotation's rectangle (ISO 32000 12.5.5).
+void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources, std::map<QPDFObjGen, Placement> &placements,
+                      std::map<QPDFObjGen, QPDFObjectHandle> &images, std::set<QPDFObjGen> &openForms) {
+    double rect[4];
+    QPDFObjectHandle appearances = annotation.isDictionary() ? annotation.getKey("/AP") : QPDFObjectHandle::newNull();
+    if (!appearances.isDictionary() || !rectangle(annotation.getKey("/Rect"), rect)) return;
+    std::vector<QPDFObjectHandle> forms;
+    for (auto const &key : appearances.getKeys()) {
+        QPDFObjectHandle entry = appearances.getKey(key);
+        if (entry.isStream()) forms.push_back(entry);
+        if (entry.isDictionary()) {
+            for (auto const &state : entry.getKeys()) {
+                if (entry.getKey(state).isStream()) forms.push_back(entry.getKey(state));
+            }
+        }
+    }
+    for (auto &form : forms) {
+        double box[4];
+        if (!rectangle(form.getDict().getKey("/BBox"), box)) continue;
+        Matrix matrix;
+        QPDFObjectHandle values = form.getDict().getKey("/Matrix");
+        if (values.isArray() && !Matrix::from(values.getArrayAsVector(), 0, matrix)) matrix = Matrix();
+        double xs[4], ys[4];
+        double const corners[4][2] = {{box[0], box[1]}, {box[2], box[1]}, {box[0], box[3]}, {box[2], box[3]}};
+        for (int i = 0; i < 4; i++) {
+            xs[i] = corners[i][0] * matrix.a + corners[i][1] * matrix.c + matrix.e;
+            ys[i] = corners[i][0] * matrix.b + corners[i][1] * matrix.d + matrix.f;
+        }
+        double const left = *std::min_element(xs, xs + 4), right = *std::max_element(xs, xs + 4);
+        double const bottom = *std::min_element(ys, ys + 4), top = *std::max_element(ys, ys + 4);
+        if (!(right - left > 0) || !(top - bottom > 0)) continue;
+        double const sx = std::fabs(rect[2] - rect[0]) / (right - left);
+        double const sy = std::fabs(rect[3] - rect[1]) / (top - bottom);
+        Matrix const fit{sx, 0, 0, sy, std::min(rect[0], rect[2]) - left * sx, std::min(rect[1], rect[3]) - bottom * sy};
+        PlacementFinder finder(placements, images, resources, fit, openForms, 0);
+        finder.form(form);
+    }
+}
+
+/// A VipsImage reference released on scope exit.
+struct Image {
+    VipsImage *pointer = nullptr;
+    Image() = default;
+    explicit Image(VipsImage *pointer) : pointer(pointer) {}
+    Image(Image const &) = delete;
+    Image &operator=(Image const &) = delete;
+    Image(Image &&other) noexcept : pointer(other.pointer) { other.pointer = nullptr; }
+    Image &operator=(Image &&other) noexcept {
+        std::swap(pointer, other.pointer);
+        return *this;
+    }
+    ~Image() {
+        if (pointer) g_object_unref(pointer);
+    }
+    explicit operator bool() const { return pointer != nullptr; }
+};
+
+/// Components of the colour spaces handled: DeviceGray, DeviceRGB, ICCBased with 1 or 3; else 0.
+int components(QPDFObjectHandle space) {
+    if (space.isNameAndEquals("/DeviceGray")) return 1;
+    if (space.isNameAndEquals("/DeviceRGB")) return 3;
+    if (space.isArray() && space.getArrayNItems() == 2 && space.getArrayItem(0).isNameAndEquals("/ICCBased")) {
+        QPDFObjectHandle profile = space.getArrayItem(1);
+        if (!profile.isStream()) return 0;
+        QPDFObjectHandle n = profile.getDict().getKey("/N");
+        if (n.isInteger() && (n.getIntValue() == 1 || n.getIntValue() == 3)) return static_cast<int>(n.getIntValue());
+    }
+    return 0;
+}
+
+/// The filters of a stream, as names; false when /Filter is something else.
+bool filters(QPDFObjectHandle dict, std::vector<std::string> &names) {
+    QPDFObjectHandle filter = dict.getKey("/Filter");
+    if (filter.isNull()) return true;
+    if (filter.isName()) {
+        names.push_back(filter.getName());
+        return true;
+    }
+    if (!filter.isArray()) return false;
+    for (auto item : filter.getArrayAsVector()) {
+        if (!item.isName()) return false;
+        names.push_back(item.getName());
+    }
+    return true;
+}
+
+/// Whether the stream's filters are ones qpdf decodes to samples (DCT by libjpeg); not JBIG2, CCITT, JPX.
+bool decodable(std::vector<std::string> const &names) {
+    static const std::set<std::string> known = {"/FlateDecode", "/Fl", "/LZWDecode", "/LZW", "/ASCII85Decode",
+                                                "/A85", "/ASCIIHexDecode", "/AHx", "/RunLengthDecode", "/RL",
+                                                "/DCTDecode", "/DCT"};
+    return std::all_of(names.begin(), names.end(), [](std::string const &n) { return known.count(n) != 0; });
+}
+
+bool isTrue(QPDFObjectHandle value) { return value.isBool() && value.getBoolValue(); }
+
+bool integer(QPDFObjectHandle dict, char const *key, long long &value) {
+    QPDFObjectHandle item = dict.getKey(key);
+    if (!item.isInteger()) return false;
+    value = item.getIntValue();
+    return true;
+}
+
+/// ASCII85 text → bytes (PDF's ASCII85Decode); false when it is malformed.
+bool ascii85(Buffer const &text, std::string &bytes) {
+    bytes.clear();
+    bytes.reserve(text.getSize() * 4 / 5 + 4);
+    unsigned char const *cursor = text.getBuffer();
+    unsigned char const *end = cursor + text.getSize();
+    uint32_t group = 0;
+    int count = 0;
+    for (; cursor < end; cursor++) {
+        unsigned char const c = *cursor;
+        if (c == '~') break;
+        if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '\f' || c == '\0') continue;
+        if (c == 'z' && count == 0) {
+            bytes.append(4, '\0');
+            continue;
+        }
+        if (c < '!' || c > 'u') return false;
+        group = group * 85 + (c - '!');
+        if (++count == 5) {
+            for (int shift = 24; shift >= 0; shift -= 8) bytes.push_back(static_cast<char>((group >> shift) & 0xff));
+            group = 0;
+            count = 0;
+        }
+    }
+    if (count == 1) return false;
+    if (count > 1) {
+        // A final group of n characters is padded with 'u' and gives n - 1 bytes.
+        for (int i = count; i < 5; i++) group = group * 85 + 84;
+        for (int i = 0; i < count - 1; i++) bytes.push_back(static_cast<char>((group >> (24 - 8 * i)) & 0xff));
+    }
+    return true;
+}
+
+/// A JPEG as a vips image of `bands` 8-bit bands, shrunk on load by `shrink`.
+Image loadJPEG(void const *data, size_t size, int bands, int shrink) {
+    VipsImage *out = nullptr;
+    if (vips_jpegload_buffer(const_cast<void *>(data), size, &out, "shrink", shrink, nullptr) != 0) {
+        vips_error_clear();
+        return Image();
+    }
+    Image image(out);
+    if (vips_image_get_bands(out) != bands || vips_image_get_format(out) != VIPS_FORMAT_UCHAR) return Image();
+    return image;
+}
+
+/// The image's samples as a vips image of `bands` 8-bit bands, shrunk on load by `shrink` when it is a
+/// plain JPEG (libjpeg's DCT scaling: much faster than decoding it whole). `keep` holds decoded samples
+/// the image points into.
+Image decode(QPDFObjectHandle stream, int bands, long long width, long long height, int shrink,
+             std::shared_ptr<Buffer> &keep, std::string &text) {
+    std::vector<std::string> names;
+    if (!filters(stream.getDict(), names) || !decodable(names)) return Image();
+    auto const isDCT = [](std::string const &name) { return name == "/DCTDecode" || name == "/DCT"; };
+    if (names.size() == 1 && isDCT(names[0])) {
+        keep = stream.getRawStreamData();
+        return loadJPEG(keep->getBuffer(), keep->getSize(), bands, shrink);
+    }
+    // ReportLab's default: the JPEG inside ASCII85. Unwrapped here, it still gets libjpeg's fast shrink.
+    if (names.size() == 2 && (names[0] == "/ASCII85Decode" || names[0] == "/A85") && isDCT(names[1])) {
+        keep = stream.getRawStreamData();
+        if (ascii85(*keep, text)) return loadJPEG(text.data(), text.size(), bands, shrink);
+    }
+    try {
+        keep = stream.getStreamData(qpdf_dl_all);
+    } catch (std::exception const &) {
+        return Image();
+    }
+    if (static_cast<unsigned long long>(keep->getSize()) != static_cast<unsigned long long>(width * height * bands)) {
+        return Image();
+    }
+    VipsImage *out = vips_image_new_from_memory(keep->getBuffer(), keep->getSize(), static_cast<int>(width),
+                                                static_cast<int>(height), bands, VIPS_FORMAT_UCHAR);
+    if (!out) vips_error_clear();
+    return Image(out);
+}
+
+/// `image` resampled to exactly `width` × `height`: a box filter for the whole factors, then Lanczos for
+/// what remains. vips_resize alone on a large image in memory is 5 times slower (libvips 8.14), for the
+/// same look at these reductions.
+Image resample(Image const &image, long long width, long long height) {
+    VipsImage *source = image.pointer;
+    Image boxed;
+    int const boxAcross = static_cast<int>(vips_image_get_width(source) / width);
+    int const boxDown = static_cast<int>(vips_image_get_height(source) / height);
+    if (boxAcross >= 2 && boxDown >= 2) {
+        VipsImage *out = nullptr;
+        if (vips_shrink(source, &out, static_cast<double>(boxAcross), static_cast<double>(boxDown), nullptr) != 0) {
+            vips_error_clear();
+            return Image();
+        }
+        boxed = Image(out);
+        source = out;
+    }
+    double const across = static_cast<double>(width) / vips_image_get_width(source);
+    double const down = static_cast<double>(height) / vips_image_get_height(source);
+    VipsImage *out = nullptr;
+    if (vips_resize(source, &out, across, "vscale", down, nullptr) != 0) {
+        vips_error_clear();
+        return Image();
+    }
+    Image result(out);
+    if (vips_image_get_width(out) != width || vips_image_get_height(out) != height) return Image();
+    return result;
+}
+
+/// The decoded pixels of a vips image, row after row.
+bool pixels(Image const &image, std::string &bytes) {
+    size_t size = 0;
+    void *memory = vips_image_write_to_memory(image.pointer, &size);
+    if (!memory) {
+        vips_error_clear();
+        return false;
+    }
+    bytes.assign(static_cast<char const *>(memory), size);
+    g_free(memory);
+    return true;
+}
+
+/// The image pass over one open document.
+struct ImagePass {
+    QPDF &pdf;
+    pdfshim_options const &options;
+    pdfshim_result &result;
+    std::set<QPDFObjGen> resizedMasks;
+
+    /// Resamples one image (and its soft mask) if that makes it smaller. Returns whether it was replaced.
+    bool shrink(QPDFObjectHandle image, long long width, long long height, long long newWidth, long long newHeight,
+                int bands) {
+        // The largest power-of-two JPEG shrink that still leaves at least the new size.
+        int factor = 1;
+        while (factor < 8 && width / (factor * 2) >= newWidth && height / (factor * 2) >= newHeight) factor *= 2;
+        std::shared_ptr<Buffer> samples;
+        std::string text;
+        Image decoded = decode(image, bands, width, height, factor, samples, text);
+        if (!decoded) return false;
+        Image small = resample(decoded, newWidth, newHeight);
+        if (!small) return false;
+        void *jpeg = nullptr;
+        size_t jpegSize = 0;
+        if (vips_jpegsave_buffer(small.pointer, &jpeg, &jpegSize, "Q", options.jpeg_quality, "strip", TRUE,
+                                 "optimize_coding", TRUE, nullptr) != 0) {
+            vips_error_clear();
+            return false;
+        }
+        std::string encoded(static_cast<char const *>(jpeg), jpegSize);
+        g_free(jpeg);
+        // A JPEG that is not smaller than what is there is one more generation of loss for nothing.
+        QPDFObjectHandle length = image.getDict().getKey("/Length");
+        size_t const before = length.isInteger() && length.getIntValue() > 0 ? static_cast<size_t>(length.getIntValue())
+                                                                              : image.getRawStreamData()->getSize();
+        if (encoded.size() >= before) return false;
+
+        QPDFObjectHandle dict = image.getDict();
+        QPDFObjectHandle mask = dict.getKey("/SMask");
+        std::string maskBytes;
+        bool maskReady = false;
+        if (mask.isStream() && !resizedMasks.count(mask.getObjGen())) {
+            maskReady = resampleMask(mask, newWidth, newHeight, maskBytes);
+        }
+        image.replaceStreamData(encoded, QPDFObjectHandle::newName("/DCTDecode"), QPDFObjectHandle::newNull());
+        dict.replaceKey("/Width", QPDFObjectHandle::newInteger(newWidth));
+        dict.replaceKey("/Height", QPDFObjectHandle::newInteger(newHeight));
+        dict.replaceKey("/BitsPerComponent", QPDFObjectHandle::newInteger(8));
+        if (maskReady) {
+            // Left unfiltered here: the writer compresses it with Flate, losslessly, as masks need.
+            mask.replaceStreamData(maskBytes, QPDFObjectHandle::newNull(), QPDFObjectHandle::newNull());
+            mask.getDict().replaceKey("/Width", QPDFObjectHandle::newInteger(newWidth));
+            mask.getDict().replaceKey("/Height", QPDFObjectHandle::newInteger(newHeight));
+            resizedMasks.insert(mask.getObjGen());
+        }
+        return true;
+    }
+
+    /// The soft mask at the image's new size, when it is larger and decodable. A mask left at its size is
+    /// still correct: PDF maps a soft mask onto the image's unit square whatever its dimensions.
+    bool resampleMask(QPDFObjectHandle mask, long long newWidth, long long newHeight, std::string &bytes) {
+        QPDFObjectHandle dict = mask.getDict();
+        long long width = 0, height = 0, depth = 0;
+        if (!integer(dict, "/Width", width) || !integer(dict, "/Height", height) ||
+            !integer(dict, "/BitsPerComponent", depth) || depth != 8 || width <= newWidth || height <= newHeight) {
+            return false;
+        }
+        std::shared_ptr<Buffer> samples;
+        std::string text;
+        Image decoded = decode(mask, 1, width, height, 1, samples, text);
+        if (!decoded) return false;
+        Image small = resample(decoded, newWidth, newHeight);
+        return small && pixels(small, bytes);
+    }
+
+    void report(int done, int total) {
+        if (options.progress && options.progress(options.context, done, total) != 0) throw Cancelled();
+    }
+
+    void run() {
+        std::map<QPDFObjGen, Placement> placements;
+        std::map<QPDFObjGen, QPDFObjectHandle> images;
+        std::set<QPDFObjGen> openForms;
+        std::vector<QPDFPageObjectHelper> pages = QPDFPageDocumentHelper(pdf).getAllPages();
+        result.pages = static_cast<int32_t>(pages.size());
+        for (auto &page : pages) {
+            PlacementFinder finder(placements, images, page.getAttribute("/Resources", false), Matrix(), openForms, 0);
+            try {
+                page.parseContents(&finder);
+            } catch (std::exception const &) {
+                // What was found before the damage is still placed correctly; the rest stays untouched.
+            }
+            QPDFObjectHandle annotations = page.getObjectHandle().getKey("/Annots");
+            if (!annotations.isArray()) continue;
+            for (auto &annotation : annotations.getArrayAsVector()) {
+                try {
+                    placeAppearances(annotation, page.getAttribute("/Resources", false), placements, images, openForms);
+                } catch (std::exception const &) {
+                    // As above: an unreadable appearance leaves its images untouched.
+                }
+            }
+        }
+        result.images_placed = static_cast<int32_t>(images.size());
+
+        // Images that serve as another's soft mask are resampled with it, never on their own.
+        std::set<QPDFObjGen> masks;
+        for (auto &entry : images) {
+            QPDFObjectHandle mask = entry.second.getDict().getKey("/SMask");
+            if (mask.isStream()) masks.insert(mask.getObjGen());
+        }
+        struct Job {
+            QPDFObjectHandle image;
+            long long width, height, newWidth, newHeight;
+            int bands;
+        };
+        std::vector<Job> jobs;
+        for (auto const &entry : images) {
+            QPDFObjectHandle image = entry.second;
+            QPDFObjectHandle dict = image.getDict();
+            long long width = 0, height = 0, depth = 0;
+            if (masks.count(entry.first) || isTrue(dict.getKey("/ImageMask")) || !integer(dict, "/Width", width) ||
+                !integer(dict, "/Height", height) || width <= 0 || height <= 0 ||
+                !integer(dict, "/BitsPerComponent", depth) || depth != 8 || dict.getKey("/Mask").isArray()) {
+                continue;
+            }
+            int const bands = components(dict.getKey("/ColorSpace"));
+            std::vector<std::string> names;
+            if (bands == 0 || !filters(dict, names) || !decodable(names)) continue;
+            Placement const &placement = placements[entry.first];
+            int64_t newWidth = 0, newHeight = 0;
+            if (!pdfshim_plan_resample(width, height, placement.widthInches, placement.heightInches,
+                                       options.target_dpi, &newWidth, &newHeight)) {
+                continue;
+            }
+            jobs.push_back({image, width, height, newWidth, newHeight, bands});
+        }
+        result.images_candidates = static_cast<int32_t>(jobs.size());
+        int done = 0;
+        report(done, static_cast<int>(jobs.size()));
+        for (auto &job : jobs) {
+            bool replaced = false;
+            try {
+                replaced = shrink(job.image, job.width, job.height, job.newWidth, job.newHeight, job.bands);
+            } catch (std::exception const &) {
+                replaced = false;
+            }
+            if (replaced) {
+                result.images_replaced++;
+            } else {
+                result.images_kept++;
+            }
+            report(++done, static_cast<int>(jobs.size()));
+        }
+    }
+};
+
+/// Maps a failure while writing to a status: a system error keeps its errno.
+pdfshim_status writeFailure(pdfshim_result *result, std::exception const &error) {
+    if (auto const *system = dynamic_cast<QPDFSystemError const *>(&error)) {
+        result->error_number = system->getErrno();
+    }
+    setMessage(result, error.what());
+    return PDFSHIM_WRITE_FAILED;
+}
+
+void write(QPDF &pdf, char const *output) {
+    QPDFWriter writer(pdf, output);
+    writer.setObjectStreamMode(qpdf_o_generate);
+    // The writer's defaults already compress streams after decoding the generalized filters; setting the
+    // decode level explicitly would make it drop the input's encryption.
+    writer.setRecompressFlate(true);
+    writer.setPreserveEncryption(true);
+    writer.write();
+}
+
+}  // namespace
+
+extern "C" int32_t pdfshim_plan_resample(int64_t width, int64_t height, double width_inches, double height_inches,
+                                         int32_t target_dpi, int64_t *new_width, int64_t *new_height) {
+    if (width <= 0 || height <= 0 || target_dpi <= 0 || !(width_inches > 0) || !(height_inches > 0)) return 0;
+    // The resolution on its most enlarged axis: both axes keep their proportion, so that one decides.
+    double const dpi = std::min(width / width_inches, height / height_inches);
+    if (!(dpi > target_dpi * 1.1)) return 0;
+    double const scale = target_dpi / dpi;
+    *new_width = std::max<int64_t>(1, std::llround(width * scale));
+    *new_height = std::max<int64_t>(1, std::llround(height * scale));
+    return 1;
+}
+
+extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output, pdfshim_options const *options,
+                                           pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    initialise();
+    QPDF pdf;
+    pdf.setSuppressWarnings(true);
+    try {
+        pdf.processFile(input, options->password);
+    } catch (QPDFExc const &error) {
+        setMessage(result, error.getMessageDetail());
+        return error.getErrorCode() == qpdf_e_password ? PDFSHIM_NEEDS_PASSWORD : PDFSHIM_DAMAGED;
+    } catch (std::exception const &error) {
+        setMessage(result, error.what());
+        return PDFSHIM_DAMAGED;
+    }
+    result->encrypted = pdf.isEncrypted() ? 1 : 0;
+    try {
+        ImagePass pass{pdf, *options, *result, {}};
+        pass.run();
+    } catch (Cancelled const &) {
+        return PDFSHIM_CANCELLED;
+    } catch (QPDFExc const &error) {
+        setMessage(result, error.getMessageDetail());
+        return PDFSHIM_DAMAGED;
+    } catch (std::exception const &error) {
+        setMessage(result, error.what());
+        return PDFSHIM_FAILED;
+    }
+    try {
+        write(pdf, output);
+    } catch (QPDFExc const &error) {
+        // Reading an object the writer needs can still reveal damage recovery could not mend.
+        setMessage(result, error.getMessageDetail());
+        return PDFSHIM_DAMAGED;
+    } catch (std::exception const &error) {
+        return writeFailure(result, error);
+    }
+    result->repaired = pdf.anyWarnings() ? 1 : 0;
+    return PDFSHIM_OK;
+}
+
+extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi,
+                                                   char const *output, pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    initialise();
+    try {
+        QPDF pdf;
+        pdf.emptyPDF();
+        QPDFPageDocumentHelper document(pdf);
+        for (int32_t i = 0; i < count; i++) {
+            VipsImage *header = vips_image_new_from_file(jpegs[i], nullptr);
+            if (!header) {
+                vips_error_clear();
+                setMessage(result, std::string("cannot read the rendered page ") + jpegs[i]);
+                return PDFSHIM_FAILED;
+            }
+            Image guard(header);
+            int const width = vips_image_get_width(header), height = vips_image_get_height(header);
+            int const bands = vips_image_get_bands(header);
+            std::string bytes;
+            {
+                FILE *file = std::fopen(jpegs[i], "rb");
+                if (!file) {
+                    setMessage(result, std::string("cannot read the rendered page ") + jpegs[i]);
+                    return PDFSHIM_FAILED;
+                }
+                char chunk[65536];
+                size_t n;
+                while ((n = std::fread(chunk, 1, sizeof(chunk), file)) > 0) bytes.append(chunk, n);
+                std::fclose(file);
+            }
+            QPDFObjectHandle image = pdf.newStream(bytes);
+            QPDFObjectHandle imageDict = image.getDict();
+            imageDict.replaceKey("/Type", QPDFObjectHandle::newName("/XObject"));
+            imageDict.replaceKey("/Subtype", QPDFObjectHandle::newName("/Image"));
+            imageDict.replaceKey("/Width", QPDFObjectHandle::newInteger(width));
+            imageDict.replaceKey("/Height", QPDFObjectHandle::newInteger(height));
+            imageDict.replaceKey("/BitsPerComponent", QPDFObjectHandle::newInteger(8));
+            imageDict.replaceKey("/ColorSpace", QPDFObjectHandle::newName(bands == 1 ? "/DeviceGray" : "/DeviceRGB"));
+            imageDict.replaceKey("/Filter", QPDFObjectHandle::newName("/DCTDecode"));
+            double const w = width * 72.0 / dpi, h = height * 72.0 / dpi;
+            char content[256];
+            std::snprintf(content, sizeof(content), "q %.4f 0 0 %.4f 0 0 cm /Im0 Do Q\n", w, h);
+            QPDFObjectHandle page = pdf.makeIndirectObject(QPDFObjectHandle::parse(
+                "<< /Type /Page /Resources << /XObject << >> >> /Contents null >>"));
+            char box[128];
+            std::snprintf(box, sizeof(box), "[0 0 %.4f %.4f]", w, h);
+            page.replaceKey("/MediaBox", QPDFObjectHandle::parse(box));
+            page.getKey("/Resources").getKey("/XObject").replaceKey("/Im0", image);
+            page.replaceKey("/Contents", pdf.newStream(content));
+            document.addPage(QPDFPageObjectHelper(page), false);
+        }
+        write(pdf, output);
+    } catch (QPDFExc const &error) {
+        setMessage(result, error.getMessageDetail());
+        return PDFSHIM_FAILED;
+    } catch (std::exception const &error) {
+        return writeFailure(result, error);
+    }
+    result->pages = count;
+    return PDFSHIM_OK;
+}

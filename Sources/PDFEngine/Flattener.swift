@@ -1,0 +1,76 @@
+import ArchiveEngine
+import ArchiverCore
+internal import CPDFShim
+import Glibc
+import SystemPackage
+
+/// `--flatten`: every page rendered to a JPEG at the quality's resolution by poppler's `pdftoppm`, and a
+/// new PDF made of those pictures. For scans only: text, links, outline and forms do not survive.
+enum Flattener {
+    static func run(
+        input: FilePath, into temporary: FilePath, quality: PDFQuality, control: JobControl, passwords: PasswordAsker,
+        progress: (Int64, Int64?) -> Void, result: inout PDFCompressResult
+    ) throws(ArchiverError) {
+        guard let pdftoppm = Programs.find("pdftoppm") else {
+            throw ArchiverError(
+                .notAnArchive, "--flatten needs pdftoppm, which is not installed.",
+                hint: "Install it (Debian: sudo apt install poppler-utils).")
+        }
+        let folder = temporary.removingLastComponent()
+        let pages = folder.appending(
+            TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
+        try FileSystem.makePrivateDirectory(pages)
+        PendingOutputs.register(pages)
+        defer { if PendingOutputs.withdraw(pages) { FileSystem.removeTree(pages) } }
+
+        progress(0, 2)
+        let arguments =
+            ["-r", "\(quality.dpi)", "-jpeg", "-jpegopt", "quality=\(quality.jpegQuality)"].map { Array($0.utf8) }
+            + [input.bytes, pages.appending("p").bytes]
+        let outcome = try ChildProcess.run(pdftoppm, arguments, environment: [], input: .nothing, control: control) {
+            _ in
+        }
+        let name = input.lastComponent?.string ?? input.string
+        guard outcome.status == 0 else {
+            let said = String(decoding: outcome.errorOutput, as: UTF8.self)
+            // The password would have to go on pdftoppm's command line, where other users can read it.
+            if said.contains("password") {
+                throw ArchiverError(
+                    .password, "--flatten cannot render “\(name)”: it is protected by a password.",
+                    hint: "Compress it without --flatten, which keeps its encryption.", path: input.string)
+            }
+            throw ArchiverError(
+                .corrupt,
+                "pdftoppm could not render “\(name)”: \(said.split(separator: "\n").first ?? "exit status \(outcome.status)").",
+                path: input.string)
+        }
+        progress(1, 2)
+        try control.check()
+        // pdftoppm pads page numbers to the same width, so the names sort in page order.
+        let jpegs = try FileSystem.entries(of: pages).map { pages.appending(bytes: $0).string }.sorted()
+        guard !jpegs.isEmpty else {
+            throw ArchiverError(.corrupt, "pdftoppm found no pages to render in “\(name)”.", path: input.string)
+        }
+        var rebuilt = pdfshim_result()
+        let status = withCStrings(jpegs) { list in
+            temporary.withPlatformString {
+                pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), $0, &rebuilt)
+            }
+        }
+        try PDFCompressor.check(status, rebuilt, input: input, temporary: temporary, callback: nil)
+        result.pages = jpegs.count
+        progress(2, 2)
+    }
+}
+
+/// `body` with the strings as a NULL-terminated array of C strings.
+private func withCStrings<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let copies = strings.map { strdup($0) }
+    defer { for copy in copies { free(copy) } }
+    let pointers = copies.map { UnsafePointer($0) } + [nil]
+    return pointers.withUnsafeBufferPointer { buffer in
+        // Never empty: the terminating NULL is always there.
+        guard let base = buffer.baseAddress else { preconditionFailure("empty C string array") }
+        return body(base)
+    }
+}

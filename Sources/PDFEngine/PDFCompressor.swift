@@ -1,0 +1,269 @@
+import ArchiveEngine
+import ArchiverCore
+internal import CPDFShim
+import Glibc
+import SystemPackage
+
+/// What compressing one PDF came to.
+public struct PDFCompressResult: Sendable {
+    public var input: FilePath
+    /// The smaller copy; nil when the result was not smaller and the original is kept ("already optimal").
+    public var output: FilePath?
+    public var inputBytes: Int64
+    /// The size of the copy, or of what was made and thrown away when it was not smaller.
+    public var outputBytes: Int64
+    public var pages: Int
+    /// Image XObjects drawn on the pages, those above the target resolution, and those replaced.
+    public var imagesPlaced: Int
+    public var imagesOversized: Int
+    public var imagesReplaced: Int
+    /// The input was encrypted, and so is the copy.
+    public var encrypted: Bool
+    /// qpdf had to repair the input's structure to read it.
+    public var repaired: Bool
+    /// Pages were rendered to images (`--flatten`): text is no longer selectable.
+    public var flattened: Bool
+
+    public var alreadyOptimal: Bool { output == nil }
+}
+
+/// A PDF → a smaller copy beside it (or at `output`): images drawn above the quality's resolution are
+/// resampled and re-encoded in place, the rest of the file is copied as it is and rewritten compactly.
+/// The copy is written under a hidden temporary name and published only when it is complete and smaller.
+public enum PDFCompressor {
+    /// What the job needs besides the input.
+    public struct Options: Sendable {
+        public var quality: PDFQuality
+        /// Write exactly this file (fails if it exists); nil puts `name (compressed).pdf` beside the input.
+        public var output: FilePath?
+        /// Render every page to a JPEG and rebuild the PDF from them (scans only: the text is lost).
+        public var flatten: Bool
+
+        public init(quality: PDFQuality, output: FilePath? = nil, flatten: Bool = false) {
+            self.quality = quality
+            self.output = output
+            self.flatten = flatten
+        }
+    }
+
+    /// Compresses `input`.
+    /// - Parameters:
+    ///   - control: cancellation and time budget, checked after every image.
+    ///   - passwords: asked when the PDF is encrypted with a password that is not empty.
+    ///   - progress: images done and the number of images to do.
+    /// - Throws: `ArchiverError`; nothing is left behind under any name when it throws.
+    public static func run(
+        input: FilePath, options: Options, control: JobControl, passwords: PasswordAsker,
+        progress: @escaping (Int64, Int64?) -> Void = { _, _ in }
+    ) throws(ArchiverError) -> PDFCompressResult {
+        let input = input.madeAbsolute
+        let inputBytes = try checkInput(input)
+        let folder: FilePath
+        let name: [UInt8]
+        if let output = options.output?.madeAbsolute {
+            folder = output.removingLastComponent()
+            name = output.lastComponent?.bytes ?? []
+            if output == input {
+                throw ArchiverError(
+                    .usage, "--output names the input itself; the input is never replaced.",
+                    hint: "Choose another name.")
+            }
+        } else {
+            folder = input.removingLastComponent()
+            name = PDFNaming.compressedName(for: input.lastComponent?.bytes ?? [])
+        }
+        guard let info = FileSystem.resolve(folder).flatMap(FileSystem.status), FileSystem.isDirectory(info) else {
+            throw ArchiverError(
+                .destination, "The folder “\(folder)” does not exist.", hint: "Create it first, or choose another.",
+                path: folder.string)
+        }
+        try control.check()
+        FileSystem.removeStaleTemporaries(in: folder)
+        let temporary = folder.appending(
+            TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
+        // Reserved with O_EXCL so that nobody else's file is ever written over; qpdf then rewrites it.
+        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        guard descriptor >= 0 else { throw FileSystem.destinationError(errno, folder) }
+        close(descriptor)
+        PendingOutputs.register(temporary)
+        var withdrawn = false
+        defer { if !withdrawn, PendingOutputs.withdraw(temporary) { FileSystem.removeTree(temporary) } }
+
+        var result = PDFCompressResult(
+            input: input, output: nil, inputBytes: inputBytes, outputBytes: 0, pages: 0, imagesPlaced: 0,
+            imagesOversized: 0, imagesReplaced: 0, encrypted: false, repaired: false, flattened: options.flatten)
+        if options.flatten {
+            try Flattener.run(
+                input: input, into: temporary, quality: options.quality, control: control, passwords: passwords,
+                progress: progress, result: &result)
+        } else {
+            try compressImages(
+                input: input, into: temporary, quality: options.quality, control: control, passwords: passwords,
+                progress: progress, result: &result)
+        }
+        result.outputBytes = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
+        withdrawn = true
+        guard PendingOutputs.withdraw(temporary) else { throw ArchiverError(.cancelled, "Cancelled.") }
+        // Never worse: a copy that is not smaller is thrown away and the original is the answer.
+        guard result.outputBytes < inputBytes else {
+            FileSystem.removeTree(temporary)
+            return result
+        }
+        do {
+            result.output = try FileSystem.publish(
+                temporary, in: folder, as: name, isDirectory: false, exact: options.output != nil)
+        } catch {
+            FileSystem.removeTree(temporary)
+            throw error
+        }
+        return result
+    }
+
+    /// The input's size, once it is known to be a readable PDF.
+    static func checkInput(_ input: FilePath) throws(ArchiverError) -> Int64 {
+        let descriptor = input.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            let code = errno
+            throw ArchiverError(
+                .inputUnreadable,
+                code == ENOENT
+                    ? "“\(input)” does not exist." : "Cannot read “\(input)”: \(String(cString: strerror(code))).",
+                hint: code == ENOENT ? "Check the name and try again." : "Check its permissions.", path: input.string)
+        }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw ArchiverError(
+                .inputUnreadable, "“\(input)” is not a file.", hint: "Choose a PDF file.", path: input.string)
+        }
+        var head = [UInt8](repeating: 0, count: 1024)
+        let count = head.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+        guard count >= 0 else {
+            throw ArchiverError(
+                .inputUnreadable, "Cannot read “\(input)”: \(String(cString: strerror(errno))).", path: input.string)
+        }
+        guard PDFNaming.looksLikePDF(Array(head.prefix(count))) else {
+            throw ArchiverError(
+                .notAnArchive, "“\(input.lastComponent?.string ?? input.string)” is not a PDF.",
+                hint: "Compress PDF works on PDF documents only; use Compress for other files.", path: input.string)
+        }
+        return Int64(info.st_size)
+    }
+
+    /// The image pass through the C++ shim, asking for a password as long as the PDF needs one.
+    private static func compressImages(
+        input: FilePath, into temporary: FilePath, quality: PDFQuality, control: JobControl, passwords: PasswordAsker,
+        progress: @escaping (Int64, Int64?) -> Void, result: inout PDFCompressResult
+    ) throws(ArchiverError) {
+        let callback = ProgressCallback(control: control, progress: progress)
+        var password: Secret?
+        var attempt = 0
+        while true {
+            var outcome = pdfshim_result()
+            let status = callback.withContext { context in
+                input.withPlatformString { inputPath in
+                    temporary.withPlatformString { outputPath in
+                        withOptionalCString(password) { passwordPointer in
+                            var options = pdfshim_options(
+                                target_dpi: Int32(quality.dpi), jpeg_quality: Int32(quality.jpegQuality),
+                                password: passwordPointer, progress: progressTrampoline, context: context)
+                            return pdfshim_compress(inputPath, outputPath, &options, &outcome)
+                        }
+                    }
+                }
+            }
+            if status == PDFSHIM_NEEDS_PASSWORD {
+                attempt += 1
+                let name = input.lastComponent?.string ?? input.string
+                guard attempt <= passwords.attempts else {
+                    throw ArchiverError(
+                        .password,
+                        password == nil
+                            ? "“\(name)” is protected by a password."
+                            : "Wrong password for “\(name)”; nothing was made.",
+                        hint: "Give its password (it opens the document) at the prompt or with --password-stdin.",
+                        path: input.string)
+                }
+                password = try passwords.ask(name, attempt)
+                continue
+            }
+            try check(status, outcome, input: input, temporary: temporary, callback: callback)
+            result.pages = Int(outcome.pages)
+            result.imagesPlaced = Int(outcome.images_placed)
+            result.imagesOversized = Int(outcome.images_candidates)
+            result.imagesReplaced = Int(outcome.images_replaced)
+            result.encrypted = outcome.encrypted != 0
+            result.repaired = outcome.repaired != 0
+            return
+        }
+    }
+
+    /// Turns a shim status into an error, if it is one.
+    static func check(
+        _ status: pdfshim_status, _ outcome: pdfshim_result, input: FilePath, temporary: FilePath,
+        callback: ProgressCallback?
+    ) throws(ArchiverError) {
+        let name = input.lastComponent?.string ?? input.string
+        let detail = withUnsafeBytes(of: outcome.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        switch status {
+        case PDFSHIM_OK: return
+        case PDFSHIM_CANCELLED:
+            if let stop = callback?.stop { throw stop }
+            throw ArchiverError(.cancelled, "Cancelled; nothing was left behind.")
+        case PDFSHIM_DAMAGED:
+            throw ArchiverError(
+                .corrupt, "“\(name)” is damaged beyond what qpdf can repair (\(detail)); nothing was made.",
+                hint: "Open it in a PDF viewer and print it to a new PDF, then compress that.", path: input.string)
+        case PDFSHIM_WRITE_FAILED where outcome.error_number != 0:
+            throw FileSystem.destinationError(outcome.error_number, temporary.removingLastComponent())
+        case PDFSHIM_WRITE_FAILED:
+            throw ArchiverError(
+                .destination, "Could not write the compressed copy of “\(name)”: \(detail).",
+                path: temporary.removingLastComponent().string)
+        default:
+            throw ArchiverError(.corrupt, "Could not compress “\(name)”: \(detail).", path: input.string)
+        }
+    }
+}
+
+/// Carries the job's progress closure and control through the shim's C callback.
+final class ProgressCallback {
+    let control: JobControl
+    let progress: (Int64, Int64?) -> Void
+    /// Why the job stopped, when the callback stopped it.
+    var stop: ArchiverError?
+
+    init(control: JobControl, progress: @escaping (Int64, Int64?) -> Void) {
+        self.control = control
+        self.progress = progress
+    }
+
+    func withContext<R>(_ body: (UnsafeMutableRawPointer) -> R) -> R {
+        let context = Unmanaged.passRetained(self)
+        defer { context.release() }
+        return body(context.toOpaque())
+    }
+
+    /// Reports and answers whether to stop (1) or go on (0).
+    func report(done: Int32, total: Int32) -> Int32 {
+        progress(Int64(done), Int64(total))
+        do {
+            try control.check()
+            return 0
+        } catch {
+            stop = error
+            return 1
+        }
+    }
+}
+
+private let progressTrampoline: pdfshim_progress = { context, done, total in
+    guard let context else { return 0 }
+    return Unmanaged<ProgressCallback>.fromOpaque(context).takeUnretainedValue().report(done: done, total: total)
+}
+
+/// `body` with the secret as a C string, or with NULL.
+private func withOptionalCString<R>(_ secret: Secret?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+    guard let secret else { return body(nil) }
+    return secret.withCString { body($0) }
+}

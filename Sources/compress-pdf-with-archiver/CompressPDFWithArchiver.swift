@@ -1,0 +1,6 @@
+import ArchiverCLI
+import PDFCLI
+
+@main enum CompressPDFWithArchiver {
+    static func main() { CommandRunner.main(CompressPDFCommand.self) }
+}

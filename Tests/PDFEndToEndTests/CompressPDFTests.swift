@@ -1,0 +1,301 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// The built executable on generated PDFs, its results read by qpdf and poppler.
+@Suite(.serialized) struct CompressPDFTests {
+    @Test func imagesShrinkAndEverythingElseStays() throws {
+        let scratch = try ScratchDirectory()
+        let input = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "report.pdf")
+        let run = try PDF.compress(["--no-notify", "report.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let output = scratch.sub("report (compressed).pdf")
+        #expect(PDF.size(output) > 0)
+        #expect(PDF.size(output) * 10 < PDF.size(input), "Medium should shrink these images tenfold")
+        #expect(run.output.contains("report (compressed).pdf: ") && run.output.contains(" % smaller)"), "\(run.output)")
+        #expect(try PDF.checks(output))
+        let text = try PDF.text(input)
+        #expect(text.contains("The harvest was early this year."))
+        #expect(try PDF.text(output) == text)
+        #expect(try PDF.links(output) == PDF.links(input))
+        #expect(try PDF.links(input).count == 2)
+        #expect(try PDF.outline(output) == PDF.outline(input))
+        #expect(try PDF.outline(input).count == 6)
+        // The input is never modified, and nothing temporary is left.
+        #expect(PDF.names(in: scratch.path) == ["report (compressed).pdf", "report.pdf"])
+    }
+
+    @Test func resolutionComesFromWhereImagesAreDrawn() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "report.pdf")
+        let run = try PDF.compress(["--no-notify", "--quality", "medium", "report.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let before = try PDF.images(scratch.sub("report.pdf"))
+        let after = try PDF.images(scratch.sub("report (compressed).pdf"))
+        try #require(before.count == 9 && after.count == 9, "\(after)")
+        // A photo drawn 4 in wide at 600 dpi → 150 dpi.
+        #expect(after[0].width == 600 && after[0].height == 400 && after[0].encoding == "jpeg")
+        #expect(abs(after[0].xppi - 150) <= 2)
+        // The PNG and its soft mask shrink together.
+        #expect(after[1].type == "image" && after[1].width == 600 && after[1].height == 450)
+        #expect(after[2].type == "smask" && after[2].width == 600 && after[2].height == 450)
+        // The scan: grayscale stays grayscale.
+        #expect(after[3].color == "gray" && after[3].encoding == "jpeg" && after[3].width == 1240)
+        // Drawn 1 in wide on an A3 page: its placement decides (150 px), not the page's size.
+        #expect(after[4].width == 150 && after[4].height == 150)
+        // Already below the target: untouched, same object size and encoding.
+        #expect(after[5].width == before[5].width && after[5].size == before[5].size && after[5].encoding == "jpeg")
+        // One image on two pages: its largest placement (6 in → 900 px), and still one object.
+        #expect(after[6].width == 900 && after[7].width == 900)
+        #expect(after[6].object == after[7].object)
+        // CMYK is not resampled (neither are JBIG2, CCITT, 1-bit, indexed or 16-bit images).
+        #expect(after[8].color == "cmyk" && after[8].width == 600 && after[8].size == before[8].size)
+    }
+
+    @Test func qualityLadderOrdersSizes() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "in.pdf")
+        var sizes: [Int64] = []
+        for quality in ["best", "low", "minimum"] {
+            let run = try PDF.compress(
+                ["--no-notify", "-q", quality, "-o", "\(quality).pdf", "in.pdf"], in: scratch.path)
+            #expect(run.status == 0, "\(run.errors)")
+            #expect(try PDF.checks(scratch.sub("\(quality).pdf")))
+            sizes.append(PDF.size(scratch.sub("\(quality).pdf")))
+        }
+        #expect(sizes[0] > sizes[1] && sizes[1] > sizes[2], "\(sizes)")
+        // Best is 300 dpi: the photo drawn at 600 dpi halves, the scan at 300 dpi is left alone.
+        let best = try PDF.images(scratch.sub("best.pdf"))
+        #expect(best[0].width == 1200)
+        #expect(best[3].width == 2480)
+    }
+
+    @Test func ascii85WrappedJPEGIsDecoded() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "a85.pdf")
+        let run = try PDF.compress(["--no-notify", "a85.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let after = try PDF.images(scratch.sub("a85 (compressed).pdf"))
+        #expect(after.first?.width == 600)
+        #expect(try PDF.checks(scratch.sub("a85 (compressed).pdf")))
+    }
+
+    @Test func annotationAppearancesCountAsPlacements() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.stamp, into: scratch, as: "stamp.pdf")
+        #expect(try PDF.checks(scratch.sub("stamp.pdf")), "the hand-made fixture is sound")
+        let run = try PDF.compress(["--no-notify", "stamp.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        // Drawn 1 in wide on the page but 6 in wide by the stamp: 900 px at 150 dpi, not 150.
+        let after = try PDF.images(scratch.sub("stamp (compressed).pdf"))
+        #expect(after.first?.width == 900, "\(after)")
+        #expect(try PDF.text(scratch.sub("stamp (compressed).pdf")).contains("Approved with a stamp"))
+    }
+
+    @Test func bilevelScanIsLeftAlone() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.bilevel, into: scratch, as: "fax.pdf")
+        let before = try PDF.images(scratch.sub("fax.pdf"))
+        #expect(before.first?.encoding == "ccitt" && before.first?.xppi == 300, "the fixture: \(before)")
+        let run = try PDF.compress(["--no-notify", "--json", "fax.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.output.contains(#""imagesResampled":0"#), "\(run.output)")
+        // Whatever the structural pass saved, the image is the same stream.
+        let copy = PDF.names(in: scratch.path).contains("fax (compressed).pdf") ? "fax (compressed).pdf" : "fax.pdf"
+        #expect(try PDF.images(scratch.sub(copy)) == before)
+    }
+
+    @Test func encryptedPDFKeepsItsEncryption() throws {
+        let scratch = try ScratchDirectory()
+        try #require(
+            try Tool.run([
+                "/usr/bin/qpdf", "--encrypt", "s3cret", "owner", "256", "--", TestPDFs.sample,
+                scratch.sub("locked.pdf"),
+            ]).status == 0)
+        // No password and no way to ask: exit 6, nothing made.
+        let refused = try PDF.compress(["--no-notify", "locked.pdf"], in: scratch.path)
+        #expect(refused.status == 6, "\(refused.errors)")
+        #expect(PDF.names(in: scratch.path) == ["locked.pdf"])
+        let wrong = try PDF.compress(
+            ["--no-notify", "--password-stdin", "locked.pdf"], in: scratch.path, input: "nope\n")
+        #expect(wrong.status == 6 && wrong.errors.contains("Wrong password"), "\(wrong.errors)")
+
+        let run = try PDF.compress(
+            ["--no-notify", "--password-stdin", "locked.pdf"], in: scratch.path, input: "s3cret\n")
+        #expect(run.status == 0, "\(run.errors)")
+        let output = scratch.sub("locked (compressed).pdf")
+        let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", "--password=s3cret", output]).output
+        #expect(shown.contains("R = 6"), "\(shown)")
+        #expect(try Tool.run(["/usr/bin/qpdf", "--check", output]).status != 0, "opens without its password")
+        #expect(try PDF.checks(output, password: "s3cret"))
+        #expect(try PDF.text(output, password: "s3cret") == PDF.text(TestPDFs.sample))
+        #expect(PDF.size(output) * 10 < PDF.size(scratch.sub("locked.pdf")))
+    }
+
+    @Test func ownerPasswordOnlyOpensWithoutAskingAndStaysEncrypted() throws {
+        let scratch = try ScratchDirectory()
+        try #require(
+            try Tool.run([
+                "/usr/bin/qpdf", "--encrypt", "", "owner", "256", "--print=none", "--", TestPDFs.a85,
+                scratch.sub("restricted.pdf"),
+            ]).status == 0)
+        let run = try PDF.compress(["--no-notify", "restricted.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", scratch.sub("restricted (compressed).pdf")])
+            .output
+        #expect(shown.contains("R = 6") && shown.contains("print low resolution: not allowed"), "\(shown)")
+    }
+
+    @Test func notAPDFIsRefused() throws {
+        let scratch = try ScratchDirectory()
+        try "just words\n".write(toFile: scratch.sub("notes.pdf"), atomically: true, encoding: .utf8)
+        let run = try PDF.compress(["--no-notify", "notes.pdf"], in: scratch.path)
+        #expect(run.status == 4)
+        #expect(run.errors.contains("“notes.pdf” is not a PDF."), "\(run.errors)")
+        #expect(PDF.names(in: scratch.path) == ["notes.pdf"])
+        let missing = try PDF.compress(["--no-notify", "absent.pdf"], in: scratch.path)
+        #expect(missing.status == 3, "\(missing.errors)")
+    }
+
+    @Test func damagedPDFGetsAClearErrorAndLeavesNothing() throws {
+        let scratch = try ScratchDirectory()
+        let whole = try Data(contentsOf: URL(fileURLWithPath: TestPDFs.sample))
+        try whole.prefix(200_000).write(to: URL(fileURLWithPath: scratch.sub("cut.pdf")))
+        let run = try PDF.compress(["--no-notify", "cut.pdf"], in: scratch.path)
+        #expect(run.status == 5, "\(run.errors)")
+        #expect(run.errors.contains("“cut.pdf” is damaged"), "\(run.errors)")
+        #expect(PDF.names(in: scratch.path) == ["cut.pdf"])
+    }
+
+    @Test func repairablePDFIsRepairedWithAWarning() throws {
+        let scratch = try ScratchDirectory()
+        // A wrong startxref offset: qpdf rebuilds the cross-reference table by scanning.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: TestPDFs.a85))
+        let tail = String(decoding: bytes.suffix(64), as: UTF8.self)
+        let broken = tail.replacingOccurrences(
+            of: #"startxref\s+\d+"#, with: "startxref\n12", options: .regularExpression)
+        bytes = bytes.dropLast(64) + Data(broken.utf8)
+        try bytes.write(to: URL(fileURLWithPath: scratch.sub("broken.pdf")))
+        let run = try PDF.compress(["--no-notify", "broken.pdf"], in: scratch.path)
+        #expect(run.status == 1, "\(run.errors)")
+        #expect(run.errors.contains("has errors that qpdf repaired"), "\(run.errors)")
+        #expect(try PDF.checks(scratch.sub("broken (compressed).pdf")))
+    }
+
+    @Test func notSmallerMeansAlreadyOptimal() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "a.pdf")
+        #expect(try PDF.compress(["--no-notify", "-o", "small.pdf", "a.pdf"], in: scratch.path).status == 0)
+        try FileManager.default.removeItem(atPath: scratch.sub("a.pdf"))
+        let again = try PDF.compress(["--no-notify", "--json", "small.pdf"], in: scratch.path)
+        #expect(again.status == 0, "\(again.errors)")
+        #expect(again.output.contains(#""alreadyOptimal":true"#), "\(again.output)")
+        #expect(PDF.names(in: scratch.path) == ["small.pdf"])
+        let words = try PDF.compress(["--no-notify", "small.pdf"], in: scratch.path)
+        #expect(words.output.contains("already optimal"), "\(words.output)")
+    }
+
+    @Test func namesNeverOverwrite() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "doc.pdf")
+        #expect(try PDF.compress(["--no-notify", "doc.pdf"], in: scratch.path).status == 0)
+        #expect(try PDF.compress(["--no-notify", "doc.pdf"], in: scratch.path).status == 0)
+        #expect(PDF.names(in: scratch.path) == ["doc (compressed) (2).pdf", "doc (compressed).pdf", "doc.pdf"])
+        let taken = try PDF.compress(["--no-notify", "-o", "doc (compressed).pdf", "doc.pdf"], in: scratch.path)
+        #expect(taken.status == 7, "\(taken.errors)")
+        let usage = try PDF.compress(
+            ["--no-notify", "-o", "x.pdf", "doc.pdf", "doc (compressed).pdf"], in: scratch.path)
+        #expect(usage.status == 2)
+        #expect(PDF.names(in: scratch.path).count == 3)
+    }
+
+    @Test func severalPDFsAtOnceWithJSON() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "one.pdf")
+        _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "two.pdf")
+        try "no".write(toFile: scratch.sub("three.pdf"), atomically: true, encoding: .utf8)
+        let run = try PDF.compress(["--json", "one.pdf", "two.pdf", "three.pdf"], in: scratch.path)
+        // One of three failed: done with warnings.
+        #expect(run.status == 1, "\(run.errors)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        let results = try #require(object["results"] as? [[String: Any]])
+        #expect(results.count == 3)
+        #expect((results[0]["output"] as? String)?.hasSuffix("/one (compressed).pdf") == true)
+        #expect((results[1]["output"] as? String)?.hasSuffix("/two (compressed).pdf") == true)
+        #expect(((results[2]["error"] as? [String: Any])?["code"] as? Int) == 4)
+        #expect(
+            PDF.names(in: scratch.path) == [
+                "one (compressed).pdf", "one.pdf", "three.pdf", "two (compressed).pdf", "two.pdf",
+            ])
+    }
+
+    @Test func flattenRendersPagesAndSaysSo() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "scan.pdf")
+        let run = try PDF.compress(["--no-notify", "--flatten", "-q", "low", "scan.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.errors.contains("can no longer be selected or searched"))
+        let output = scratch.sub("scan (compressed).pdf")
+        #expect(try PDF.checks(output))
+        let images = try PDF.images(output)
+        #expect(
+            images.count == 7 && images.allSatisfy { $0.encoding == "jpeg" && abs($0.xppi - 100) <= 1 }, "\(images)")
+        #expect(try PDF.text(output).trimmingCharacters(in: .whitespacesAndNewlines).isEmpty)
+    }
+}
+
+/// Passwords through the prompt chain, and a job stopped from outside.
+@Suite(.serialized) struct CompressPDFJobTests {
+    @Test func passwordComesFromTheAskpassHelper() throws {
+        let scratch = try ScratchDirectory()
+        try #require(
+            try Tool.run([
+                "/usr/bin/qpdf", "--encrypt", "open sesame", "owner", "256", "--", TestPDFs.a85,
+                scratch.sub("locked.pdf"),
+            ]).status == 0)
+        // The helper answers wrong first, then right: the second prompt says so in its argument.
+        let helper = scratch.sub("askpass")
+        try Tool.installScript(
+            """
+            #!/bin/sh
+            echo "$1" >> "\(scratch.sub("prompts"))"
+            n=$(wc -l < "\(scratch.sub("prompts"))")
+            if [ "$n" -eq 1 ]; then echo wrong; else echo 'open sesame'; fi
+            """, at: helper)
+        let run = try PDF.compress(
+            ["--no-notify", "locked.pdf"], in: scratch.path, extraEnvironment: ["ARCHIVER_ASKPASS": helper])
+        #expect(run.status == 0, "\(run.errors)")
+        let prompts = try String(contentsOfFile: scratch.sub("prompts"), encoding: .utf8)
+        #expect(prompts.split(separator: "\n").count == 2 && prompts.contains("locked.pdf"), "\(prompts)")
+        #expect(try PDF.checks(scratch.sub("locked (compressed).pdf"), password: "open sesame"))
+    }
+
+    @Test func budgetFarTooSmallIsRefusedAtOnce() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "big.pdf")
+        let run = try PDF.compress(["--no-notify", "--time-budget", "0.1", "big.pdf"], in: scratch.path)
+        #expect(run.status == 9, "\(run.errors)")
+        #expect(run.errors.contains("Not started"), "\(run.errors)")
+        #expect(PDF.names(in: scratch.path) == ["big.pdf"])
+    }
+
+    @Test func terminationLeavesNothingBehind() throws {
+        let scratch = try ScratchDirectory()
+        let names = ["a.pdf", "b.pdf", "c.pdf", "d.pdf"]
+        for name in names { _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: name) }
+        let process = try PDF.prepare(["--no-notify", "-q", "best"] + names, in: scratch.path)
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        // Until the first temporary output appears: the job is then writing.
+        let deadline = Date().addingTimeInterval(20)
+        while !PDF.names(in: scratch.path).contains(where: { $0.hasPrefix(".archiver-") }), Date() < deadline {
+            usleep(10_000)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 8)
+        #expect(PDF.names(in: scratch.path) == names)
+    }
+}

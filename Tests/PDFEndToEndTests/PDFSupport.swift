@@ -1,0 +1,163 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// Runs the built `compress-pdf-with-archiver` away from the desktop of whoever runs the tests, and reads
+/// PDFs with other people's tools (qpdf, poppler's pdfimages, pdftotext, pdfinfo).
+enum PDF {
+    static let executableName = "compress-pdf-with-archiver"
+
+    /// `$ARCHIVER_BIN_DIR`, else beside the test bundle (and up to 3 parents), else `.build/debug`.
+    static let executable: String? = {
+        let fm = FileManager.default
+        var folders: [URL] = []
+        if let dir = ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"], !dir.isEmpty {
+            folders.append(URL(fileURLWithPath: dir))
+        }
+        if let exe = Bundle.main.executableURL {
+            var candidate = exe.deletingLastPathComponent()
+            for _ in 0...3 {
+                folders.append(candidate)
+                candidate.deleteLastPathComponent()
+            }
+        }
+        folders.append(packageRoot.appendingPathComponent(".build/debug"))
+        return folders.map { $0.appendingPathComponent(executableName).path }.first { fm.isExecutableFile(atPath: $0) }
+    }()
+
+    /// The schema from this checkout, settings in memory, no notification server, no display.
+    static let environment: [String: String] = {
+        let schemas = packageRoot.appendingPathComponent(".build/test-scratch/pdf-schemas-\(getpid())")
+        try? FileManager.default.createDirectory(at: schemas, withIntermediateDirectories: true)
+        let copy = schemas.appendingPathComponent("io.github.archiver.gschema.xml")
+        try? FileManager.default.removeItem(at: copy)
+        try? FileManager.default.copyItem(
+            at: packageRoot.appendingPathComponent("desktop-files/io.github.archiver.gschema.xml"), to: copy)
+        _ = try? Tool.run(["/usr/bin/glib-compile-schemas", "--strict", schemas.path])
+        return ProcessInfo.processInfo.environment.merging([
+            "GSETTINGS_SCHEMA_DIR": schemas.path, "GSETTINGS_BACKEND": "memory",
+            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/archiver-tests",
+            "XDG_DATA_HOME": packageRoot.appendingPathComponent(".build/test-scratch/xdg-data").path,
+            "DISPLAY": "", "WAYLAND_DISPLAY": "", "ARCHIVER_ASKPASS": "", "SSH_ASKPASS": "", "LC_ALL": "C.UTF-8",
+        ]) { $1 }
+    }()
+
+    struct Run {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    /// Runs the executable with `arguments` in `folder`, `input` on its standard input.
+    static func compress(
+        _ arguments: [String], in folder: String, input: String? = nil, extraEnvironment: [String: String] = [:]
+    ) throws -> Run {
+        let process = try prepare(arguments, in: folder, extraEnvironment: extraEnvironment)
+        let out = Pipe()
+        let err = Pipe()
+        let stdin = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
+        try process.run()
+        if let input {
+            stdin.fileHandleForWriting.write(Data(input.utf8))
+            try stdin.fileHandleForWriting.close()
+        }
+        // Both pipes drain at once: a child blocked on a full stderr would never exit.
+        let errors = Drain()
+        let drained = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            errors.data = err.fileHandleForReading.readDataToEndOfFile()
+            drained.signal()
+        }
+        let output = out.fileHandleForReading.readDataToEndOfFile()
+        drained.wait()
+        process.waitUntilExit()
+        return Run(
+            status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
+            errors: String(decoding: errors.data, as: UTF8.self))
+    }
+
+    /// The executable ready to run, its output not redirected.
+    static func prepare(_ arguments: [String], in folder: String, extraEnvironment: [String: String] = [:]) throws
+        -> Process
+    {
+        guard let executable else {
+            Issue.record("Build \(executableName) first (swift build), or set ARCHIVER_BIN_DIR.")
+            throw CocoaError(.fileNoSuchFile)
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        process.environment = environment.merging(extraEnvironment) { $1 }
+        return process
+    }
+
+    /// Written by one thread, read after the semaphore says it is done.
+    private final class Drain: @unchecked Sendable {
+        var data = Data()
+    }
+
+    static func size(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? -1
+    }
+
+    static func names(in folder: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+    }
+
+    /// `pdftotext` of the whole document.
+    static func text(_ path: String, password: String? = nil) throws -> String {
+        try Tool.run(
+            ["/usr/bin/pdftotext"] + (password.map { ["-upw", $0] } ?? []) + [path, "-"], mergingErrors: false
+        ).output
+    }
+
+    /// `qpdf --check` passes.
+    static func checks(_ path: String, password: String? = nil) throws -> Bool {
+        try Tool.run(["/usr/bin/qpdf", "--check"] + (password.map { ["--password=\($0)"] } ?? []) + [path]).status == 0
+    }
+
+    /// One row of `pdfimages -list`.
+    struct ImageRow: Equatable {
+        var page: Int, type: String, width: Int, height: Int, color: String, encoding: String, object: Int
+        var xppi: Int, size: String
+    }
+
+    static func images(_ path: String, password: String? = nil) throws -> [ImageRow] {
+        let listing = try Tool.run(
+            ["/usr/bin/pdfimages", "-list"] + (password.map { ["-upw", $0] } ?? []) + [path], mergingErrors: false)
+        return listing.output.split(separator: "\n").dropFirst(2).compactMap { line in
+            let f = line.split(separator: " ").map(String.init)
+            guard f.count >= 15, let page = Int(f[0]), let width = Int(f[3]), let height = Int(f[4]),
+                let object = Int(f[10]), let xppi = Int(f[12])
+            else { return nil }
+            return ImageRow(
+                page: page, type: f[2], width: width, height: height, color: f[5], encoding: f[8], object: object,
+                xppi: xppi, size: f[14])
+        }
+    }
+
+    /// The URLs of link annotations, page by page (`pdfinfo -url`).
+    static func links(_ path: String) throws -> [String] {
+        try Tool.run(["/usr/bin/pdfinfo", "-url", path], mergingErrors: false).output.split(separator: "\n").dropFirst()
+            .map(String.init)
+    }
+
+    /// Every outline entry's title, depth-first, with its page (`qpdf --json`).
+    static func outline(_ path: String) throws -> [String] {
+        let json = try Tool.run(["/usr/bin/qpdf", "--json=2", "--json-key=outlines", path], mergingErrors: false).output
+        guard let root = try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any],
+            let entries = root["outlines"] as? [[String: Any]]
+        else { return [] }
+        func walk(_ entries: [[String: Any]]) -> [String] {
+            entries.flatMap { entry in
+                ["\(entry["title"] ?? "?")@\(entry["destpageposfrom1"] ?? "?")"]
+                    + walk(entry["kids"] as? [[String: Any]] ?? [])
+            }
+        }
+        return walk(entries)
+    }
+}
