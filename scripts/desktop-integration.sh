@@ -43,6 +43,17 @@ python() { if [ -x /usr/bin/python3 ]; then /usr/bin/python3 "$@"; else python3 
 
 archive_types() { grep -v '^#' "$SRC/archive-types.list" | grep .; }
 
+# What "Compress PDF" and "Compress Photos" are offered for (photos also for folders, which they walk).
+PDF_TYPES='application/pdf;'
+PHOTO_TYPES='image/jpeg;image/png;image/heic;image/heif;image/avif;image/webp;image/tiff;'
+
+# The executables, each with its placeholder name in templates: @COMPRESS@, @COMPRESS_PDF@, ….
+EXECUTABLES='COMPRESS compress-with-archiver
+EXTRACT extract-with-archiver
+COMPRESS_PDF compress-pdf-with-archiver
+COMPRESS_PHOTOS compress-photos-with-archiver'
+
+
 # --- Quoting, one function per format ------------------------------------------------------------------
 
 # Desktop Entry spec Exec quoting (also valid for sh and g_shell_parse_argv): double quotes, with ", `, $
@@ -98,12 +109,13 @@ save_record() {
 
 # fill TEXT: the placeholders every template may use, for formats whose Exec is a key-file value.
 fill_keyfile() {
-    local t=$1
-    t=${t//@COMPRESS@/$(keyfile_escape "$(exec_quote "$BINDIR/compress-with-archiver")")}
-    t=${t//@EXTRACT@/$(keyfile_escape "$(exec_quote "$BINDIR/extract-with-archiver")")}
-    t=${t//@COMPRESS_PATH@/$(keyfile_escape "$BINDIR/compress-with-archiver")}
-    t=${t//@EXTRACT_PATH@/$(keyfile_escape "$BINDIR/extract-with-archiver")}
+    local t=$1 name exe
+    while read -r name exe; do
+        t=${t//@$name@/$(keyfile_escape "$(exec_quote "$BINDIR/$exe")")}
+        t=${t//@${name}_PATH@/$(keyfile_escape "$BINDIR/$exe")}
+    done <<< "$EXECUTABLES"
     t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
+    t=${t//@PDF_TYPES@/$PDF_TYPES}; t=${t//@PHOTO_TYPES@/$PHOTO_TYPES}
     printf '%s' "$t"
 }
 
@@ -118,7 +130,9 @@ compress-password|Compress with Password…|Compress with Password… with Archi
 compress-each|Compress Each Separately|Compress Each Separately with Archiver|compress|--each|any
 compress-parts|Compress in Parts…|Compress in Parts… with Archiver|compress|--split ask|any
 extract-here|Extract Here|Extract Here with Archiver|extract|-|archives
-extract-to|Extract to…|Extract to… with Archiver|extract|--choose-folder|archives'
+extract-to|Extract to…|Extract to… with Archiver|extract|--choose-folder|archives
+compress-pdf|Compress PDF|Compress PDF with Archiver|compress-pdf|-|pdf
+compress-photos|Compress Photos|Compress Photos with Archiver|compress-photos|-|photos'
 
 # Thunar matches names, not types; its globs know only * and ?.
 THUNAR_PATTERNS='*.zip;*.ZIP;*.7z;*.7Z;*.7z.0??;*.zip.0??;*.rar;*.RAR;*.r0?;*.r1?;*.z0?;*.z1?;*.001;*.tar;*.tar.gz;*.tgz;*.gz;*.tar.bz2;*.tbz2;*.tbz;*.tb2;*.bz2;*.bz;*.tar.xz;*.txz;*.xz;*.tar.zst;*.tar.zstd;*.tzst;*.zst;*.tar.lz4;*.lz4;*.tar.lz;*.lz;*.tar.lzma;*.tlz;*.lzma;*.tar.lzo;*.tzo;*.lzo;*.tar.Z;*.taz;*.Z;*.cpio;*.iso;*.deb;*.udeb;*.rpm;*.cab;*.ar;*.lha;*.lzh;*.xar'
@@ -128,13 +142,19 @@ install_actions() {
     while IFS='|' read -r id short long exe options selection; do
         [ "$options" = - ] && options=""
         cmd="$(exec_quote "$BINDIR/$exe-with-archiver")${options:+ $options} --"
-        if [ "$selection" = any ]; then
-            nemo_filter='Extensions=any;' types='all/all;' patterns='*'
-            thunar_filter='<directories/><audio-files/><image-files/><other-files/><text-files/><video-files/>'
-        else
-            nemo_filter="Mimetypes=$(archive_types | tr '\n' ';')" types=$(archive_types | tr '\n' ';')
-            patterns=$THUNAR_PATTERNS thunar_filter='<other-files/>'
-        fi
+        case $selection in
+            any)
+                nemo_filter='Extensions=any;' types='all/all;' patterns='*'
+                thunar_filter='<directories/><audio-files/><image-files/><other-files/><text-files/><video-files/>' ;;
+            archives)
+                nemo_filter="Mimetypes=$(archive_types | tr '\n' ';')" types=$(archive_types | tr '\n' ';')
+                patterns=$THUNAR_PATTERNS thunar_filter='<other-files/>' ;;
+            pdf)
+                nemo_filter="Mimetypes=$PDF_TYPES" types=$PDF_TYPES patterns='*.pdf;*.PDF' thunar_filter='<other-files/>' ;;
+            photos)
+                nemo_filter="Mimetypes=${PHOTO_TYPES}inode/directory;" types="${PHOTO_TYPES}inode/directory;"
+                patterns='*' thunar_filter='<directories/><image-files/>' ;;
+        esac
         # Nemo and DES-EMA (Caja, PCManFM): one key file per entry, top level, so the long label.
         t=$(<"$SRC/nemo-action.nemo_action.in")$'\n'
         t=${t//@LABEL@/$long}; t=${t//@NEMO_FILTER@/$nemo_filter}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
@@ -243,20 +263,21 @@ refresh_cache() {
 
 do_install() {
     check_bindir
-    local exe t
-    for exe in compress-with-archiver extract-with-archiver; do
+    local name exe t
+    while read -r name exe; do
         [ -x "$DESTDIR$BINDIR/$exe" ] || printf 'desktop-integration: warning: %s is not installed yet\n' "$BINDIR/$exe" >&2
-    done
+    done <<< "$EXECUTABLES"
     make_dir "$STATE"
-    for t in Extract Compress; do
+    for t in Extract Compress CompressPdf CompressPhotos; do
         put "$(fill_keyfile "$(<"$SRC/$APP.$t.desktop.in")")"$'\n' "$DATA/applications/$APP.$t.desktop"
     done
     # Dolphin (KF >= 5.85) ignores service menus outside system folders unless they are executable.
-    for t in compress extract; do
+    for t in compress extract compress-pdf compress-photos; do
         put "$(fill_keyfile "$(<"$SRC/dolphin/$APP.$t.desktop.in")")"$'\n' "$DATA/kio/servicemenus/$APP.$t.desktop" 755
     done
     t=$(<"$SRC/nautilus-python/io_github_archiver.py.in")$'\n'
     t=${t//@BIN_DIR_PY@/$(python_string "$BINDIR")}; t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
+    t=${t//@PHOTO_TYPES@/$PHOTO_TYPES}
     put "$t" "$DATA/nautilus-python/extensions/io_github_archiver.py"
     put "$(<"$MIME_PACKAGE")"$'\n' "$DATA/mime/packages/$APP.xml"
     put "$(<"$SRC/$APP.gschema.xml")"$'\n' "$DATA/glib-2.0/schemas/$APP.gschema.xml"

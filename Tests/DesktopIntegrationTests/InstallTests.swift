@@ -5,20 +5,39 @@ import Testing
 /// What install puts down, checked with the real validators and parsers; and that uninstall takes it all back.
 @Suite struct InstallTests {
     static let app = "io.github.archiver"
-    static let entries = ["compress", "compress-zip", "compress-7z", "compress-tar-xz", "compress-password", "compress-each", "compress-parts", "extract-here", "extract-to"]
+    static let entries = [
+        "compress", "compress-zip", "compress-7z", "compress-tar-xz", "compress-password", "compress-each", "compress-parts",
+        "extract-here", "extract-to", "compress-pdf", "compress-photos",
+    ]
+    /// What each kind of entry is offered for, as DES-EMA and Dolphin files say it.
+    static let photoTypes = "image/jpeg;image/png;image/heic;image/heif;image/avif;image/webp;image/tiff;"
+    static func offered(_ entry: String) -> (types: String?, prefix: String?) {
+        switch entry {
+        case "compress-pdf": ("application/pdf;", nil)
+        case "compress-photos": (photoTypes + "inode/directory;", nil)
+        case let e where e.hasPrefix("extract"): (nil, "application/zip;")
+        default: ("all/all;", nil)
+        }
+    }
 
     @Test func applicationFilesPassDesktopFileValidate() throws {
         let home = try Home()
         defer { home.remove() }
         try home.integration("install")
-        for name in ["Extract", "Compress"] {
+        let handlers = [
+            "Extract": "extract", "Compress": "compress", "CompressPdf": "compress-pdf", "CompressPhotos": "compress-photos",
+        ]
+        for (name, executable) in handlers {
             let path = "\(home.data)/applications/\(Self.app).\(name).desktop"
             let result = try home.tool("desktop-file-validate", path)
             #expect(result.ok && result.stdout.isEmpty && result.stderr.isEmpty, "\(path): \(result.stdout)\(result.stderr)")
             let file = try KeyFile(path: path)
-            #expect(file["Desktop Entry", "TryExec"] == "\(home.bin)/\(name.lowercased())-with-archiver")
+            #expect(file["Desktop Entry", "TryExec"] == "\(home.bin)/\(executable)-with-archiver")
             #expect(file["Desktop Entry", "NoDisplay"] == "true")
         }
+        // "Open with" offers Compress PDF for PDFs and Compress Photos for photos, nothing else.
+        #expect(try KeyFile(path: "\(home.data)/applications/\(Self.app).CompressPdf.desktop")["Desktop Entry", "MimeType"] == "application/pdf;")
+        #expect(try KeyFile(path: "\(home.data)/applications/\(Self.app).CompressPhotos.desktop")["Desktop Entry", "MimeType"] == Self.photoTypes)
         let extract = try KeyFile(path: "\(home.data)/applications/\(Self.app).Extract.desktop")
         let types = Set((extract["Desktop Entry", "MimeType"] ?? "").split(separator: ";").map(String.init))
         // Old and new shared-mime-info names, the Outlook alias and our split-part type (notes §1).
@@ -39,7 +58,7 @@ import Testing
         try home.integration("install")
         var keyFiles: [String] = []
 
-        for kind in ["compress", "extract"] {
+        for kind in ["compress", "extract", "compress-pdf", "compress-photos"] {
             let path = "\(home.data)/kio/servicemenus/\(Self.app).\(kind).desktop"
             keyFiles.append(path)
             #expect(FileManager.default.isExecutableFile(atPath: path), "Dolphin ignores a non-executable \(path)")
@@ -47,9 +66,13 @@ import Testing
             #expect(file["Desktop Entry", "Type"] == "Service")
             #expect(file["Desktop Entry", "X-KDE-Submenu"] == "Archiver")
             let types = file["Desktop Entry", "MimeType"] ?? ""
-            #expect(kind == "compress" ? types == "all/all;" : !types.contains("all/") && !types.contains("inode/"))
+            if kind == "extract" {
+                #expect(!types.contains("all/") && !types.contains("inode/"))
+            } else {
+                #expect(types == Self.offered(kind).types, "\(kind): \(types)")
+            }
             let actions = (file["Desktop Entry", "Actions"] ?? "").split(separator: ";")
-            #expect(actions.count == (kind == "compress" ? 7 : 2))
+            #expect(actions.count == ["compress": 7, "extract": 2][kind, default: 1])
             for action in actions {
                 #expect(file["Desktop Action \(action)", "Name"] != nil)
                 #expect(file["Desktop Action \(action)", "Exec"]?.hasSuffix(" -- %F") == true)
@@ -62,7 +85,7 @@ import Testing
             let nemo = try KeyFile(path: nemoPath)
             #expect(nemo["Nemo Action", "Name"] != nil && nemo["Nemo Action", "Selection"] == "notnone")
             #expect(nemo["Nemo Action", "Exec"]?.hasSuffix(" -- %F") == true)
-            let filter = entry.hasPrefix("extract") ? nemo["Nemo Action", "Mimetypes"] : nemo["Nemo Action", "Extensions"]
+            let filter = Self.offered(entry).types == "all/all;" ? nemo["Nemo Action", "Extensions"] : nemo["Nemo Action", "Mimetypes"]
             #expect(filter?.isEmpty == false, "\(nemoPath) has no filter")
 
             let action = try KeyFile(path: actionPath)
@@ -70,7 +93,8 @@ import Testing
             #expect(action["Desktop Entry", "Profiles"] == "selection;")
             #expect(action["Desktop Entry", "Tooltip"] == nil, "PCManFM shows a Tooltip instead of the Name")
             let types = action["X-Action-Profile selection", "MimeTypes"] ?? ""
-            #expect(entry.hasPrefix("extract") ? types.hasPrefix("application/zip;") : types == "all/all;")
+            let offered = Self.offered(entry)
+            #expect(offered.types.map { types == $0 } ?? types.hasPrefix(offered.prefix ?? ""), "\(entry): \(types)")
             #expect(action["X-Action-Profile selection", "Exec"]?.hasSuffix(" -- %F") == true)
         }
         // GLib's own parser, the one Nemo and Caja use.
@@ -79,7 +103,7 @@ import Testing
                              environment: home.environment)
         #expect(parsed.ok, "GKeyFile: \(parsed.stderr)")
 
-        for entry in ["Compress", "Compress to ZIP", "Compress to 7z", "Compress to tar.xz", "Compress with Password…", "Compress Each Separately", "Compress in Parts…", "Extract Here", "Extract to…"] {
+        for entry in QuotingTests.labels.values {
             let script = "\(home.data)/nautilus/scripts/Archiver/\(entry)"
             #expect(FileManager.default.isExecutableFile(atPath: script))
             #expect(try home.tool("sh", "-n", script).ok)

@@ -47,6 +47,13 @@ import Testing
         }
         // The type Outlook puts on mail attachments reaches us through its alias.
         #expect(try home.tool("gio", "mime", "application/x-zip-compressed").stdout.contains("io.github.archiver.Extract.desktop"))
+        // "Open with" lists Compress PDF for PDFs and Compress Photos for photos (HEIC too), and neither
+        // for archives.
+        #expect(try home.tool("gio", "mime", "application/pdf").stdout.contains("io.github.archiver.CompressPdf.desktop"))
+        for type in ["image/jpeg", "image/heic", "image/png"] {
+            #expect(try home.tool("gio", "mime", type).stdout.contains("io.github.archiver.CompressPhotos.desktop"), "\(type)")
+        }
+        #expect(try !home.tool("gio", "mime", "application/zip").stdout.contains("CompressP"))
     }
 
     @Test func mailAttachmentOpensIntoDownloads() throws {

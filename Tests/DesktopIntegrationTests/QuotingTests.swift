@@ -8,11 +8,19 @@ import Testing
     static let labels = [
         "compress": "Compress", "compress-zip": "Compress to ZIP", "compress-7z": "Compress to 7z",
         "compress-tar-xz": "Compress to tar.xz", "compress-password": "Compress with Password…", "compress-each": "Compress Each Separately", "compress-parts": "Compress in Parts…", "extract-here": "Extract Here", "extract-to": "Extract to…",
+        "compress-pdf": "Compress PDF", "compress-photos": "Compress Photos",
     ]
     static let options: [String: [String]] = [
         "compress": [], "compress-zip": ["--format", "zip"], "compress-7z": ["--format", "7z"],
         "compress-tar-xz": ["--format", "tar.xz"], "compress-password": ["--encrypt"], "compress-each": ["--each"], "compress-parts": ["--split", "ask"], "extract-here": [], "extract-to": ["--choose-folder"],
+        "compress-pdf": [], "compress-photos": [],
     ]
+    /// Which executable an entry runs, as its name in service menus and handler files says it.
+    static func executable(_ entry: String) -> String {
+        ["compress-pdf", "compress-photos"].contains(entry) ? entry : entry.hasPrefix("extract") ? "extract" : "compress"
+    }
+    /// The "Open with" handler that runs an entry's executable.
+    static let handlers = ["compress": "Compress", "extract": "Extract", "compress-pdf": "CompressPdf", "compress-photos": "CompressPhotos"]
     static let mechanisms = ["dolphin", "open-with", "nemo", "file-manager-actions", "thunar", "nautilus-script", "nautilus-python"]
 
     /// The argv a file manager runs for `entry` on `files` (absolute paths in `folder`), and its directory.
@@ -20,10 +28,10 @@ import Testing
         let data = home.data, app = "io.github.archiver"
         switch mechanism {
         case "dolphin":
-            let file = try KeyFile(path: "\(data)/kio/servicemenus/\(app).\(entry.hasPrefix("extract") ? "extract" : "compress").desktop")
+            let file = try KeyFile(path: "\(data)/kio/servicemenus/\(app).\(executable(entry)).desktop")
             return (try Launch.desktopEntry(exec: file["Desktop Action \(entry)", "Exec"] ?? "", files: files), nil)
         case "open-with":  // the application entries run one default command each
-            let file = try KeyFile(path: "\(data)/applications/\(app).\(entry.hasPrefix("extract") ? "Extract" : "Compress").desktop")
+            let file = try KeyFile(path: "\(data)/applications/\(app).\(handlers[executable(entry)] ?? "").desktop")
             return (try Launch.desktopEntry(exec: file["Desktop Entry", "Exec"] ?? "", files: files), nil)
         case "nemo":
             let file = try KeyFile(path: "\(data)/nemo/actions/\(app).\(entry).nemo_action")
@@ -91,16 +99,32 @@ import Testing
             try write(zipBytes, to: path)
             return path
         }
+        // PDFs and photos for their entries, by their first bytes too: the nautilus-python extension checks.
+        let pdfs = try oddNames.map { name -> Bytes in
+            let path = folder / (name + Bytes(".pdf"))
+            try write(Bytes("%PDF-1.4\n%\u{E2}\u{E3}\n".utf8), to: path)
+            return path
+        }
+        let photos = try oddNames.map { name -> Bytes in
+            let path = folder / (name + Bytes(".jpg"))
+            try write([0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + Bytes("JFIF".utf8) + [0], to: path)
+            return path
+        }
         let record = home.root + "/argv"
         for mechanism in Self.mechanisms {
             for entry in Self.labels.keys.sorted() {
-                if mechanism == "open-with" && !["compress", "extract-here"].contains(entry) { continue }
-                let files = entry.hasPrefix("extract") ? archives : oddNames.map { folder / $0 }
+                if mechanism == "open-with" && !["compress", "extract-here", "compress-pdf", "compress-photos"].contains(entry) { continue }
+                let files = switch Self.executable(entry) {
+                case "extract": archives
+                case "compress-pdf": pdfs
+                case "compress-photos": photos
+                default: oddNames.map { folder / $0 }
+                }
                 let (argv, cwd) = try Self.launch(mechanism, entry, files: files, folder: folder, home: home)
                 unlink(record)
                 try run(argv, environment: home.environment.merging(["ARGV_RECORD": record]) { $1 }, in: cwd)
                 let recorded = (contents(Bytes(record)) ?? []).split(separator: 0, omittingEmptySubsequences: false).dropLast().map(Array.init)
-                let exe = Bytes(stubs + (entry.hasPrefix("extract") ? "/extract-with-archiver" : "/compress-with-archiver"))
+                let exe = Bytes(stubs + "/\(Self.executable(entry))-with-archiver")
                 let names = mechanism == "nautilus-script" ? files.map { Array($0.dropFirst(folder.count + 1)) } : files
                 let expected = [exe] + (Self.options[entry] ?? []).map { Bytes($0) } + [Bytes("--")] + names
                 #expect(recorded == expected, "\(mechanism) \(entry): \(recorded.map(\.text))")

@@ -20,7 +20,9 @@ enum Paths {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let script = packageRoot + "/scripts/desktop-integration.sh"
     static let builtBin = ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"] ?? packageRoot + "/.build/debug"
-    static let executables = ["compress-with-archiver", "extract-with-archiver"]
+    static let executables = [
+        "compress-with-archiver", "extract-with-archiver", "compress-pdf-with-archiver", "compress-photos-with-archiver",
+    ]
 }
 
 struct Failure: Error, CustomStringConvertible {
