@@ -22,6 +22,8 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <deque>
+#include <thread>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -319,36 +321,51 @@ Image loadJPEG(void const *data, size_t size, int bands, int shrink) {
     return image;
 }
 
-/// The image's samples as a vips image of `bands` 8-bit bands, shrunk on load by `shrink` when it is a
-/// plain JPEG (libjpeg's DCT scaling: much faster than decoding it whole). `keep` holds decoded samples
-/// the image points into.
-Image decode(QPDFObjectHandle stream, int bands, long long width, long long height, int shrink,
-             std::shared_ptr<Buffer> &keep, std::string &text) {
-    std::vector<std::string> names;
-    if (!filters(stream.getDict(), names) || !decodable(names)) return Image();
-    auto const isDCT = [](std::string const &name) { return name == "/DCTDecode" || name == "/DCT"; };
-    if (names.size() == 1 && isDCT(names[0])) {
-        keep = stream.getRawStreamData();
-        return loadJPEG(keep->getBuffer(), keep->getSize(), bands, shrink);
+/// An image's data as read by qpdf, for libvips to decode on another thread: a JPEG (kept as such, so
+/// that libjpeg can shrink it while decoding, much faster than decoding it whole) or decoded samples.
+struct Samples {
+    std::string jpeg;
+    std::shared_ptr<Buffer> raw;
+    int bands = 0;
+    long long width = 0, height = 0;
+
+    /// Reads `stream`; false when its filters are not ones we decode or the samples do not add up.
+    bool read(QPDFObjectHandle stream, int bandCount, long long w, long long h) {
+        bands = bandCount;
+        width = w;
+        height = h;
+        std::vector<std::string> names;
+        if (!filters(stream.getDict(), names) || !decodable(names)) return false;
+        auto const isDCT = [](std::string const &name) { return name == "/DCTDecode" || name == "/DCT"; };
+        if (names.size() == 1 && isDCT(names[0])) {
+            std::shared_ptr<Buffer> data = stream.getRawStreamData();
+            jpeg.assign(reinterpret_cast<char const *>(data->getBuffer()), data->getSize());
+            return true;
+        }
+        // ReportLab's default: the JPEG inside ASCII85. Unwrapped here, it still gets the fast shrink.
+        if (names.size() == 2 && (names[0] == "/ASCII85Decode" || names[0] == "/A85") && isDCT(names[1]) &&
+            ascii85(*stream.getRawStreamData(), jpeg)) {
+            return true;
+        }
+        jpeg.clear();
+        try {
+            raw = stream.getStreamData(qpdf_dl_all);
+        } catch (std::exception const &) {
+            return false;
+        }
+        return static_cast<unsigned long long>(raw->getSize()) == static_cast<unsigned long long>(width * height * bands);
     }
-    // ReportLab's default: the JPEG inside ASCII85. Unwrapped here, it still gets libjpeg's fast shrink.
-    if (names.size() == 2 && (names[0] == "/ASCII85Decode" || names[0] == "/A85") && isDCT(names[1])) {
-        keep = stream.getRawStreamData();
-        if (ascii85(*keep, text)) return loadJPEG(text.data(), text.size(), bands, shrink);
+
+    /// The samples as a vips image, shrunk on load by `shrink` when they are a JPEG. It points into this
+    /// object, which must outlive it.
+    Image load(int shrink) const {
+        if (!jpeg.empty()) return loadJPEG(jpeg.data(), jpeg.size(), bands, shrink);
+        VipsImage *out = vips_image_new_from_memory(raw->getBuffer(), raw->getSize(), static_cast<int>(width),
+                                                    static_cast<int>(height), bands, VIPS_FORMAT_UCHAR);
+        if (!out) vips_error_clear();
+        return Image(out);
     }
-    try {
-        keep = stream.getStreamData(qpdf_dl_all);
-    } catch (std::exception const &) {
-        return Image();
-    }
-    if (static_cast<unsigned long long>(keep->getSize()) != static_cast<unsigned long long>(width * height * bands)) {
-        return Image();
-    }
-    VipsImage *out = vips_image_new_from_memory(keep->getBuffer(), keep->getSize(), static_cast<int>(width),
-                                                static_cast<int>(height), bands, VIPS_FORMAT_UCHAR);
-    if (!out) vips_error_clear();
-    return Image(out);
-}
+};
 
 /// `image` resampled to exactly `width` × `height`: a box filter for the whole factors, then Lanczos for
 /// what remains. vips_resize alone on a large image in memory is 5 times slower (libvips 8.14), for the
@@ -392,6 +409,57 @@ bool pixels(Image const &image, std::string &bytes) {
     return true;
 }
 
+/// One image to resample: read by qpdf on the main thread, resampled and encoded by libvips on a worker,
+/// written back by qpdf on the main thread (qpdf's objects are not thread-safe; libvips is).
+struct Resample {
+    QPDFObjectHandle image;
+    long long newWidth = 0, newHeight = 0;
+    int shrink = 1;
+    size_t before = 0;
+    Samples samples;
+    /// The soft mask, when it is larger than the new size and decodable.
+    QPDFObjectHandle mask;
+    Samples maskSamples;
+    bool hasMask = false;
+    int quality = 50;
+
+    /// Filled by `encode()`.
+    std::string jpeg;
+    std::string maskBytes;
+    bool encoded = false;
+    bool maskEncoded = false;
+
+    /// The libvips half: no qpdf call here.
+    void encode() {
+        Image small = resample(samples.load(shrink), newWidth, newHeight);
+        if (!small) return;
+        void *buffer = nullptr;
+        size_t size = 0;
+        if (vips_jpegsave_buffer(small.pointer, &buffer, &size, "Q", quality, "strip", TRUE, "optimize_coding", TRUE,
+                                 nullptr) != 0) {
+            vips_error_clear();
+            return;
+        }
+        jpeg.assign(static_cast<char const *>(buffer), size);
+        g_free(buffer);
+        // A JPEG that is not smaller than what is there is one more generation of loss for nothing.
+        encoded = jpeg.size() < before;
+        if (encoded && hasMask) {
+            Image smallMask = resample(maskSamples.load(1), newWidth, newHeight);
+            maskEncoded = smallMask && pixels(smallMask, maskBytes);
+        }
+    }
+};
+
+/// Runs `Resample::encode` on its own thread, never throwing.
+void encodeSafely(Resample *job) {
+    try {
+        job->encode();
+    } catch (...) {
+        job->encoded = false;
+    }
+}
+
 /// The image pass over one open document.
 struct ImagePass {
     QPDF &pdf;
@@ -399,69 +467,48 @@ struct ImagePass {
     pdfshim_result &result;
     std::set<QPDFObjGen> resizedMasks;
 
-    /// Resamples one image (and its soft mask) if that makes it smaller. Returns whether it was replaced.
-    bool shrink(QPDFObjectHandle image, long long width, long long height, long long newWidth, long long newHeight,
-                int bands) {
+    /// Reads what the worker needs. False when the image cannot be decoded.
+    bool prepare(Resample &job, long long width, long long height, int bands) {
         // The largest power-of-two JPEG shrink that still leaves at least the new size.
-        int factor = 1;
-        while (factor < 8 && width / (factor * 2) >= newWidth && height / (factor * 2) >= newHeight) factor *= 2;
-        std::shared_ptr<Buffer> samples;
-        std::string text;
-        Image decoded = decode(image, bands, width, height, factor, samples, text);
-        if (!decoded) return false;
-        Image small = resample(decoded, newWidth, newHeight);
-        if (!small) return false;
-        void *jpeg = nullptr;
-        size_t jpegSize = 0;
-        if (vips_jpegsave_buffer(small.pointer, &jpeg, &jpegSize, "Q", options.jpeg_quality, "strip", TRUE,
-                                 "optimize_coding", TRUE, nullptr) != 0) {
-            vips_error_clear();
-            return false;
+        while (job.shrink < 8 && width / (job.shrink * 2) >= job.newWidth && height / (job.shrink * 2) >= job.newHeight) {
+            job.shrink *= 2;
         }
-        std::string encoded(static_cast<char const *>(jpeg), jpegSize);
-        g_free(jpeg);
-        // A JPEG that is not smaller than what is there is one more generation of loss for nothing.
-        QPDFObjectHandle length = image.getDict().getKey("/Length");
-        size_t const before = length.isInteger() && length.getIntValue() > 0 ? static_cast<size_t>(length.getIntValue())
-                                                                              : image.getRawStreamData()->getSize();
-        if (encoded.size() >= before) return false;
-
-        QPDFObjectHandle dict = image.getDict();
+        job.quality = options.jpeg_quality;
+        QPDFObjectHandle dict = job.image.getDict();
+        QPDFObjectHandle length = dict.getKey("/Length");
+        job.before = length.isInteger() && length.getIntValue() > 0 ? static_cast<size_t>(length.getIntValue())
+                                                                    : job.image.getRawStreamData()->getSize();
+        if (!job.samples.read(job.image, bands, width, height)) return false;
+        // A mask left at its size is still correct: PDF maps a soft mask onto the image's unit square
+        // whatever its dimensions. Resampled with the image, it costs far less.
         QPDFObjectHandle mask = dict.getKey("/SMask");
-        std::string maskBytes;
-        bool maskReady = false;
-        if (mask.isStream() && !resizedMasks.count(mask.getObjGen())) {
-            maskReady = resampleMask(mask, newWidth, newHeight, maskBytes);
-        }
-        image.replaceStreamData(encoded, QPDFObjectHandle::newName("/DCTDecode"), QPDFObjectHandle::newNull());
-        dict.replaceKey("/Width", QPDFObjectHandle::newInteger(newWidth));
-        dict.replaceKey("/Height", QPDFObjectHandle::newInteger(newHeight));
-        dict.replaceKey("/BitsPerComponent", QPDFObjectHandle::newInteger(8));
-        if (maskReady) {
-            // Left unfiltered here: the writer compresses it with Flate, losslessly, as masks need.
-            mask.replaceStreamData(maskBytes, QPDFObjectHandle::newNull(), QPDFObjectHandle::newNull());
-            mask.getDict().replaceKey("/Width", QPDFObjectHandle::newInteger(newWidth));
-            mask.getDict().replaceKey("/Height", QPDFObjectHandle::newInteger(newHeight));
-            resizedMasks.insert(mask.getObjGen());
+        long long maskWidth = 0, maskHeight = 0, depth = 0;
+        if (mask.isStream() && !resizedMasks.count(mask.getObjGen()) && integer(mask.getDict(), "/Width", maskWidth) &&
+            integer(mask.getDict(), "/Height", maskHeight) && integer(mask.getDict(), "/BitsPerComponent", depth) &&
+            depth == 8 && maskWidth > job.newWidth && maskHeight > job.newHeight) {
+            job.mask = mask;
+            job.hasMask = job.maskSamples.read(mask, 1, maskWidth, maskHeight);
         }
         return true;
     }
 
-    /// The soft mask at the image's new size, when it is larger and decodable. A mask left at its size is
-    /// still correct: PDF maps a soft mask onto the image's unit square whatever its dimensions.
-    bool resampleMask(QPDFObjectHandle mask, long long newWidth, long long newHeight, std::string &bytes) {
-        QPDFObjectHandle dict = mask.getDict();
-        long long width = 0, height = 0, depth = 0;
-        if (!integer(dict, "/Width", width) || !integer(dict, "/Height", height) ||
-            !integer(dict, "/BitsPerComponent", depth) || depth != 8 || width <= newWidth || height <= newHeight) {
-            return false;
+    /// Writes a resampled image (and mask) back. Returns whether the image was replaced.
+    bool apply(Resample &job) {
+        if (!job.encoded) return false;
+        QPDFObjectHandle dict = job.image.getDict();
+        job.image.replaceStreamData(job.jpeg, QPDFObjectHandle::newName("/DCTDecode"), QPDFObjectHandle::newNull());
+        dict.replaceKey("/Width", QPDFObjectHandle::newInteger(job.newWidth));
+        dict.replaceKey("/Height", QPDFObjectHandle::newInteger(job.newHeight));
+        dict.replaceKey("/BitsPerComponent", QPDFObjectHandle::newInteger(8));
+        // Two images sharing one mask: the first to finish resizes it, the other leaves it.
+        if (job.maskEncoded && !resizedMasks.count(job.mask.getObjGen())) {
+            // Left unfiltered here: the writer compresses it with Flate, losslessly, as masks need.
+            job.mask.replaceStreamData(job.maskBytes, QPDFObjectHandle::newNull(), QPDFObjectHandle::newNull());
+            job.mask.getDict().replaceKey("/Width", QPDFObjectHandle::newInteger(job.newWidth));
+            job.mask.getDict().replaceKey("/Height", QPDFObjectHandle::newInteger(job.newHeight));
+            resizedMasks.insert(job.mask.getObjGen());
         }
-        std::shared_ptr<Buffer> samples;
-        std::string text;
-        Image decoded = decode(mask, 1, width, height, 1, samples, text);
-        if (!decoded) return false;
-        Image small = resample(decoded, newWidth, newHeight);
-        return small && pixels(small, bytes);
+        return true;
     }
 
     void report(int done, int total) {
@@ -499,12 +546,12 @@ struct ImagePass {
             QPDFObjectHandle mask = entry.second.getDict().getKey("/SMask");
             if (mask.isStream()) masks.insert(mask.getObjGen());
         }
-        struct Job {
+        struct Candidate {
             QPDFObjectHandle image;
             long long width, height, newWidth, newHeight;
             int bands;
         };
-        std::vector<Job> jobs;
+        std::vector<Candidate> candidates;
         for (auto const &entry : images) {
             QPDFObjectHandle image = entry.second;
             QPDFObjectHandle dict = image.getDict();
@@ -523,15 +570,24 @@ struct ImagePass {
                                        options.target_dpi, &newWidth, &newHeight)) {
                 continue;
             }
-            jobs.push_back({image, width, height, newWidth, newHeight, bands});
+            candidates.push_back({image, width, height, newWidth, newHeight, bands});
         }
-        result.images_candidates = static_cast<int32_t>(jobs.size());
+        result.images_candidates = static_cast<int32_t>(candidates.size());
+        int const total = static_cast<int>(candidates.size());
         int done = 0;
-        report(done, static_cast<int>(jobs.size()));
-        for (auto &job : jobs) {
+        report(done, total);
+
+        // While libvips encodes one image on each core, qpdf reads the next: at most that many images'
+        // samples are in memory at once.
+        unsigned const workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+        std::deque<std::pair<std::unique_ptr<Resample>, std::thread>> running;
+        auto finishOldest = [&] {
+            auto [job, thread] = std::move(running.front());
+            running.pop_front();
+            thread.join();
             bool replaced = false;
             try {
-                replaced = shrink(job.image, job.width, job.height, job.newWidth, job.newHeight, job.bands);
+                replaced = apply(*job);
             } catch (std::exception const &) {
                 replaced = false;
             }
@@ -540,7 +596,34 @@ struct ImagePass {
             } else {
                 result.images_kept++;
             }
-            report(++done, static_cast<int>(jobs.size()));
+            report(++done, total);
+        };
+        try {
+            for (auto &candidate : candidates) {
+                auto job = std::make_unique<Resample>();
+                job->image = candidate.image;
+                job->newWidth = candidate.newWidth;
+                job->newHeight = candidate.newHeight;
+                bool ready = false;
+                try {
+                    ready = prepare(*job, candidate.width, candidate.height, candidate.bands);
+                } catch (std::exception const &) {
+                    ready = false;
+                }
+                if (!ready) {
+                    result.images_kept++;
+                    report(++done, total);
+                    continue;
+                }
+                Resample *pointer = job.get();
+                running.emplace_back(std::move(job), std::thread(encodeSafely, pointer));
+                if (running.size() >= workers) finishOldest();
+            }
+            while (!running.empty()) finishOldest();
+        } catch (...) {
+            // Cancelled (or worse): the workers touch only their own data; wait for them, then go.
+            for (auto &entry : running) entry.second.join();
+            throw;
         }
     }
 };
