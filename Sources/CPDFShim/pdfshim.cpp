@@ -661,14 +661,12 @@ extern "C" int32_t pdfshim_plan_resample(int64_t width, int64_t height, double w
     return 1;
 }
 
-extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output, pdfshim_options const *options,
-                                           pdfshim_result *result) {
-    std::memset(result, 0, sizeof(*result));
-    initialise();
-    QPDF pdf;
+namespace {
+/// Opens `input` into `pdf`, or says why not.
+pdfshim_status open(QPDF &pdf, char const *input, char const *password, pdfshim_result *result) {
     pdf.setSuppressWarnings(true);
     try {
-        pdf.processFile(input, options->password);
+        pdf.processFile(input, password);
     } catch (QPDFExc const &error) {
         setMessage(result, error.getMessageDetail());
         return error.getErrorCode() == qpdf_e_password ? PDFSHIM_NEEDS_PASSWORD : PDFSHIM_DAMAGED;
@@ -677,6 +675,30 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output
         return PDFSHIM_DAMAGED;
     }
     result->encrypted = pdf.isEncrypted() ? 1 : 0;
+    return PDFSHIM_OK;
+}
+}  // namespace
+
+extern "C" pdfshim_status pdfshim_inspect(char const *input, char const *password, pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    QPDF pdf;
+    pdfshim_status const status = open(pdf, input, password, result);
+    if (status != PDFSHIM_OK) return status;
+    try {
+        result->pages = static_cast<int32_t>(QPDFPageDocumentHelper(pdf).getAllPages().size());
+    } catch (std::exception const &error) {
+        setMessage(result, error.what());
+        return PDFSHIM_DAMAGED;
+    }
+    return PDFSHIM_OK;
+}
+
+extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output, pdfshim_options const *options,
+                                           pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    initialise();
+    QPDF pdf;
+    if (pdfshim_status const status = open(pdf, input, options->password, result); status != PDFSHIM_OK) return status;
     try {
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();

@@ -94,7 +94,7 @@ public enum PDFCompressor {
             imagesOversized: 0, imagesReplaced: 0, encrypted: false, repaired: false, flattened: options.flatten)
         if options.flatten {
             try Flattener.run(
-                input: input, into: temporary, quality: options.quality, control: control, passwords: passwords,
+                input: input, into: temporary, quality: options.quality, control: control,
                 progress: progress, result: &result)
         } else {
             try compressImages(

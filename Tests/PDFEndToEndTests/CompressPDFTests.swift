@@ -229,6 +229,18 @@ import Testing
             ])
     }
 
+    @Test func flattenRefusesWhatItCannotKeepEncrypted() throws {
+        let scratch = try ScratchDirectory()
+        try #require(
+            try Tool.run([
+                "/usr/bin/qpdf", "--encrypt", "", "owner", "256", "--", TestPDFs.a85, scratch.sub("restricted.pdf"),
+            ]).status == 0)
+        let run = try PDF.compress(["--no-notify", "--flatten", "restricted.pdf"], in: scratch.path)
+        #expect(run.status == 4, "\(run.errors)")
+        #expect(run.errors.contains("cannot keep the encryption"), "\(run.errors)")
+        #expect(PDF.names(in: scratch.path) == ["restricted.pdf"])
+    }
+
     @Test func flattenRendersPagesAndSaysSo() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "scan.pdf")

@@ -59,6 +59,10 @@ typedef struct {
 pdfshim_status pdfshim_compress(const char *input, const char *output, const pdfshim_options *options,
                                 pdfshim_result *result);
 
+/** Opens `input` (with `password`, which may be NULL) and fills `pages` and `encrypted` of `result`,
+    writing nothing. */
+pdfshim_status pdfshim_inspect(const char *input, const char *password, pdfshim_result *result);
+
 /** Writes `output`: a PDF of one page per JPEG, each page the JPEG's size at `dpi`, the image filling it
     (the flatten mode's rebuild after rendering). */
 pdfshim_status pdfshim_pages_from_jpegs(const char *const *jpegs, int32_t count, int32_t dpi, const char *output,
