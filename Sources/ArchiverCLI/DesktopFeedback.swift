@@ -53,8 +53,8 @@ package final class DesktopFeedback: @unchecked Sendable {
     /// - Parameters:
     ///   - item: the archive or extracted folder, shown selected by Open folder.
     ///   - attachable: offer Email… with this file.
-    /// - Parameter recent: the Recent entry's MIME type and command, for an item that is neither an archive
-    ///   nor a folder.
+    ///   - recent: the Recent entry's MIME type and command, for an item that is neither an archive nor a
+    ///     folder (a compressed PDF).
     package func succeeded(
         summary: String, body: String, item: FilePath?, attachable: FilePath? = nil,
         recent: (mimeType: String, exec: String)? = nil
