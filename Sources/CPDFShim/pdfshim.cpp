@@ -78,10 +78,12 @@ struct Placement {
 };
 
 /// Follows one content stream's graphics state, recording image placements and descending into forms.
+/// `resources` is a chain, innermost first: a name a form's own resources lack is looked up in those of
+/// whatever draws it, as poppler and pdf.js do (PDF 1.1 forms have none of their own).
 class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
   public:
     PlacementFinder(std::map<QPDFObjGen, Placement> &placements, std::map<QPDFObjGen, QPDFObjectHandle> &images,
-                    QPDFObjectHandle resources, Matrix ctm, std::set<QPDFObjGen> &openForms, int depth)
+                    std::vector<QPDFObjectHandle> resources, Matrix ctm, std::set<QPDFObjGen> &openForms, int depth)
         : placements(placements), images(images), resources(resources), ctm(ctm), openForms(openForms),
           depth(depth) {}
 
@@ -111,10 +113,14 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
 
   private:
     void draw(std::string const &name) {
-        if (!resources.isDictionary()) return;
-        QPDFObjectHandle xobjects = resources.getKey("/XObject");
-        if (!xobjects.isDictionary()) return;
-        QPDFObjectHandle xobject = xobjects.getKey(name);
+        QPDFObjectHandle xobject = QPDFObjectHandle::newNull();
+        for (auto &level : resources) {
+            QPDFObjectHandle xobjects = level.isDictionary() ? level.getKey("/XObject") : QPDFObjectHandle::newNull();
+            if (xobjects.isDictionary() && xobjects.hasKey(name)) {
+                xobject = xobjects.getKey(name);
+                break;
+            }
+        }
         if (!xobject.isStream()) return;
         QPDFObjectHandle dict = xobject.getDict();
         QPDFObjectHandle subtype = dict.getKey("/Subtype");
@@ -139,9 +145,9 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
         Matrix formMatrix;
         QPDFObjectHandle matrix = dict.getKey("/Matrix");
         if (matrix.isArray() && !Matrix::from(matrix.getArrayAsVector(), 0, formMatrix)) formMatrix = Matrix();
-        QPDFObjectHandle formResources = dict.getKey("/Resources");
-        // A form without resources uses its page's (PDF 1.1 practice, still found).
-        if (!formResources.isDictionary()) formResources = resources;
+        std::vector<QPDFObjectHandle> formResources = resources;
+        QPDFObjectHandle own = dict.getKey("/Resources");
+        if (own.isDictionary()) formResources.insert(formResources.begin(), own);
         openForms.insert(id);
         PlacementFinder inner(placements, images, formResources, formMatrix.times(ctm), openForms, depth + 1);
         try {
@@ -155,7 +161,7 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
   private:
     std::map<QPDFObjGen, Placement> &placements;
     std::map<QPDFObjGen, QPDFObjectHandle> &images;
-    QPDFObjectHandle resources;
+    std::vector<QPDFObjectHandle> resources;
     Matrix ctm;
     std::vector<Matrix> saved;
     std::vector<QPDFObjectHandle> operands;
@@ -207,7 +213,7 @@ void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources, s
         double const sx = std::fabs(rect[2] - rect[0]) / (right - left);
         double const sy = std::fabs(rect[3] - rect[1]) / (top - bottom);
         Matrix const fit{sx, 0, 0, sy, std::min(rect[0], rect[2]) - left * sx, std::min(rect[1], rect[3]) - bottom * sy};
-        PlacementFinder finder(placements, images, resources, fit, openForms, 0);
+        PlacementFinder finder(placements, images, {resources}, fit, openForms, 0);
         finder.form(form);
     }
 }
@@ -522,7 +528,7 @@ struct ImagePass {
         std::vector<QPDFPageObjectHelper> pages = QPDFPageDocumentHelper(pdf).getAllPages();
         result.pages = static_cast<int32_t>(pages.size());
         for (auto &page : pages) {
-            PlacementFinder finder(placements, images, page.getAttribute("/Resources", false), Matrix(), openForms, 0);
+            PlacementFinder finder(placements, images, {page.getAttribute("/Resources", false)}, Matrix(), openForms, 0);
             try {
                 page.parseContents(&finder);
             } catch (std::exception const &) {

@@ -92,6 +92,17 @@ import Testing
         #expect(try PDF.text(scratch.sub("stamp (compressed).pdf")).contains("Approved with a stamp"))
     }
 
+    @Test func nestedFormsMultiplyTheirMatrices() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.nested, into: scratch, as: "nested.pdf")
+        #expect(try PDF.checks(scratch.sub("nested.pdf")), "the hand-made fixture is sound")
+        let run = try PDF.compress(["--no-notify", "nested.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        // 300 pt = 4.17 in at 150 dpi.
+        let after = try PDF.images(scratch.sub("nested (compressed).pdf"))
+        #expect(after.first?.width == 625 && after.first?.xppi == 150, "\(after)")
+    }
+
     @Test func bilevelScanIsLeftAlone() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.bilevel, into: scratch, as: "fax.pdf")
