@@ -80,26 +80,30 @@ import Testing
         #expect(try PDF.checks(scratch.sub("a85 (compressed).pdf")))
     }
 
+    /// Compresses a copy of a hand-written fixture at Medium; its images and the copy's path.
+    private func compressHandMade(_ fixture: String, as name: String, in scratch: ScratchDirectory) throws -> (
+        images: [PDF.ImageRow], copy: String
+    ) {
+        _ = try TestPDFs.copy(fixture, into: scratch, as: name + ".pdf")
+        #expect(try PDF.checks(scratch.sub(name + ".pdf")), "the hand-made fixture is sound")
+        let run = try PDF.compress(["--no-notify", name + ".pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let copy = scratch.sub(name + " (compressed).pdf")
+        return (try PDF.images(copy), copy)
+    }
+
     @Test func annotationAppearancesCountAsPlacements() throws {
         let scratch = try ScratchDirectory()
-        _ = try TestPDFs.copy(TestPDFs.stamp, into: scratch, as: "stamp.pdf")
-        #expect(try PDF.checks(scratch.sub("stamp.pdf")), "the hand-made fixture is sound")
-        let run = try PDF.compress(["--no-notify", "stamp.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        let (after, copy) = try compressHandMade(TestPDFs.stamp, as: "stamp", in: scratch)
         // Drawn 1 in wide on the page but 6 in wide by the stamp: 900 px at 150 dpi, not 150.
-        let after = try PDF.images(scratch.sub("stamp (compressed).pdf"))
         #expect(after.first?.width == 900, "\(after)")
-        #expect(try PDF.text(scratch.sub("stamp (compressed).pdf")).contains("Approved with a stamp"))
+        #expect(try PDF.text(copy).contains("Approved with a stamp"))
     }
 
     @Test func nestedFormsMultiplyTheirMatrices() throws {
         let scratch = try ScratchDirectory()
-        _ = try TestPDFs.copy(TestPDFs.nested, into: scratch, as: "nested.pdf")
-        #expect(try PDF.checks(scratch.sub("nested.pdf")), "the hand-made fixture is sound")
-        let run = try PDF.compress(["--no-notify", "nested.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
         // 300 pt = 4.17 in at 150 dpi.
-        let after = try PDF.images(scratch.sub("nested (compressed).pdf"))
+        let (after, _) = try compressHandMade(TestPDFs.nested, as: "nested", in: scratch)
         #expect(after.first?.width == 625 && after.first?.xppi == 150, "\(after)")
     }
 
