@@ -20,6 +20,8 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
+#include <unistd.h>
 #include <cmath>
 #include <cstring>
 #include <deque>
@@ -643,8 +645,19 @@ pdfshim_status writeFailure(pdfshim_result *result, std::exception const &error)
     return PDFSHIM_WRITE_FAILED;
 }
 
-void write(QPDF &pdf, char const *output) {
-    QPDFWriter writer(pdf, output);
+/// Writes `pdf` into the open file `descriptor`, from its start.
+void write(QPDF &pdf, int descriptor) {
+    if (ftruncate(descriptor, 0) != 0 || lseek(descriptor, 0, SEEK_SET) != 0) {
+        throw QPDFSystemError("cannot rewind the output", errno);
+    }
+    int const copy = dup(descriptor);
+    FILE *file = copy < 0 ? nullptr : fdopen(copy, "wb");
+    if (!file) {
+        int const code = errno;
+        if (copy >= 0) close(copy);
+        throw QPDFSystemError("cannot open the output", code);
+    }
+    QPDFWriter writer(pdf, "output", file, true);
     writer.setObjectStreamMode(qpdf_o_generate);
     // The writer's defaults already compress streams after decoding the generalized filters; setting the
     // decode level explicitly would make it drop the input's encryption.
@@ -699,7 +712,7 @@ extern "C" pdfshim_status pdfshim_inspect(char const *input, char const *passwor
     return PDFSHIM_OK;
 }
 
-extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output, pdfshim_options const *options,
+extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshim_options const *options,
                                            pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
@@ -730,8 +743,8 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output
     return PDFSHIM_OK;
 }
 
-extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi,
-                                                   char const *output, pdfshim_result *result) {
+extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi, int output,
+                                                   pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     try {

@@ -8,7 +8,7 @@ import SystemPackage
 /// new PDF made of those pictures. For scans only: text, links, outline and forms do not survive.
 enum Flattener {
     static func run(
-        input: FilePath, into temporary: FilePath, quality: PDFQuality, control: JobControl,
+        input: FilePath, into temporary: FilePath, descriptor: Int32, quality: PDFQuality, control: JobControl,
         progress: (Int64, Int64?) -> Void, result: inout PDFCompressResult
     ) throws(ArchiverError) {
         guard let pdftoppm = Programs.find("pdftoppm") else {
@@ -56,9 +56,7 @@ enum Flattener {
         }
         var rebuilt = pdfshim_result()
         let status = withCStrings(jpegs) { list in
-            temporary.withPlatformString {
-                pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), $0, &rebuilt)
-            }
+            pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), descriptor, &rebuilt)
         }
         try PDFCompressor.check(status, rebuilt, input: input, temporary: temporary, callback: nil)
         result.pages = jpegs.count
