@@ -657,13 +657,21 @@ void write(QPDF &pdf, int descriptor) {
         if (copy >= 0) close(copy);
         throw QPDFSystemError("cannot open the output", code);
     }
-    QPDFWriter writer(pdf, "output", file, true);
-    writer.setObjectStreamMode(qpdf_o_generate);
-    // The writer's defaults already compress streams after decoding the generalized filters; setting the
-    // decode level explicitly would make it drop the input's encryption.
-    writer.setRecompressFlate(true);
-    writer.setPreserveEncryption(true);
-    writer.write();
+    // Closed here, not by qpdf: it ignores what fclose says, and a full disk often shows only there, when
+    // the last buffer is flushed. The copy would be cut short and look complete.
+    std::unique_ptr<FILE, int (*)(FILE *)> owner(file, fclose);
+    {
+        QPDFWriter writer(pdf, "output", file, false);
+        writer.setObjectStreamMode(qpdf_o_generate);
+        // The writer's defaults already compress streams after decoding the generalized filters; setting
+        // the decode level explicitly would make it drop the input's encryption.
+        writer.setRecompressFlate(true);
+        writer.setPreserveEncryption(true);
+        writer.write();
+    }
+    bool const flushed = std::fflush(file) == 0 && !std::ferror(file);
+    int const code = errno;
+    if (std::fclose(owner.release()) != 0 || !flushed) throw QPDFSystemError("cannot write the output", flushed ? errno : code);
 }
 
 }  // namespace

@@ -210,6 +210,19 @@ import Testing
         #expect(words.output.contains("already optimal"), "\(words.output)")
     }
 
+    @Test(.enabled(if: TinyDisk.available, "needs root to mount a small tmpfs"))
+    func fullDiskLeavesNothing() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "in.pdf")
+        let disk = try #require(TinyDisk(in: scratch))
+        // 1.95 of the disk's 2 MB taken: the copy (about 190 kB) cannot fit.
+        try Data(count: 1_950_000).write(to: URL(fileURLWithPath: disk.path + "/filler"))
+        let run = try PDF.compress(["--no-notify", "-o", disk.path + "/out.pdf", "in.pdf"], in: scratch.path)
+        #expect(run.status == 7, "\(run.errors)")
+        #expect(run.errors.contains("is full"), "\(run.errors)")
+        #expect(PDF.names(in: disk.path) == ["filler"])
+    }
+
     @Test func namesNeverOverwrite() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "doc.pdf")
