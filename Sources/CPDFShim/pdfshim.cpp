@@ -182,7 +182,8 @@ bool rectangle(QPDFObjectHandle array, double (&box)[4]) {
 
 /// Records the images an annotation's appearance streams draw (a stamp, a signature). PDF fits the
 /// appearance's transformed bounding box into the annotation's rectangle (ISO 32000 12.5.5).
-void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources, std::map<QPDFObjGen, Placement> &placements,
+void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources,
+                      std::map<QPDFObjGen, Placement> &placements,
                       std::map<QPDFObjGen, QPDFObjectHandle> &images, std::set<QPDFObjGen> &openForms) {
     double rect[4];
     QPDFObjectHandle appearances = annotation.isDictionary() ? annotation.getKey("/AP") : QPDFObjectHandle::newNull();
@@ -214,7 +215,8 @@ void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources, s
         if (!(right - left > 0) || !(top - bottom > 0)) continue;
         double const sx = std::fabs(rect[2] - rect[0]) / (right - left);
         double const sy = std::fabs(rect[3] - rect[1]) / (top - bottom);
-        Matrix const fit{sx, 0, 0, sy, std::min(rect[0], rect[2]) - left * sx, std::min(rect[1], rect[3]) - bottom * sy};
+        Matrix const fit{sx, 0, 0, sy, std::min(rect[0], rect[2]) - left * sx,
+                         std::min(rect[1], rect[3]) - bottom * sy};
         PlacementFinder finder(placements, images, {resources}, fit, openForms, 0);
         finder.form(form);
     }
@@ -361,7 +363,8 @@ struct Samples {
         } catch (std::exception const &) {
             return false;
         }
-        return static_cast<unsigned long long>(raw->getSize()) == static_cast<unsigned long long>(width * height * bands);
+        return static_cast<unsigned long long>(raw->getSize()) ==
+               static_cast<unsigned long long>(width * height * bands);
     }
 
     /// The samples as a vips image, shrunk on load by `shrink` when they are a JPEG. It points into this
@@ -478,7 +481,8 @@ struct ImagePass {
     /// Reads what the worker needs. False when the image cannot be decoded.
     bool prepare(Resample &job, long long width, long long height, int bands) {
         // The largest power-of-two JPEG shrink that still leaves at least the new size.
-        while (job.shrink < 8 && width / (job.shrink * 2) >= job.newWidth && height / (job.shrink * 2) >= job.newHeight) {
+        while (job.shrink < 8 && width / (job.shrink * 2) >= job.newWidth &&
+               height / (job.shrink * 2) >= job.newHeight) {
             job.shrink *= 2;
         }
         job.quality = options.jpeg_quality;
@@ -530,7 +534,8 @@ struct ImagePass {
         std::vector<QPDFPageObjectHelper> pages = QPDFPageDocumentHelper(pdf).getAllPages();
         result.pages = static_cast<int32_t>(pages.size());
         for (auto &page : pages) {
-            PlacementFinder finder(placements, images, {page.getAttribute("/Resources", false)}, Matrix(), openForms, 0);
+            QPDFObjectHandle resources = page.getAttribute("/Resources", false);
+            PlacementFinder finder(placements, images, {resources}, Matrix(), openForms, 0);
             try {
                 page.parseContents(&finder);
             } catch (std::exception const &) {
@@ -540,7 +545,7 @@ struct ImagePass {
             if (!annotations.isArray()) continue;
             for (auto &annotation : annotations.getArrayAsVector()) {
                 try {
-                    placeAppearances(annotation, page.getAttribute("/Resources", false), placements, images, openForms);
+                    placeAppearances(annotation, resources, placements, images, openForms);
                 } catch (std::exception const &) {
                     // As above: an unreadable appearance leaves its images untouched.
                 }
@@ -671,7 +676,9 @@ void write(QPDF &pdf, int descriptor) {
     }
     bool const flushed = std::fflush(file) == 0 && !std::ferror(file);
     int const code = errno;
-    if (std::fclose(owner.release()) != 0 || !flushed) throw QPDFSystemError("cannot write the output", flushed ? errno : code);
+    if (std::fclose(owner.release()) != 0 || !flushed) {
+        throw QPDFSystemError("cannot write the output", flushed ? errno : code);
+    }
 }
 
 }  // namespace
