@@ -358,6 +358,8 @@ struct Samples {
             return true;
         }
         jpeg.clear();
+        // Decoded whole in memory: a gigabyte of samples is more than a desktop job should take.
+        if (width * height * bands > (1LL << 30)) return false;
         try {
             raw = stream.getStreamData(qpdf_dl_all);
         } catch (std::exception const &) {
@@ -577,6 +579,9 @@ struct ImagePass {
             int const bands = components(dict.getKey("/ColorSpace"));
             std::vector<std::string> names;
             if (bands == 0 || !filters(dict, names) || !decodable(names)) continue;
+            // /ColorTransform overrides what the JPEG says of its colours; libjpeg would not know.
+            QPDFObjectHandle parameters = dict.getKey("/DecodeParms");
+            if (parameters.isDictionary() && parameters.hasKey("/ColorTransform")) continue;
             Placement const &placement = placements[entry.first];
             int64_t newWidth = 0, newHeight = 0;
             if (!pdfshim_plan_resample(width, height, placement.widthInches, placement.heightInches,
