@@ -714,6 +714,13 @@ pdfshim_status open(QPDF &pdf, char const *input, char const *password, pdfshim_
         return PDFSHIM_DAMAGED;
     }
     result->encrypted = pdf.isEncrypted() ? 1 : 0;
+    try {
+        QPDFObjectHandle form = pdf.getRoot().getKey("/AcroForm");
+        QPDFObjectHandle flags = form.isDictionary() ? form.getKey("/SigFlags") : QPDFObjectHandle::newNull();
+        result->signed_document = flags.isInteger() && (flags.getIntValue() & 1) ? 1 : 0;
+    } catch (std::exception const &) {
+        // A damaged catalog shows up again, and is reported, when the pages are read.
+    }
     return PDFSHIM_OK;
 }
 }  // namespace

@@ -140,6 +140,11 @@ public struct CompressPDFCommand: ParsableCommand {
                         "“\(input.lastComponent?.string ?? input.string)” has errors that qpdf repaired; check the copy."
                     )
                 }
+                if result.signed, result.output != nil {
+                    report.warn(
+                        "“\(input.lastComponent?.string ?? input.string)” is digitally signed: the signatures do not verify in the compressed copy (the original keeps them)."
+                    )
+                }
                 if !job.json { print(Self.describe(result)) }
             case .failure(let error):
                 failures.append(error)
@@ -153,7 +158,7 @@ public struct CompressPDFCommand: ParsableCommand {
                 stop.code.exitStatus
             } else if made.isEmpty, let failure = failures.first {
                 failure.code.exitStatus
-            } else if !failures.isEmpty || made.contains(where: \.repaired) {
+            } else if !failures.isEmpty || made.contains(where: { $0.repaired || ($0.signed && $0.output != nil) }) {
                 ExitStatus.warnings
             } else {
                 ExitStatus.success
@@ -208,7 +213,7 @@ extension CompressPDFCommand {
             ("alreadyOptimal", .bool(result.alreadyOptimal)), ("pages", .int(result.pages)),
             ("imagesPlaced", .int(result.imagesPlaced)), ("imagesResampled", .int(result.imagesReplaced)),
             ("encrypted", .bool(result.encrypted)), ("repaired", .bool(result.repaired)),
-            ("flattened", .bool(result.flattened)), ("error", .null),
+            ("flattened", .bool(result.flattened)), ("signed", .bool(result.signed)), ("error", .null),
         ])
     }
 

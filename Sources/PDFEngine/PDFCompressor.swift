@@ -21,6 +21,8 @@ public struct PDFCompressResult: Sendable {
     public var encrypted: Bool
     /// qpdf had to repair the input's structure to read it.
     public var repaired: Bool
+    /// The input holds digital signatures, which no longer verify in the copy.
+    public var signed: Bool = false
     /// Pages were rendered to images (`--flatten`): text is no longer selectable.
     public var flattened: Bool
 
@@ -98,7 +100,8 @@ public enum PDFCompressor {
                 progress: progress, result: &result)
         } else {
             try compressImages(
-                input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control, passwords: passwords,
+                input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
+                passwords: passwords,
                 progress: progress, result: &result)
         }
         result.outputBytes = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
@@ -152,7 +155,8 @@ public enum PDFCompressor {
 
     /// The image pass through the C++ shim, asking for a password as long as the PDF needs one.
     private static func compressImages(
-        input: FilePath, into temporary: FilePath, descriptor: Int32, quality: PDFQuality, control: JobControl, passwords: PasswordAsker,
+        input: FilePath, into temporary: FilePath, descriptor: Int32, quality: PDFQuality, control: JobControl,
+        passwords: PasswordAsker,
         progress: @escaping (Int64, Int64?) -> Void, result: inout PDFCompressResult
     ) throws(ArchiverError) {
         let callback = ProgressCallback(control: control, progress: progress)
@@ -192,6 +196,7 @@ public enum PDFCompressor {
             result.imagesReplaced = Int(outcome.images_replaced)
             result.encrypted = outcome.encrypted != 0
             result.repaired = outcome.repaired != 0
+            result.signed = outcome.signed_document != 0
             return
         }
     }

@@ -107,6 +107,15 @@ import Testing
         #expect(after.first?.width == 625 && after.first?.xppi == 150, "\(after)")
     }
 
+    @Test func signedDocumentGetsAWarning() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.signed, into: scratch, as: "contract.pdf")
+        let run = try PDF.compress(["--no-notify", "contract.pdf"], in: scratch.path)
+        #expect(run.status == 1, "done, with a warning: \(run.errors)")
+        #expect(run.errors.contains("“contract.pdf” is digitally signed"), "\(run.errors)")
+        #expect(PDF.names(in: scratch.path) == ["contract (compressed).pdf", "contract.pdf"])
+    }
+
     @Test func bilevelScanIsLeftAlone() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.bilevel, into: scratch, as: "fax.pdf")

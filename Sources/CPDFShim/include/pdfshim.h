@@ -50,6 +50,8 @@ typedef struct {
     int32_t encrypted;
     /** Whether qpdf had to repair the input (its warnings were suppressed). */
     int32_t repaired;
+    /** Whether the input says it holds digital signatures (/AcroForm /SigFlags): any rewrite voids them. */
+    int32_t signed_document;
     int32_t error_number;
     char message[512];
 } pdfshim_result;
