@@ -231,6 +231,7 @@ extension CompressPDFCommand {
             return result.output == nil
                 ? "\(name): already optimal, kept as it is"
                 : PDFNaming.summary(name: name, before: result.inputBytes, after: result.outputBytes)
+                    + (result.signed ? "; its signatures do not verify in the copy" : "")
         }
         if let failure = failures.first {
             lines.append("\(failures.count) failed: \(failure.message)")
