@@ -18,19 +18,20 @@
 #include <qpdf/QPDFWriter.hh>
 #include <vips/vips.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
-#include <cstdio>
-#include <unistd.h>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <deque>
-#include <thread>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
