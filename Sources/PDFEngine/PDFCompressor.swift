@@ -70,6 +70,12 @@ public enum PDFCompressor {
                     .usage, "--output names the input itself; the input is never replaced.",
                     hint: "Choose another name.")
             }
+            // Said before the work rather than after it; publishing checks again, atomically.
+            if FileSystem.status(output) != nil {
+                throw ArchiverError(
+                    .destination, "“\(output)” already exists; nothing was overwritten.",
+                    hint: "Choose another name, or move the existing file away.", path: output.string)
+            }
         } else {
             folder = input.removingLastComponent()
             name = PDFNaming.compressedName(for: input.lastComponent?.bytes ?? [])
@@ -101,8 +107,7 @@ public enum PDFCompressor {
         } else {
             try compressImages(
                 input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
-                passwords: passwords,
-                progress: progress, result: &result)
+                passwords: passwords, progress: progress, result: &result)
         }
         result.outputBytes = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
         withdrawn = true
