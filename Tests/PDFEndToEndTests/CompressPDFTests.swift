@@ -70,6 +70,24 @@ import Testing
         #expect(best[3].width == 2480)
     }
 
+    @Test func settingGivesTheDefaultQualityAndTheFlagBeatsIt() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "photo.pdf")
+        let settings = ["GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": scratch.sub("config")]
+        let set = try PDF.withIsolation(
+            ["/usr/bin/gsettings", "set", "io.github.archiver", "pdf-quality", "'low'"], extraEnvironment: settings)
+        try #require(set.status == 0, "gsettings set: \(set.output)")
+        // The photo is 2400 px drawn 4 in wide: low (100 dpi) makes it 400 px, high (200 dpi) 800.
+        let stored = try PDF.compress(
+            ["--no-notify", "-o", "setting.pdf", "photo.pdf"], in: scratch.path, extraEnvironment: settings)
+        #expect(stored.status == 0 && !stored.errors.contains("warning"), "\(stored.errors)")
+        #expect(try PDF.images(scratch.sub("setting.pdf")).first?.width == 400)
+        let flagged = try PDF.compress(
+            ["--no-notify", "-q", "high", "-o", "flag.pdf", "photo.pdf"], in: scratch.path, extraEnvironment: settings)
+        #expect(flagged.status == 0, "\(flagged.errors)")
+        #expect(try PDF.images(scratch.sub("flag.pdf")).first?.width == 800)
+    }
+
     @Test func ascii85WrappedJPEGIsDecoded() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "a85.pdf")
