@@ -54,6 +54,7 @@ declare -A label=(
     [raster]="rasterize 150 dpi q50 (pdftoppm + img2pdf)"
 )
 declare -A size time kept
+load=$(cut -d' ' -f1 /proc/loadavg)
 files=(album scan text mixed)
 for f in "${files[@]}"; do
     in=$corpus/$f.pdf
@@ -73,6 +74,17 @@ for f in "${files[@]}"; do
     done
 done
 
+# Archiver's whole ladder, sizes only (one run each).
+declare -A ladder
+qualities=(best high medium low very-low minimum)
+for q in "${qualities[@]}"; do
+    for f in "${files[@]}"; do
+        out=$work/$f-ladder-$q.pdf
+        "$archiver" --no-notify --quality "$q" -o "$out" "$corpus/$f.pdf" >/dev/null 2>&1 || true
+        [[ -f $out ]] && ladder[$f,$q]=$(mb "$(stat -c %s "$out")") || ladder[$f,$q]="kept"
+    done
+done
+
 {
     echo "# PDF compression: Archiver against Ghostscript, qpdf and rasterizing"
     echo
@@ -80,6 +92,7 @@ done
     echo "Each cell: output MB (change against the input), median seconds of $runs runs, words pdftotext finds"
     echo "(against the input's; — where the input has none). gs $(gs --version), $(qpdf --version | head -1),"
     echo "pdftoppm $(pdftoppm -v 2>&1 | head -1 | awk '{print $3}'), img2pdf $(img2pdf --version 2>&1 | awk '{print $2}')."
+    echo "Load average when the runs started: $load (the machine is shared; compare methods within a run)."
     echo
     printf '| method |'; for f in "${files[@]}"; do printf ' %s (%s MB) |' "$f" "$(mb "$(stat -c %s "$corpus/$f.pdf")")"; done; echo
     printf '|---|'; for f in "${files[@]}"; do printf -- '---|'; done; echo
@@ -91,6 +104,14 @@ done
             printf ' %s (%s) %s s, %s |' "$(mb "$s")" "$change" "${time[$f,$m]}" "${kept[$f,$m]}"
         done
         echo
+    done
+    echo
+    echo "Archiver's quality ladder, output MB (\"kept\": not smaller, the original stays):"
+    echo
+    printf '| quality |'; for f in "${files[@]}"; do printf ' %s |' "$f"; done; echo
+    printf '|---|'; for f in "${files[@]}"; do printf -- '---|'; done; echo
+    for q in "${qualities[@]}"; do
+        printf '| %s |' "$q"; for f in "${files[@]}"; do printf ' %s |' "${ladder[$f,$q]}"; done; echo
     done
     echo
     echo "Targets at Medium: size ≤ gs /ebook on album, scan and mixed; all words kept; text never larger; time ≤ 2× gs."

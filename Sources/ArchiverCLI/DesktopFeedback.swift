@@ -56,7 +56,7 @@ package final class DesktopFeedback: @unchecked Sendable {
     ///   - item: the archive or extracted folder, shown selected by Open folder.
     ///   - attachable: offer Email… with this file.
     ///   - recent: the Recent entry's MIME type and command, for an item that is neither an archive nor a
-    ///     folder.
+    ///     folder (a compressed PDF or photo).
     package func succeeded(
         summary: String, body: String, item: FilePath?, attachable: FilePath? = nil,
         recent: (mimeType: String, exec: String)? = nil

@@ -18,15 +18,20 @@
 #include <qpdf/QPDFWriter.hh>
 #include <vips/vips.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <set>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace {
@@ -76,10 +81,12 @@ struct Placement {
 };
 
 /// Follows one content stream's graphics state, recording image placements and descending into forms.
+/// `resources` is a chain, innermost first: a name a form's own resources lack is looked up in those of
+/// whatever draws it, as poppler and pdf.js do (PDF 1.1 forms have none of their own).
 class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
   public:
     PlacementFinder(std::map<QPDFObjGen, Placement> &placements, std::map<QPDFObjGen, QPDFObjectHandle> &images,
-                    QPDFObjectHandle resources, Matrix ctm, std::set<QPDFObjGen> &openForms, int depth)
+                    std::vector<QPDFObjectHandle> resources, Matrix ctm, std::set<QPDFObjGen> &openForms, int depth)
         : placements(placements), images(images), resources(resources), ctm(ctm), openForms(openForms),
           depth(depth) {}
 
@@ -109,10 +116,14 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
 
   private:
     void draw(std::string const &name) {
-        if (!resources.isDictionary()) return;
-        QPDFObjectHandle xobjects = resources.getKey("/XObject");
-        if (!xobjects.isDictionary()) return;
-        QPDFObjectHandle xobject = xobjects.getKey(name);
+        QPDFObjectHandle xobject = QPDFObjectHandle::newNull();
+        for (auto &level : resources) {
+            QPDFObjectHandle xobjects = level.isDictionary() ? level.getKey("/XObject") : QPDFObjectHandle::newNull();
+            if (xobjects.isDictionary() && xobjects.hasKey(name)) {
+                xobject = xobjects.getKey(name);
+                break;
+            }
+        }
         if (!xobject.isStream()) return;
         QPDFObjectHandle dict = xobject.getDict();
         QPDFObjectHandle subtype = dict.getKey("/Subtype");
@@ -137,9 +148,9 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
         Matrix formMatrix;
         QPDFObjectHandle matrix = dict.getKey("/Matrix");
         if (matrix.isArray() && !Matrix::from(matrix.getArrayAsVector(), 0, formMatrix)) formMatrix = Matrix();
-        QPDFObjectHandle formResources = dict.getKey("/Resources");
-        // A form without resources uses its page's (PDF 1.1 practice, still found).
-        if (!formResources.isDictionary()) formResources = resources;
+        std::vector<QPDFObjectHandle> formResources = resources;
+        QPDFObjectHandle own = dict.getKey("/Resources");
+        if (own.isDictionary()) formResources.insert(formResources.begin(), own);
         openForms.insert(id);
         PlacementFinder inner(placements, images, formResources, formMatrix.times(ctm), openForms, depth + 1);
         try {
@@ -153,7 +164,7 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
   private:
     std::map<QPDFObjGen, Placement> &placements;
     std::map<QPDFObjGen, QPDFObjectHandle> &images;
-    QPDFObjectHandle resources;
+    std::vector<QPDFObjectHandle> resources;
     Matrix ctm;
     std::vector<Matrix> saved;
     std::vector<QPDFObjectHandle> operands;
@@ -172,7 +183,8 @@ bool rectangle(QPDFObjectHandle array, double (&box)[4]) {
 
 /// Records the images an annotation's appearance streams draw (a stamp, a signature). PDF fits the
 /// appearance's transformed bounding box into the annotation's rectangle (ISO 32000 12.5.5).
-void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources, std::map<QPDFObjGen, Placement> &placements,
+void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources,
+                      std::map<QPDFObjGen, Placement> &placements,
                       std::map<QPDFObjGen, QPDFObjectHandle> &images, std::set<QPDFObjGen> &openForms) {
     double rect[4];
     QPDFObjectHandle appearances = annotation.isDictionary() ? annotation.getKey("/AP") : QPDFObjectHandle::newNull();
@@ -204,8 +216,9 @@ void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources, s
         if (!(right - left > 0) || !(top - bottom > 0)) continue;
         double const sx = std::fabs(rect[2] - rect[0]) / (right - left);
         double const sy = std::fabs(rect[3] - rect[1]) / (top - bottom);
-        Matrix const fit{sx, 0, 0, sy, std::min(rect[0], rect[2]) - left * sx, std::min(rect[1], rect[3]) - bottom * sy};
-        PlacementFinder finder(placements, images, resources, fit, openForms, 0);
+        Matrix const fit{sx, 0, 0, sy, std::min(rect[0], rect[2]) - left * sx,
+                         std::min(rect[1], rect[3]) - bottom * sy};
+        PlacementFinder finder(placements, images, {resources}, fit, openForms, 0);
         finder.form(form);
     }
 }
@@ -319,36 +332,54 @@ Image loadJPEG(void const *data, size_t size, int bands, int shrink) {
     return image;
 }
 
-/// The image's samples as a vips image of `bands` 8-bit bands, shrunk on load by `shrink` when it is a
-/// plain JPEG (libjpeg's DCT scaling: much faster than decoding it whole). `keep` holds decoded samples
-/// the image points into.
-Image decode(QPDFObjectHandle stream, int bands, long long width, long long height, int shrink,
-             std::shared_ptr<Buffer> &keep, std::string &text) {
-    std::vector<std::string> names;
-    if (!filters(stream.getDict(), names) || !decodable(names)) return Image();
-    auto const isDCT = [](std::string const &name) { return name == "/DCTDecode" || name == "/DCT"; };
-    if (names.size() == 1 && isDCT(names[0])) {
-        keep = stream.getRawStreamData();
-        return loadJPEG(keep->getBuffer(), keep->getSize(), bands, shrink);
+/// An image's data as read by qpdf, for libvips to decode on another thread: a JPEG (kept as such, so
+/// that libjpeg can shrink it while decoding, much faster than decoding it whole) or decoded samples.
+struct Samples {
+    std::string jpeg;
+    std::shared_ptr<Buffer> raw;
+    int bands = 0;
+    long long width = 0, height = 0;
+
+    /// Reads `stream`; false when its filters are not ones we decode or the samples do not add up.
+    bool read(QPDFObjectHandle stream, int bandCount, long long w, long long h) {
+        bands = bandCount;
+        width = w;
+        height = h;
+        std::vector<std::string> names;
+        if (!filters(stream.getDict(), names) || !decodable(names)) return false;
+        auto const isDCT = [](std::string const &name) { return name == "/DCTDecode" || name == "/DCT"; };
+        if (names.size() == 1 && isDCT(names[0])) {
+            std::shared_ptr<Buffer> data = stream.getRawStreamData();
+            jpeg.assign(reinterpret_cast<char const *>(data->getBuffer()), data->getSize());
+            return true;
+        }
+        // ReportLab's default: the JPEG inside ASCII85. Unwrapped here, it still gets the fast shrink.
+        if (names.size() == 2 && (names[0] == "/ASCII85Decode" || names[0] == "/A85") && isDCT(names[1]) &&
+            ascii85(*stream.getRawStreamData(), jpeg)) {
+            return true;
+        }
+        jpeg.clear();
+        // Decoded whole in memory: a gigabyte of samples is more than a desktop job should take.
+        if (width * height * bands > (1LL << 30)) return false;
+        try {
+            raw = stream.getStreamData(qpdf_dl_all);
+        } catch (std::exception const &) {
+            return false;
+        }
+        return static_cast<unsigned long long>(raw->getSize()) ==
+               static_cast<unsigned long long>(width * height * bands);
     }
-    // ReportLab's default: the JPEG inside ASCII85. Unwrapped here, it still gets libjpeg's fast shrink.
-    if (names.size() == 2 && (names[0] == "/ASCII85Decode" || names[0] == "/A85") && isDCT(names[1])) {
-        keep = stream.getRawStreamData();
-        if (ascii85(*keep, text)) return loadJPEG(text.data(), text.size(), bands, shrink);
+
+    /// The samples as a vips image, shrunk on load by `shrink` when they are a JPEG. It points into this
+    /// object, which must outlive it.
+    Image load(int shrink) const {
+        if (!jpeg.empty()) return loadJPEG(jpeg.data(), jpeg.size(), bands, shrink);
+        VipsImage *out = vips_image_new_from_memory(raw->getBuffer(), raw->getSize(), static_cast<int>(width),
+                                                    static_cast<int>(height), bands, VIPS_FORMAT_UCHAR);
+        if (!out) vips_error_clear();
+        return Image(out);
     }
-    try {
-        keep = stream.getStreamData(qpdf_dl_all);
-    } catch (std::exception const &) {
-        return Image();
-    }
-    if (static_cast<unsigned long long>(keep->getSize()) != static_cast<unsigned long long>(width * height * bands)) {
-        return Image();
-    }
-    VipsImage *out = vips_image_new_from_memory(keep->getBuffer(), keep->getSize(), static_cast<int>(width),
-                                                static_cast<int>(height), bands, VIPS_FORMAT_UCHAR);
-    if (!out) vips_error_clear();
-    return Image(out);
-}
+};
 
 /// `image` resampled to exactly `width` × `height`: a box filter for the whole factors, then Lanczos for
 /// what remains. vips_resize alone on a large image in memory is 5 times slower (libvips 8.14), for the
@@ -392,6 +423,57 @@ bool pixels(Image const &image, std::string &bytes) {
     return true;
 }
 
+/// One image to resample: read by qpdf on the main thread, resampled and encoded by libvips on a worker,
+/// written back by qpdf on the main thread (qpdf's objects are not thread-safe; libvips is).
+struct Resample {
+    QPDFObjectHandle image;
+    long long newWidth = 0, newHeight = 0;
+    int shrink = 1;
+    size_t before = 0;
+    Samples samples;
+    /// The soft mask, when it is larger than the new size and decodable.
+    QPDFObjectHandle mask;
+    Samples maskSamples;
+    bool hasMask = false;
+    int quality = 50;
+
+    /// Filled by `encode()`.
+    std::string jpeg;
+    std::string maskBytes;
+    bool encoded = false;
+    bool maskEncoded = false;
+
+    /// The libvips half: no qpdf call here.
+    void encode() {
+        Image small = resample(samples.load(shrink), newWidth, newHeight);
+        if (!small) return;
+        void *buffer = nullptr;
+        size_t size = 0;
+        if (vips_jpegsave_buffer(small.pointer, &buffer, &size, "Q", quality, "strip", TRUE, "optimize_coding", TRUE,
+                                 nullptr) != 0) {
+            vips_error_clear();
+            return;
+        }
+        jpeg.assign(static_cast<char const *>(buffer), size);
+        g_free(buffer);
+        // A JPEG that is not smaller than what is there is one more generation of loss for nothing.
+        encoded = jpeg.size() < before;
+        if (encoded && hasMask) {
+            Image smallMask = resample(maskSamples.load(1), newWidth, newHeight);
+            maskEncoded = smallMask && pixels(smallMask, maskBytes);
+        }
+    }
+};
+
+/// Runs `Resample::encode` on its own thread, never throwing.
+void encodeSafely(Resample *job) {
+    try {
+        job->encode();
+    } catch (...) {
+        job->encoded = false;
+    }
+}
+
 /// The image pass over one open document.
 struct ImagePass {
     QPDF &pdf;
@@ -399,69 +481,49 @@ struct ImagePass {
     pdfshim_result &result;
     std::set<QPDFObjGen> resizedMasks;
 
-    /// Resamples one image (and its soft mask) if that makes it smaller. Returns whether it was replaced.
-    bool shrink(QPDFObjectHandle image, long long width, long long height, long long newWidth, long long newHeight,
-                int bands) {
+    /// Reads what the worker needs. False when the image cannot be decoded.
+    bool prepare(Resample &job, long long width, long long height, int bands) {
         // The largest power-of-two JPEG shrink that still leaves at least the new size.
-        int factor = 1;
-        while (factor < 8 && width / (factor * 2) >= newWidth && height / (factor * 2) >= newHeight) factor *= 2;
-        std::shared_ptr<Buffer> samples;
-        std::string text;
-        Image decoded = decode(image, bands, width, height, factor, samples, text);
-        if (!decoded) return false;
-        Image small = resample(decoded, newWidth, newHeight);
-        if (!small) return false;
-        void *jpeg = nullptr;
-        size_t jpegSize = 0;
-        if (vips_jpegsave_buffer(small.pointer, &jpeg, &jpegSize, "Q", options.jpeg_quality, "strip", TRUE,
-                                 "optimize_coding", TRUE, nullptr) != 0) {
-            vips_error_clear();
-            return false;
+        while (job.shrink < 8 && width / (job.shrink * 2) >= job.newWidth &&
+               height / (job.shrink * 2) >= job.newHeight) {
+            job.shrink *= 2;
         }
-        std::string encoded(static_cast<char const *>(jpeg), jpegSize);
-        g_free(jpeg);
-        // A JPEG that is not smaller than what is there is one more generation of loss for nothing.
-        QPDFObjectHandle length = image.getDict().getKey("/Length");
-        size_t const before = length.isInteger() && length.getIntValue() > 0 ? static_cast<size_t>(length.getIntValue())
-                                                                              : image.getRawStreamData()->getSize();
-        if (encoded.size() >= before) return false;
-
-        QPDFObjectHandle dict = image.getDict();
+        job.quality = options.jpeg_quality;
+        QPDFObjectHandle dict = job.image.getDict();
+        QPDFObjectHandle length = dict.getKey("/Length");
+        job.before = length.isInteger() && length.getIntValue() > 0 ? static_cast<size_t>(length.getIntValue())
+                                                                    : job.image.getRawStreamData()->getSize();
+        if (!job.samples.read(job.image, bands, width, height)) return false;
+        // A mask left at its size is still correct: PDF maps a soft mask onto the image's unit square
+        // whatever its dimensions. Resampled with the image, it costs far less.
         QPDFObjectHandle mask = dict.getKey("/SMask");
-        std::string maskBytes;
-        bool maskReady = false;
-        if (mask.isStream() && !resizedMasks.count(mask.getObjGen())) {
-            maskReady = resampleMask(mask, newWidth, newHeight, maskBytes);
-        }
-        image.replaceStreamData(encoded, QPDFObjectHandle::newName("/DCTDecode"), QPDFObjectHandle::newNull());
-        dict.replaceKey("/Width", QPDFObjectHandle::newInteger(newWidth));
-        dict.replaceKey("/Height", QPDFObjectHandle::newInteger(newHeight));
-        dict.replaceKey("/BitsPerComponent", QPDFObjectHandle::newInteger(8));
-        if (maskReady) {
-            // Left unfiltered here: the writer compresses it with Flate, losslessly, as masks need.
-            mask.replaceStreamData(maskBytes, QPDFObjectHandle::newNull(), QPDFObjectHandle::newNull());
-            mask.getDict().replaceKey("/Width", QPDFObjectHandle::newInteger(newWidth));
-            mask.getDict().replaceKey("/Height", QPDFObjectHandle::newInteger(newHeight));
-            resizedMasks.insert(mask.getObjGen());
+        long long maskWidth = 0, maskHeight = 0, depth = 0;
+        if (mask.isStream() && !resizedMasks.count(mask.getObjGen()) && integer(mask.getDict(), "/Width", maskWidth) &&
+            integer(mask.getDict(), "/Height", maskHeight) && integer(mask.getDict(), "/BitsPerComponent", depth) &&
+            depth == 8 && maskWidth > job.newWidth && maskHeight > job.newHeight) {
+            job.mask = mask;
+            job.hasMask = job.maskSamples.read(mask, 1, maskWidth, maskHeight);
         }
         return true;
     }
 
-    /// The soft mask at the image's new size, when it is larger and decodable. A mask left at its size is
-    /// still correct: PDF maps a soft mask onto the image's unit square whatever its dimensions.
-    bool resampleMask(QPDFObjectHandle mask, long long newWidth, long long newHeight, std::string &bytes) {
-        QPDFObjectHandle dict = mask.getDict();
-        long long width = 0, height = 0, depth = 0;
-        if (!integer(dict, "/Width", width) || !integer(dict, "/Height", height) ||
-            !integer(dict, "/BitsPerComponent", depth) || depth != 8 || width <= newWidth || height <= newHeight) {
-            return false;
+    /// Writes a resampled image (and mask) back. Returns whether the image was replaced.
+    bool apply(Resample &job) {
+        if (!job.encoded) return false;
+        QPDFObjectHandle dict = job.image.getDict();
+        job.image.replaceStreamData(job.jpeg, QPDFObjectHandle::newName("/DCTDecode"), QPDFObjectHandle::newNull());
+        dict.replaceKey("/Width", QPDFObjectHandle::newInteger(job.newWidth));
+        dict.replaceKey("/Height", QPDFObjectHandle::newInteger(job.newHeight));
+        dict.replaceKey("/BitsPerComponent", QPDFObjectHandle::newInteger(8));
+        // Two images sharing one mask: the first to finish resizes it, the other leaves it.
+        if (job.maskEncoded && !resizedMasks.count(job.mask.getObjGen())) {
+            // Left unfiltered here: the writer compresses it with Flate, losslessly, as masks need.
+            job.mask.replaceStreamData(job.maskBytes, QPDFObjectHandle::newNull(), QPDFObjectHandle::newNull());
+            job.mask.getDict().replaceKey("/Width", QPDFObjectHandle::newInteger(job.newWidth));
+            job.mask.getDict().replaceKey("/Height", QPDFObjectHandle::newInteger(job.newHeight));
+            resizedMasks.insert(job.mask.getObjGen());
         }
-        std::shared_ptr<Buffer> samples;
-        std::string text;
-        Image decoded = decode(mask, 1, width, height, 1, samples, text);
-        if (!decoded) return false;
-        Image small = resample(decoded, newWidth, newHeight);
-        return small && pixels(small, bytes);
+        return true;
     }
 
     void report(int done, int total) {
@@ -475,7 +537,8 @@ struct ImagePass {
         std::vector<QPDFPageObjectHelper> pages = QPDFPageDocumentHelper(pdf).getAllPages();
         result.pages = static_cast<int32_t>(pages.size());
         for (auto &page : pages) {
-            PlacementFinder finder(placements, images, page.getAttribute("/Resources", false), Matrix(), openForms, 0);
+            QPDFObjectHandle resources = page.getAttribute("/Resources", false);
+            PlacementFinder finder(placements, images, {resources}, Matrix(), openForms, 0);
             try {
                 page.parseContents(&finder);
             } catch (std::exception const &) {
@@ -485,7 +548,7 @@ struct ImagePass {
             if (!annotations.isArray()) continue;
             for (auto &annotation : annotations.getArrayAsVector()) {
                 try {
-                    placeAppearances(annotation, page.getAttribute("/Resources", false), placements, images, openForms);
+                    placeAppearances(annotation, resources, placements, images, openForms);
                 } catch (std::exception const &) {
                     // As above: an unreadable appearance leaves its images untouched.
                 }
@@ -499,12 +562,12 @@ struct ImagePass {
             QPDFObjectHandle mask = entry.second.getDict().getKey("/SMask");
             if (mask.isStream()) masks.insert(mask.getObjGen());
         }
-        struct Job {
+        struct Candidate {
             QPDFObjectHandle image;
             long long width, height, newWidth, newHeight;
             int bands;
         };
-        std::vector<Job> jobs;
+        std::vector<Candidate> candidates;
         for (auto const &entry : images) {
             QPDFObjectHandle image = entry.second;
             QPDFObjectHandle dict = image.getDict();
@@ -517,21 +580,33 @@ struct ImagePass {
             int const bands = components(dict.getKey("/ColorSpace"));
             std::vector<std::string> names;
             if (bands == 0 || !filters(dict, names) || !decodable(names)) continue;
+            // /ColorTransform overrides what the JPEG says of its colours; libjpeg would not know.
+            QPDFObjectHandle parameters = dict.getKey("/DecodeParms");
+            if (parameters.isDictionary() && parameters.hasKey("/ColorTransform")) continue;
             Placement const &placement = placements[entry.first];
             int64_t newWidth = 0, newHeight = 0;
             if (!pdfshim_plan_resample(width, height, placement.widthInches, placement.heightInches,
                                        options.target_dpi, &newWidth, &newHeight)) {
                 continue;
             }
-            jobs.push_back({image, width, height, newWidth, newHeight, bands});
+            candidates.push_back({image, width, height, newWidth, newHeight, bands});
         }
-        result.images_candidates = static_cast<int32_t>(jobs.size());
+        result.images_candidates = static_cast<int32_t>(candidates.size());
+        int const total = static_cast<int>(candidates.size());
         int done = 0;
-        report(done, static_cast<int>(jobs.size()));
-        for (auto &job : jobs) {
+        report(done, total);
+
+        // While libvips encodes one image on each core, qpdf reads the next: at most that many images'
+        // samples are in memory at once.
+        unsigned const workers = std::max(1u, std::min(4u, std::thread::hardware_concurrency()));
+        std::deque<std::pair<std::unique_ptr<Resample>, std::thread>> running;
+        auto finishOldest = [&] {
+            auto [job, thread] = std::move(running.front());
+            running.pop_front();
+            thread.join();
             bool replaced = false;
             try {
-                replaced = shrink(job.image, job.width, job.height, job.newWidth, job.newHeight, job.bands);
+                replaced = apply(*job);
             } catch (std::exception const &) {
                 replaced = false;
             }
@@ -540,7 +615,34 @@ struct ImagePass {
             } else {
                 result.images_kept++;
             }
-            report(++done, static_cast<int>(jobs.size()));
+            report(++done, total);
+        };
+        try {
+            for (auto &candidate : candidates) {
+                auto job = std::make_unique<Resample>();
+                job->image = candidate.image;
+                job->newWidth = candidate.newWidth;
+                job->newHeight = candidate.newHeight;
+                bool ready = false;
+                try {
+                    ready = prepare(*job, candidate.width, candidate.height, candidate.bands);
+                } catch (std::exception const &) {
+                    ready = false;
+                }
+                if (!ready) {
+                    result.images_kept++;
+                    report(++done, total);
+                    continue;
+                }
+                Resample *pointer = job.get();
+                running.emplace_back(std::move(job), std::thread(encodeSafely, pointer));
+                if (running.size() >= workers) finishOldest();
+            }
+            while (!running.empty()) finishOldest();
+        } catch (...) {
+            // Cancelled (or worse): the workers touch only their own data; wait for them, then go.
+            for (auto &entry : running) entry.second.join();
+            throw;
         }
     }
 };
@@ -554,14 +656,35 @@ pdfshim_status writeFailure(pdfshim_result *result, std::exception const &error)
     return PDFSHIM_WRITE_FAILED;
 }
 
-void write(QPDF &pdf, char const *output) {
-    QPDFWriter writer(pdf, output);
-    writer.setObjectStreamMode(qpdf_o_generate);
-    // The writer's defaults already compress streams after decoding the generalized filters; setting the
-    // decode level explicitly would make it drop the input's encryption.
-    writer.setRecompressFlate(true);
-    writer.setPreserveEncryption(true);
-    writer.write();
+/// Writes `pdf` into the open file `descriptor`, from its start.
+void write(QPDF &pdf, int descriptor) {
+    if (ftruncate(descriptor, 0) != 0 || lseek(descriptor, 0, SEEK_SET) != 0) {
+        throw QPDFSystemError("cannot rewind the output", errno);
+    }
+    int const copy = dup(descriptor);
+    FILE *file = copy < 0 ? nullptr : fdopen(copy, "wb");
+    if (!file) {
+        int const code = errno;
+        if (copy >= 0) close(copy);
+        throw QPDFSystemError("cannot open the output", code);
+    }
+    // Closed here, not by qpdf: it ignores what fclose says, and a full disk often shows only there, when
+    // the last buffer is flushed. The copy would be cut short and look complete.
+    std::unique_ptr<FILE, int (*)(FILE *)> owner(file, fclose);
+    {
+        QPDFWriter writer(pdf, "output", file, false);
+        writer.setObjectStreamMode(qpdf_o_generate);
+        // The writer's defaults already compress streams after decoding the generalized filters; setting
+        // the decode level explicitly would make it drop the input's encryption.
+        writer.setRecompressFlate(true);
+        writer.setPreserveEncryption(true);
+        writer.write();
+    }
+    bool const flushed = std::fflush(file) == 0 && !std::ferror(file);
+    int const code = errno;
+    if (std::fclose(owner.release()) != 0 || !flushed) {
+        throw QPDFSystemError("cannot write the output", flushed ? errno : code);
+    }
 }
 
 }  // namespace
@@ -578,14 +701,12 @@ extern "C" int32_t pdfshim_plan_resample(int64_t width, int64_t height, double w
     return 1;
 }
 
-extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output, pdfshim_options const *options,
-                                           pdfshim_result *result) {
-    std::memset(result, 0, sizeof(*result));
-    initialise();
-    QPDF pdf;
+namespace {
+/// Opens `input` into `pdf`, or says why not.
+pdfshim_status open(QPDF &pdf, char const *input, char const *password, pdfshim_result *result) {
     pdf.setSuppressWarnings(true);
     try {
-        pdf.processFile(input, options->password);
+        pdf.processFile(input, password);
     } catch (QPDFExc const &error) {
         setMessage(result, error.getMessageDetail());
         return error.getErrorCode() == qpdf_e_password ? PDFSHIM_NEEDS_PASSWORD : PDFSHIM_DAMAGED;
@@ -594,6 +715,37 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output
         return PDFSHIM_DAMAGED;
     }
     result->encrypted = pdf.isEncrypted() ? 1 : 0;
+    try {
+        QPDFObjectHandle form = pdf.getRoot().getKey("/AcroForm");
+        QPDFObjectHandle flags = form.isDictionary() ? form.getKey("/SigFlags") : QPDFObjectHandle::newNull();
+        result->signed_document = flags.isInteger() && (flags.getIntValue() & 1) ? 1 : 0;
+    } catch (std::exception const &) {
+        // A damaged catalog shows up again, and is reported, when the pages are read.
+    }
+    return PDFSHIM_OK;
+}
+}  // namespace
+
+extern "C" pdfshim_status pdfshim_inspect(char const *input, char const *password, pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    QPDF pdf;
+    pdfshim_status const status = open(pdf, input, password, result);
+    if (status != PDFSHIM_OK) return status;
+    try {
+        result->pages = static_cast<int32_t>(QPDFPageDocumentHelper(pdf).getAllPages().size());
+    } catch (std::exception const &error) {
+        setMessage(result, error.what());
+        return PDFSHIM_DAMAGED;
+    }
+    return PDFSHIM_OK;
+}
+
+extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshim_options const *options,
+                                           pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    initialise();
+    QPDF pdf;
+    if (pdfshim_status const status = open(pdf, input, options->password, result); status != PDFSHIM_OK) return status;
     try {
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();
@@ -619,8 +771,8 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, char const *output
     return PDFSHIM_OK;
 }
 
-extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi,
-                                                   char const *output, pdfshim_result *result) {
+extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi, int output,
+                                                   pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     try {

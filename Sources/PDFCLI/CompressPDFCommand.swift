@@ -101,32 +101,9 @@ public struct CompressPDFCommand: ParsableCommand {
         let passwords = Self.serialized(
             Passwords.asker(fromStandardInput: passwordStdin, nothingMade: "nothing was made"))
         let options = PDFCompressor.Options(quality: quality, output: outputPath, flatten: flatten)
-        // One worker per core: each PDF is mostly one thread of JPEG decoding and encoding.
-        let workers = max(1, min(inputs.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
-        let next = Atomic<Int>(0)
-        let outcomes = Mutex<[Int: Result<PDFCompressResult, ArchiverError>]>([:])
-        DispatchQueue.concurrentPerform(iterations: workers) { _ in
-            while true {
-                let index = next.add(1, ordering: .relaxed).oldValue
-                guard index < inputs.count else { return }
-                let outcome: Result<PDFCompressResult, ArchiverError>
-                do throws(ArchiverError) {
-                    outcome = .success(
-                        try PDFCompressor.run(
-                            input: inputs[index], options: options, control: control, passwords: passwords
-                        ) {
-                            batch.update(index, done: $0, total: $1)
-                        })
-                } catch {
-                    outcome = .failure(error)
-                }
-                batch.finish(index)
-                outcomes.withLock { $0[index] = outcome }
-            }
-        }
+        let results = Self.compressAll(inputs, options: options, control: control, passwords: passwords, batch: batch)
         progress.finish()
 
-        let results = outcomes.withLock { table in inputs.indices.compactMap { table[$0] } }
         var made: [PDFCompressResult] = []
         var failures: [ArchiverError] = []
         var entries: [JSON] = []
@@ -135,11 +112,7 @@ public struct CompressPDFCommand: ParsableCommand {
             case .success(let result):
                 made.append(result)
                 entries.append(Self.json(input: input, result: result, error: nil))
-                if result.repaired {
-                    report.warn(
-                        "“\(input.lastComponent?.string ?? input.string)” has errors that qpdf repaired; check the copy."
-                    )
-                }
+                for warning in Self.warnings(result) { report.warn(warning) }
                 if !job.json { print(Self.describe(result)) }
             case .failure(let error):
                 failures.append(error)
@@ -153,7 +126,7 @@ public struct CompressPDFCommand: ParsableCommand {
                 stop.code.exitStatus
             } else if made.isEmpty, let failure = failures.first {
                 failure.code.exitStatus
-            } else if !failures.isEmpty || made.contains(where: \.repaired) {
+            } else if !failures.isEmpty || made.contains(where: { !Self.warnings($0).isEmpty }) {
                 ExitStatus.warnings
             } else {
                 ExitStatus.success
@@ -171,6 +144,48 @@ public struct CompressPDFCommand: ParsableCommand {
 }
 
 extension CompressPDFCommand {
+    /// Compresses `inputs`, one worker per core (each PDF's image pass uses the cores again between its
+    /// images); the outcomes in the order of `inputs`.
+    static func compressAll(
+        _ inputs: [FilePath], options: PDFCompressor.Options, control: JobControl, passwords: PasswordAsker,
+        batch: Batch
+    ) -> [Result<PDFCompressResult, ArchiverError>] {
+        let workers = max(1, min(inputs.count, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))))
+        let next = Atomic<Int>(0)
+        let outcomes = Mutex<[Int: Result<PDFCompressResult, ArchiverError>]>([:])
+        DispatchQueue.concurrentPerform(iterations: workers) { _ in
+            while true {
+                let index = next.add(1, ordering: .relaxed).oldValue
+                guard index < inputs.count else { return }
+                let outcome: Result<PDFCompressResult, ArchiverError>
+                do throws(ArchiverError) {
+                    outcome = .success(
+                        try PDFCompressor.run(
+                            input: inputs[index], options: options, control: control, passwords: passwords
+                        ) { batch.update(index, done: $0, total: $1) })
+                } catch {
+                    outcome = .failure(error)
+                }
+                batch.finish(index)
+                outcomes.withLock { $0[index] = outcome }
+            }
+        }
+        return outcomes.withLock { table in inputs.indices.compactMap { table[$0] } }
+    }
+
+    /// What a person should know about a copy that was made: repairs, signatures it voids.
+    static func warnings(_ result: PDFCompressResult) -> [String] {
+        let name = result.input.lastComponent?.string ?? result.input.string
+        var warnings: [String] = []
+        if result.repaired { warnings.append("“\(name)” has errors that qpdf repaired; check the copy.") }
+        if result.signed, result.output != nil {
+            warnings.append(
+                "“\(name)” is digitally signed: the signatures do not verify in the compressed copy (the original keeps them)."
+            )
+        }
+        return warnings
+    }
+
     /// One password question at a time, whichever worker asks: two dialogs at once would confuse anyone.
     static func serialized(_ asker: PasswordAsker) -> PasswordAsker {
         let lock = Mutex<Void>(())
@@ -208,7 +223,7 @@ extension CompressPDFCommand {
             ("alreadyOptimal", .bool(result.alreadyOptimal)), ("pages", .int(result.pages)),
             ("imagesPlaced", .int(result.imagesPlaced)), ("imagesResampled", .int(result.imagesReplaced)),
             ("encrypted", .bool(result.encrypted)), ("repaired", .bool(result.repaired)),
-            ("flattened", .bool(result.flattened)), ("error", .null),
+            ("flattened", .bool(result.flattened)), ("signed", .bool(result.signed)), ("error", .null),
         ])
     }
 
@@ -226,6 +241,7 @@ extension CompressPDFCommand {
             return result.output == nil
                 ? "\(name): already optimal, kept as it is"
                 : PDFNaming.summary(name: name, before: result.inputBytes, after: result.outputBytes)
+                    + (result.signed ? "; its signatures do not verify in the copy" : "")
         }
         if let failure = failures.first {
             lines.append("\(failures.count) failed: \(failure.message)")

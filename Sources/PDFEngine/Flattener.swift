@@ -8,7 +8,7 @@ import SystemPackage
 /// new PDF made of those pictures. For scans only: text, links, outline and forms do not survive.
 enum Flattener {
     static func run(
-        input: FilePath, into temporary: FilePath, quality: PDFQuality, control: JobControl, passwords: PasswordAsker,
+        input: FilePath, into temporary: FilePath, descriptor: Int32, quality: PDFQuality, control: JobControl,
         progress: (Int64, Int64?) -> Void, result: inout PDFCompressResult
     ) throws(ArchiverError) {
         guard let pdftoppm = Programs.find("pdftoppm") else {
@@ -16,6 +16,16 @@ enum Flattener {
                 .notAnArchive, "--flatten needs pdftoppm, which is not installed.",
                 hint: "Install it (Debian: sudo apt install poppler-utils).")
         }
+        // Rendered pages cannot carry the input's encryption: say so rather than make an open copy.
+        var inspected = pdfshim_result()
+        let opened = input.withPlatformString { pdfshim_inspect($0, nil, &inspected) }
+        let name = input.lastComponent?.string ?? input.string
+        if opened == PDFSHIM_NEEDS_PASSWORD || inspected.encrypted != 0 {
+            throw ArchiverError(
+                .notAnArchive, "--flatten cannot keep the encryption of “\(name)”; nothing was made.",
+                hint: "Compress it without --flatten, which keeps its encryption.", path: input.string)
+        }
+        try PDFCompressor.check(opened, inspected, input: input, temporary: temporary, callback: nil)
         let folder = temporary.removingLastComponent()
         let pages = folder.appending(
             TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
@@ -30,15 +40,8 @@ enum Flattener {
         let outcome = try ChildProcess.run(pdftoppm, arguments, environment: [], input: .nothing, control: control) {
             _ in
         }
-        let name = input.lastComponent?.string ?? input.string
         guard outcome.status == 0 else {
             let said = String(decoding: outcome.errorOutput, as: UTF8.self)
-            // The password would have to go on pdftoppm's command line, where other users can read it.
-            if said.contains("password") {
-                throw ArchiverError(
-                    .password, "--flatten cannot render “\(name)”: it is protected by a password.",
-                    hint: "Compress it without --flatten, which keeps its encryption.", path: input.string)
-            }
             throw ArchiverError(
                 .corrupt,
                 "pdftoppm could not render “\(name)”: \(said.split(separator: "\n").first ?? "exit status \(outcome.status)").",
@@ -53,9 +56,7 @@ enum Flattener {
         }
         var rebuilt = pdfshim_result()
         let status = withCStrings(jpegs) { list in
-            temporary.withPlatformString {
-                pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), $0, &rebuilt)
-            }
+            pdfshim_pages_from_jpegs(list, Int32(jpegs.count), Int32(quality.dpi), descriptor, &rebuilt)
         }
         try PDFCompressor.check(status, rebuilt, input: input, temporary: temporary, callback: nil)
         result.pages = jpegs.count

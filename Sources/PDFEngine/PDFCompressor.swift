@@ -21,6 +21,8 @@ public struct PDFCompressResult: Sendable {
     public var encrypted: Bool
     /// qpdf had to repair the input's structure to read it.
     public var repaired: Bool
+    /// The input holds digital signatures, which no longer verify in the copy.
+    public var signed: Bool = false
     /// Pages were rendered to images (`--flatten`): text is no longer selectable.
     public var flattened: Bool
 
@@ -68,6 +70,12 @@ public enum PDFCompressor {
                     .usage, "--output names the input itself; the input is never replaced.",
                     hint: "Choose another name.")
             }
+            // Said before the work rather than after it; publishing checks again, atomically.
+            if FileSystem.status(output) != nil {
+                throw ArchiverError(
+                    .destination, "“\(output)” already exists; nothing was overwritten.",
+                    hint: "Choose another name, or move the existing file away.", path: output.string)
+            }
         } else {
             folder = input.removingLastComponent()
             name = PDFNaming.compressedName(for: input.lastComponent?.bytes ?? [])
@@ -81,10 +89,10 @@ public enum PDFCompressor {
         FileSystem.removeStaleTemporaries(in: folder)
         let temporary = folder.appending(
             TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
-        // Reserved with O_EXCL so that nobody else's file is ever written over; qpdf then rewrites it.
-        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644) }
+        // Made with O_EXCL and written through this descriptor only: nobody else's file is ever written over.
+        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
         guard descriptor >= 0 else { throw FileSystem.destinationError(errno, folder) }
-        close(descriptor)
+        defer { close(descriptor) }
         PendingOutputs.register(temporary)
         var withdrawn = false
         defer { if !withdrawn, PendingOutputs.withdraw(temporary) { FileSystem.removeTree(temporary) } }
@@ -94,12 +102,12 @@ public enum PDFCompressor {
             imagesOversized: 0, imagesReplaced: 0, encrypted: false, repaired: false, flattened: options.flatten)
         if options.flatten {
             try Flattener.run(
-                input: input, into: temporary, quality: options.quality, control: control, passwords: passwords,
+                input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
                 progress: progress, result: &result)
         } else {
             try compressImages(
-                input: input, into: temporary, quality: options.quality, control: control, passwords: passwords,
-                progress: progress, result: &result)
+                input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
+                passwords: passwords, progress: progress, result: &result)
         }
         result.outputBytes = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
         withdrawn = true
@@ -152,7 +160,8 @@ public enum PDFCompressor {
 
     /// The image pass through the C++ shim, asking for a password as long as the PDF needs one.
     private static func compressImages(
-        input: FilePath, into temporary: FilePath, quality: PDFQuality, control: JobControl, passwords: PasswordAsker,
+        input: FilePath, into temporary: FilePath, descriptor: Int32, quality: PDFQuality, control: JobControl,
+        passwords: PasswordAsker,
         progress: @escaping (Int64, Int64?) -> Void, result: inout PDFCompressResult
     ) throws(ArchiverError) {
         let callback = ProgressCallback(control: control, progress: progress)
@@ -162,13 +171,11 @@ public enum PDFCompressor {
             var outcome = pdfshim_result()
             let status = callback.withContext { context in
                 input.withPlatformString { inputPath in
-                    temporary.withPlatformString { outputPath in
-                        withOptionalCString(password) { passwordPointer in
-                            var options = pdfshim_options(
-                                target_dpi: Int32(quality.dpi), jpeg_quality: Int32(quality.jpegQuality),
-                                password: passwordPointer, progress: progressTrampoline, context: context)
-                            return pdfshim_compress(inputPath, outputPath, &options, &outcome)
-                        }
+                    withOptionalCString(password) { passwordPointer in
+                        var options = pdfshim_options(
+                            target_dpi: Int32(quality.dpi), jpeg_quality: Int32(quality.jpegQuality),
+                            password: passwordPointer, progress: progressTrampoline, context: context)
+                        return pdfshim_compress(inputPath, descriptor, &options, &outcome)
                     }
                 }
             }
@@ -194,6 +201,7 @@ public enum PDFCompressor {
             result.imagesReplaced = Int(outcome.images_replaced)
             result.encrypted = outcome.encrypted != 0
             result.repaired = outcome.repaired != 0
+            result.signed = outcome.signed_document != 0
             return
         }
     }

@@ -70,6 +70,24 @@ import Testing
         #expect(best[3].width == 2480)
     }
 
+    @Test func settingGivesTheDefaultQualityAndTheFlagBeatsIt() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "photo.pdf")
+        let settings = ["GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": scratch.sub("config")]
+        let set = try PDF.withIsolation(
+            ["/usr/bin/gsettings", "set", "io.github.archiver", "pdf-quality", "'low'"], extraEnvironment: settings)
+        try #require(set.status == 0, "gsettings set: \(set.output)")
+        // The photo is 2400 px drawn 4 in wide: low (100 dpi) makes it 400 px, high (200 dpi) 800.
+        let stored = try PDF.compress(
+            ["--no-notify", "-o", "setting.pdf", "photo.pdf"], in: scratch.path, extraEnvironment: settings)
+        #expect(stored.status == 0 && !stored.errors.contains("warning"), "\(stored.errors)")
+        #expect(try PDF.images(scratch.sub("setting.pdf")).first?.width == 400)
+        let flagged = try PDF.compress(
+            ["--no-notify", "-q", "high", "-o", "flag.pdf", "photo.pdf"], in: scratch.path, extraEnvironment: settings)
+        #expect(flagged.status == 0, "\(flagged.errors)")
+        #expect(try PDF.images(scratch.sub("flag.pdf")).first?.width == 800)
+    }
+
     @Test func ascii85WrappedJPEGIsDecoded() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "a85.pdf")
@@ -80,16 +98,40 @@ import Testing
         #expect(try PDF.checks(scratch.sub("a85 (compressed).pdf")))
     }
 
+    /// Compresses a copy of a hand-written fixture at Medium; its images and the copy's path.
+    private func compressHandMade(_ fixture: String, as name: String, in scratch: ScratchDirectory) throws -> (
+        images: [PDF.ImageRow], copy: String
+    ) {
+        _ = try TestPDFs.copy(fixture, into: scratch, as: name + ".pdf")
+        #expect(try PDF.checks(scratch.sub(name + ".pdf")), "the hand-made fixture is sound")
+        let run = try PDF.compress(["--no-notify", name + ".pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let copy = scratch.sub(name + " (compressed).pdf")
+        return (try PDF.images(copy), copy)
+    }
+
     @Test func annotationAppearancesCountAsPlacements() throws {
         let scratch = try ScratchDirectory()
-        _ = try TestPDFs.copy(TestPDFs.stamp, into: scratch, as: "stamp.pdf")
-        #expect(try PDF.checks(scratch.sub("stamp.pdf")), "the hand-made fixture is sound")
-        let run = try PDF.compress(["--no-notify", "stamp.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        let (after, copy) = try compressHandMade(TestPDFs.stamp, as: "stamp", in: scratch)
         // Drawn 1 in wide on the page but 6 in wide by the stamp: 900 px at 150 dpi, not 150.
-        let after = try PDF.images(scratch.sub("stamp (compressed).pdf"))
         #expect(after.first?.width == 900, "\(after)")
-        #expect(try PDF.text(scratch.sub("stamp (compressed).pdf")).contains("Approved with a stamp"))
+        #expect(try PDF.text(copy).contains("Approved with a stamp"))
+    }
+
+    @Test func nestedFormsMultiplyTheirMatrices() throws {
+        let scratch = try ScratchDirectory()
+        // 300 pt = 4.17 in at 150 dpi.
+        let (after, _) = try compressHandMade(TestPDFs.nested, as: "nested", in: scratch)
+        #expect(after.first?.width == 625 && after.first?.xppi == 150, "\(after)")
+    }
+
+    @Test func signedDocumentGetsAWarning() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.signed, into: scratch, as: "contract.pdf")
+        let run = try PDF.compress(["--no-notify", "contract.pdf"], in: scratch.path)
+        #expect(run.status == 1, "done, with a warning: \(run.errors)")
+        #expect(run.errors.contains("“contract.pdf” is digitally signed"), "\(run.errors)")
+        #expect(PDF.names(in: scratch.path) == ["contract (compressed).pdf", "contract.pdf"])
     }
 
     @Test func bilevelScanIsLeftAlone() throws {
@@ -195,6 +237,19 @@ import Testing
         #expect(words.output.contains("already optimal"), "\(words.output)")
     }
 
+    @Test(.enabled(if: TinyDisk.available, "needs root to mount a small tmpfs"))
+    func fullDiskLeavesNothing() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "in.pdf")
+        let disk = try #require(TinyDisk(in: scratch))
+        // 1.95 of the disk's 2 MB taken: the copy (about 190 kB) cannot fit.
+        try Data(count: 1_950_000).write(to: URL(fileURLWithPath: disk.path + "/filler"))
+        let run = try PDF.compress(["--no-notify", "-o", disk.path + "/out.pdf", "in.pdf"], in: scratch.path)
+        #expect(run.status == 7, "\(run.errors)")
+        #expect(run.errors.contains("is full"), "\(run.errors)")
+        #expect(PDF.names(in: disk.path) == ["filler"])
+    }
+
     @Test func namesNeverOverwrite() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "doc.pdf")
@@ -227,6 +282,18 @@ import Testing
             PDF.names(in: scratch.path) == [
                 "one (compressed).pdf", "one.pdf", "three.pdf", "two (compressed).pdf", "two.pdf",
             ])
+    }
+
+    @Test func flattenRefusesWhatItCannotKeepEncrypted() throws {
+        let scratch = try ScratchDirectory()
+        try #require(
+            try Tool.run([
+                "/usr/bin/qpdf", "--encrypt", "", "owner", "256", "--", TestPDFs.a85, scratch.sub("restricted.pdf"),
+            ]).status == 0)
+        let run = try PDF.compress(["--no-notify", "--flatten", "restricted.pdf"], in: scratch.path)
+        #expect(run.status == 4, "\(run.errors)")
+        #expect(run.errors.contains("cannot keep the encryption"), "\(run.errors)")
+        #expect(PDF.names(in: scratch.path) == ["restricted.pdf"])
     }
 
     @Test func flattenRendersPagesAndSaysSo() throws {

@@ -79,6 +79,24 @@ enum PDF {
             errors: String(decoding: errors.data, as: UTF8.self))
     }
 
+    /// Another program run in the same isolated environment (gsettings), with its output merged.
+    static func withIsolation(_ argv: [String], extraEnvironment: [String: String]) throws -> (
+        status: Int32, output: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: argv[0])
+        process.arguments = Array(argv.dropFirst())
+        process.environment = environment.merging(extraEnvironment) { $1 }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let data = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// The executable ready to run, its output not redirected.
     static func prepare(_ arguments: [String], in folder: String, extraEnvironment: [String: String] = [:]) throws
         -> Process

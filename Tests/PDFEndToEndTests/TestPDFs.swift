@@ -16,6 +16,8 @@ import Testing
 ///   outline: Photo, Graphic (child Mask), Scan, Small, Shared
 /// a85.pdf: one page, a 2400×1600 JPEG stored as ASCII85 + DCT (ReportLab's default encoding).
 /// stamp.pdf: one 1200×1200 JPEG drawn 1 in wide on the page and 6 in wide by a stamp annotation's appearance.
+/// nested.pdf: that JPEG drawn through two nested forms (matrices multiplied: 4.17 in wide).
+/// signed.pdf: that JPEG drawn 1 in wide in a document whose /AcroForm says it is signed.
 /// bilevel.pdf: a 300-dpi bilevel scan in CCITT G4, which the image pass leaves alone.
 enum TestPDFs {
     static let folder: String = {
@@ -38,6 +40,8 @@ enum TestPDFs {
     static var a85: String { folder + "/a85.pdf" }
     static var stamp: String { folder + "/stamp.pdf" }
     static var bilevel: String { folder + "/bilevel.pdf" }
+    static var nested: String { folder + "/nested.pdf" }
+    static var signed: String { folder + "/signed.pdf" }
 
     /// Copies a fixture into `scratch` under `name`, returning its path.
     static func copy(_ fixture: String, into scratch: ScratchDirectory, as name: String) throws -> String {
@@ -170,6 +174,33 @@ enum TestPDFs {
             pdf += b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, xref)
             open(path, 'wb').write(pdf)
         handmade(f'{out}/stamp.pdf', objects)
+
+        # nested.pdf: the image inside a form inside a form; a scaling in a q … Q before must not leak.
+        # 0.5 (page) × 3 (Fm1's /Matrix) × 200 (inside Fm1) = 300 pt = 4.17 in. Fm2 has no /Resources of its
+        # own: it draws with the page's.
+        handmade(f'{out}/nested.pdf', [
+            b'<< /Type /Catalog /Pages 2 0 R >>',
+            b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+            b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R'
+            b' /Resources << /XObject << /Fm1 6 0 R /Im1 5 0 R >> >> >>',
+            stream(b'', b'q 10 0 0 10 0 0 cm Q q 0.5 0 0 0.5 72 72 cm /Fm1 Do Q'),
+            stream(b'/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB'
+                   b' /BitsPerComponent 8 /Filter /DCTDecode', stamp),
+            stream(b'/Type /XObject /Subtype /Form /BBox [0 0 1000 1000] /Matrix [3 0 0 3 0 0]'
+                   b' /Resources << /XObject << /Fm2 7 0 R >> >>', b'q 200 0 0 200 0 0 cm /Fm2 Do Q'),
+            stream(b'/Type /XObject /Subtype /Form /BBox [0 0 1 1]', b'q /Im1 Do Q'),
+        ])
+
+        # signed.pdf: says it holds signatures (/SigFlags 3), as signed contracts do.
+        handmade(f'{out}/signed.pdf', [
+            b'<< /Type /Catalog /Pages 2 0 R /AcroForm << /Fields [] /SigFlags 3 >> >>',
+            b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+            b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R'
+            b' /Resources << /XObject << /Im1 5 0 R >> >> >>',
+            stream(b'', b'q 72 0 0 72 72 600 cm /Im1 Do Q'),
+            stream(b'/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB'
+                   b' /BitsPerComponent 8 /Filter /DCTDecode', stamp),
+        ])
 
         # bilevel.pdf: a 300-dpi CCITT G4 scan filling an A4 page, PIL's TIFF strip taken as the stream.
         import io

@@ -50,18 +50,25 @@ typedef struct {
     int32_t encrypted;
     /** Whether qpdf had to repair the input (its warnings were suppressed). */
     int32_t repaired;
+    /** Whether the input says it holds digital signatures (/AcroForm /SigFlags): any rewrite voids them. */
+    int32_t signed_document;
     int32_t error_number;
     char message[512];
 } pdfshim_result;
 
-/** Writes `output`: `input` with its oversized images resampled and re-encoded, then written with object
-    streams and recompressed Flate streams, encrypted as the input was. */
-pdfshim_status pdfshim_compress(const char *input, const char *output, const pdfshim_options *options,
+/** Writes into the file open as `output` (from its start, truncating it): `input` with its oversized images
+    resampled and re-encoded, then written with object streams and recompressed Flate streams, encrypted as
+    the input was. The descriptor stays open; the caller made the file, so no path is ever reopened. */
+pdfshim_status pdfshim_compress(const char *input, int output, const pdfshim_options *options,
                                 pdfshim_result *result);
 
-/** Writes `output`: a PDF of one page per JPEG, each page the JPEG's size at `dpi`, the image filling it
-    (the flatten mode's rebuild after rendering). */
-pdfshim_status pdfshim_pages_from_jpegs(const char *const *jpegs, int32_t count, int32_t dpi, const char *output,
+/** Opens `input` (with `password`, which may be NULL) and fills `pages` and `encrypted` of `result`,
+    writing nothing. */
+pdfshim_status pdfshim_inspect(const char *input, const char *password, pdfshim_result *result);
+
+/** Writes into the file open as `output`, as pdfshim_compress does: a PDF of one page per JPEG, each page
+    the JPEG's size at `dpi`, the image filling it (the flatten mode's rebuild after rendering). */
+pdfshim_status pdfshim_pages_from_jpegs(const char *const *jpegs, int32_t count, int32_t dpi, int output,
                                         pdfshim_result *result);
 
 /** The resampling decision for one image: `width` × `height` pixels drawn at most `width_inches` ×
