@@ -63,16 +63,12 @@ int archiver_photo_can_write(ArchiverPhotoFormat format) {
     return 1;
 }
 
-/* Takes libvips's error text (the buffer is shared by all threads; a batch fails rarely enough). */
+/* Takes libvips's error text, all its "domain: reason" lines (Swift picks the words for a person). The
+   buffer is shared by all threads: two photos failing at the same moment could mix their reasons, which
+   is rare, and each photo is still named by its own error. */
 static int fail(char **error, const char *fallback) {
     char *text = vips_error_buffer_copy();
-    if (error) {
-        const char *chosen = text && *text ? text : fallback;
-        *error = strdup(chosen);
-        /* One line for a person: libvips stacks "loader: reason\n" lines. */
-        char *end = *error ? strchr(*error, '\n') : NULL;
-        if (end && end[1] == '\0') *end = '\0';
-    }
+    if (error) *error = strdup(text && *text ? text : fallback);
     g_free(text);
     return -1;
 }

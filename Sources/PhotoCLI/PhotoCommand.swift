@@ -104,21 +104,21 @@ public struct PhotoCommand: ParsableCommand {
             let error = plan.problems.first ?? ArchiverError(
                 .notAnArchive, "No photos in \(what).", hint: "Photos are JPEG, HEIC/HEIF, AVIF, PNG, WebP and TIFF files.")
             for problem in plan.problems.dropFirst() { printProblem(problem) }
-            for folder in plan.createdFolders { PhotoBatch.removeEmptyFolders(folder) }
+            plan.removeEmptyFolders()
             failed(error)
             throw ExitCode(error.code.exitStatus)
         }
         if let refusal = PhotoBudget.check(
             plan, format: options.format, workers: workers ?? PhotoBatch.defaultWorkers, budget: control.budget)
         {
-            for folder in plan.createdFolders { PhotoBatch.removeEmptyFolders(folder) }
+            plan.removeEmptyFolders()
             failed(refusal)
             throw ExitCode(refusal.code.exitStatus)
         }
         // A stop that cannot wait for the photos in progress (HEIC encoding takes seconds) still keeps
         // the finished ones: only the registered temporaries go, and mirror folders left empty.
         CommandRunner.onAbandon = { error in
-            for folder in plan.createdFolders { PhotoBatch.removeEmptyFolders(folder) }
+            plan.removeEmptyFolders()
             var error = error
             error.message = (error.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
                 + "; the photos already finished are kept, the ones in progress were removed."
@@ -130,15 +130,7 @@ public struct PhotoCommand: ParsableCommand {
         do throws(ArchiverError) {
             result = try PhotoBatch.run(
                 plan, options: options, control: control, workers: workers,
-                trash: { file throws(ArchiverError) in
-                    do throws(ArchiverError) {
-                        try Trash.move(file)
-                    } catch {
-                        var error = error
-                        error.hint = "The original is unchanged and no copy was made; without --replace the copy goes beside it."
-                        throw error
-                    }
-                },
+                trash: Self.moveToTrash,
                 progress: { display.show($0) })
         } catch {
             failed(error)
@@ -166,6 +158,17 @@ public struct PhotoCommand: ParsableCommand {
         Self.notify(desktop, result: result, plan: plan, failures: failures)
         desktop.waitForAction()
         throw ExitCode(exitCode)
+    }
+
+    /// `--replace`: the original goes to the desktop trash once its copy is ready.
+    @Sendable static func moveToTrash(_ file: FilePath) throws(ArchiverError) {
+        do throws(ArchiverError) {
+            try Trash.move(file)
+        } catch {
+            var error = error
+            error.hint = "The original is unchanged and no copy was made; without --replace the copy goes beside it."
+            throw error
+        }
     }
 
     /// Refuses a format this libvips/libheif cannot write, before anything is made.

@@ -108,7 +108,7 @@ public enum PhotoBatch {
             }
         }
         // A mirror folder that got nothing (all failed, or cancelled first) is not left behind.
-        for folder in plan.createdFolders { removeEmptyFolders(folder) }
+        plan.removeEmptyFolders()
         return state.withLock { state in
             var result = state.result
             result.stopped = state.stopped
@@ -240,8 +240,16 @@ public enum PhotoBatch {
         }
     }
 
-    /// Removes `folder` and its subfolders when they hold nothing (rmdir refuses anything else).
-    public static func removeEmptyFolders(_ folder: FilePath) {
+}
+
+extension PhotoPlan {
+    /// Removes the folders this plan created, and their subfolders, where they hold nothing (rmdir
+    /// refuses anything else): a batch that made nothing leaves nothing.
+    public func removeEmptyFolders() {
+        for folder in createdFolders { Self.removeEmptyFolders(folder) }
+    }
+
+    private static func removeEmptyFolders(_ folder: FilePath) {
         for name in (try? FileSystem.entries(of: folder)) ?? [] {
             let path = folder.appending(bytes: name)
             if let info = FileSystem.status(path), FileSystem.isDirectory(info) { removeEmptyFolders(path) }
