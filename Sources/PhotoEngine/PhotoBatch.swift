@@ -65,6 +65,10 @@ public enum PhotoBatch {
         let state = Mutex(State(total: jobs.count, bytesTotal: jobs.reduce(0) { $0 + $1.bytes }))
         let count = max(1, min(workers ?? defaultWorkers, jobs.count))
         let folders = FolderPreparer()
+        // Progress displays are not thread-safe: one call at a time, outside the state lock so that a slow
+        // notification never holds up the other worker's next photo.
+        let reporting = Mutex(())
+        let report: @Sendable (PhotoProgress) -> Void = { snapshot in reporting.withLock { _ in progress(snapshot) } }
         DispatchQueue.concurrentPerform(iterations: count) { _ in
             while true {
                 let next: (Int, PhotoProgress)? = state.withLock { state in
@@ -79,7 +83,7 @@ public enum PhotoBatch {
                     return (state.next, state.progress(current: jobs[state.next].source.lastComponent?.bytes ?? []))
                 }
                 guard let (index, started) = next else { return }
-                progress(started)
+                report(started)
                 let job = jobs[index]
                 let outcome: Result<PhotoItem?, ArchiverError>
                 do throws(ArchiverError) {
@@ -87,7 +91,7 @@ public enum PhotoBatch {
                 } catch {
                     outcome = .failure(error)
                 }
-                let report: PhotoProgress? = state.withLock { state in
+                let finished: PhotoProgress? = state.withLock { state in
                     switch outcome {
                     case .success(let item?):
                         state.result.items.append(item)
@@ -104,7 +108,7 @@ public enum PhotoBatch {
                     }
                     return state.progress(current: job.source.lastComponent?.bytes ?? [])
                 }
-                if let report { progress(report) }
+                if let finished { report(finished) }
             }
         }
         // A mirror folder that got nothing (all failed, or cancelled first) is not left behind.
