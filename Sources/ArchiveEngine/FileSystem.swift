@@ -26,7 +26,7 @@ package enum FileSystem {
     }
 
     /// The canonical path, with symlinks resolved. The corresponding C function is `realpath`.
-    static func resolve(_ path: FilePath) -> FilePath? {
+    package static func resolve(_ path: FilePath) -> FilePath? {
         path.withPlatformString { pointer in
             guard let resolved = realpath(pointer, nil) else { return nil }
             defer { free(resolved) }

@@ -149,8 +149,9 @@ public struct PhotoCommand: ParsableCommand {
             throw ExitCode(stopped.code.exitStatus)
         }
         guard !result.photos.isEmpty else {
-            for problem in failures.dropFirst() { printProblem(problem) }
-            failed(failures[0])
+            // Every photo failed: each is named (stderr, JSON), and the notification says the first.
+            report.finished(result, plan: plan, failures: failures, exitCode: failures[0].code.exitStatus, error: nil, elapsed: progress.elapsed)
+            desktop.failed(summary: "Could not compress \(what)", failures[0])
             throw ExitCode(failures[0].code.exitStatus)
         }
         let exitCode = failures.isEmpty ? ExitStatus.success : ExitStatus.warnings

@@ -148,7 +148,9 @@ public enum PhotoBatch {
         trash: (FilePath) throws(ArchiverError) -> Void
     ) throws(ArchiverError) -> PhotoItem? {
         try folders.prepare(job.folder)
-        guard let original = FileSystem.status(job.source) else {
+        // stat, not lstat: a link the person chose stands for its target (size, times, permissions).
+        var original = stat()
+        guard job.source.withPlatformString({ stat($0, &original) }) == 0 else {
             throw ArchiverError(.inputUnreadable, "“\(job.source)” has disappeared.", path: job.source.string)
         }
         let temporary = job.folder.appending(

@@ -65,7 +65,12 @@ public struct PhotoPlan: Sendable {
     private mutating func add(_ inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat) throws(ArchiverError) {
         for input in inputs {
             let input = input.madeAbsolute
-            guard let info = FileSystem.status(input), let name = input.lastComponent?.bytes else {
+            // A link the person chose is followed (its target is read, its name names the copy); links
+            // inside folders are not.
+            let info = FileSystem.status(input).flatMap { info in
+                FileSystem.isSymlink(info) ? FileSystem.resolve(input).flatMap(FileSystem.status) : info
+            }
+            guard let info, let name = input.lastComponent?.bytes else {
                 problems.append(
                     ArchiverError(.inputUnreadable, "“\(input)” does not exist.", hint: "Check the name.", path: input.string))
                 continue

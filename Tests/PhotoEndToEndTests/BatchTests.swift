@@ -49,6 +49,15 @@ import Testing
         #expect(json?["exitCode"] as? Int == 1)
         let failures = json?["failures"] as? [[String: Any]] ?? []
         #expect(failures.count == 1 && (failures.first?["path"] as? String)?.hasSuffix("Sub/Deep/broken.jpg") == true, "\(failures)")
+
+        // Nothing but the broken photo: exit 5 (corrupt), the photo named, no folder left.
+        let broken = scratch.sub("Broken")
+        try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: album + "/Sub/Deep/broken.jpg", toPath: broken + "/broken.jpg")
+        let none = try Photos.run(["--json", broken], in: scratch)
+        #expect(none.status == 5 && none.stderr.contains("broken.jpg") && none.stderr.contains("damaged"), "\(none.stderr)")
+        #expect(((try JSONSerialization.jsonObject(with: Data(none.stdout.utf8)) as? [String: Any])?["failures"] as? [Any])?.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Broken")))
     }
 
     @Test func aCopyThatWouldBeLargerIsTheOriginal() throws {
@@ -76,6 +85,10 @@ import Testing
         let output = scratch.sub("out")
         #expect(try Photos.run(["--keep-size", "-o", output, photo], in: scratch).status == 0)
         #expect(try Photos.header(output + "/photo.jpg", "width") == "1000")
+        // A link the person chose is followed; its name names the copy.
+        try FileManager.default.createSymbolicLink(atPath: scratch.sub("link.jpg"), withDestinationPath: photo)
+        #expect(try Photos.run(["--max-size", "200", scratch.sub("link.jpg")], in: scratch).status == 0)
+        #expect(try Photos.header(scratch.sub("link (compressed).jpg"), "width") == "200")
     }
 
     @Test func replaceTrashesTheOriginal() throws {
