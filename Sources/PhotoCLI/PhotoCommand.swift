@@ -23,16 +23,16 @@ public struct PhotoCommand: ParsableCommand {
             """,
         version: "Archiver 0.1 (libvips \(PhotoCodec.vipsVersion))")
 
-    @Option(help: "Longest side in pixels; smaller photos are never enlarged (default: the photo-max-size setting, 1500).")
+    @Option(help: ArgumentHelp("Longest side in pixels; smaller photos are never enlarged (default: the photo-max-size setting, 1500).", valueName: "px"))
     var maxSize: Int?
 
     @Flag(help: "Keep the size; only recompress.")
     var keepSize = false
 
-    @Option(help: "Quality on JPEG's scale, 1-100; 60-90 is the useful range (default: the photo-quality setting, 75). AVIF and HEIC get 25 less, the same look.")
+    @Option(help: ArgumentHelp("Quality on JPEG's scale, 1-100; 60-90 is the useful range (default: the photo-quality setting, 75). AVIF and HEIC encoders get 25 less, the same look.", valueName: "q"))
     var quality: Int?
 
-    @Option(help: "jpeg, webp, avif or heic (default: the photo-format setting, jpeg).")
+    @Option(help: "Format of the copies (default: the photo-format setting, jpeg); all four are writable with Debian 12's libheif.")
     var format: PhotoFormat?
 
     @Flag(inversion: .prefixedNo, help: "Remove the GPS position, and only that, for sharing (default: the photo-strip-location setting, off).")
@@ -41,7 +41,7 @@ public struct PhotoCommand: ParsableCommand {
     @Flag(help: "Put the copies in place of the originals, which go to the desktop trash.")
     var replace = false
 
-    @Option(name: [.short, .long], help: "Put the copies in this folder (created if needed): a folder as DIR/Folder/…, a photo as DIR/IMG_1.jpg.")
+    @Option(name: [.short, .long], help: ArgumentHelp("Put the copies in this folder (created if needed): a folder as DIR/Folder/…, a photo as DIR/IMG_1.jpg.", valueName: "dir"))
     var output: String?
 
     @Option(help: .hidden)
