@@ -94,7 +94,8 @@ static int is_name_char(char c) {
 static const char *xmp_edit_for(const char *name, size_t length, int strip_location, const char *orientation,
                                 const char *width, const char *height) {
 #define IS(literal) (length == strlen(literal) && strncmp(name, literal, length) == 0)
-    if (IS("tiff:Orientation")) return orientation;
+    /* exif:Orientation is not in the standard, but some writers put it there (Debian's wallpapers have it). */
+    if (IS("tiff:Orientation") || IS("exif:Orientation")) return orientation;
     if (IS("exif:PixelXDimension") || IS("tiff:ImageWidth")) return width;
     if (IS("exif:PixelYDimension") || IS("tiff:ImageLength")) return height;
     if (strip_location && length > 8 && strncmp(name, "exif:GPS", 8) == 0) return NULL;
