@@ -273,6 +273,12 @@ private final class FolderPreparer: Sendable {
         try ready.withLock { (ready: inout Set<FilePath>) throws(ArchiverError) in
             guard !ready.contains(folder) else { return }
             try FileSystem.makeDirectories(folder)
+            // Said as it is, not as the encoder's "unable to open" for each photo.
+            guard FileSystem.canWrite(folder) else {
+                var error = FileSystem.destinationError(EACCES, folder)
+                error.hint = "Choose where the copies go with --output DIR."
+                throw error
+            }
             FileSystem.removeStaleTemporaries(in: folder)
             ready.insert(folder)
         }

@@ -165,7 +165,11 @@ public struct PhotoPlan: Sendable {
         for attempt in 1...10_000 {
             let candidate = parent.appending(bytes: ArchiveNaming.numbered(name, isDirectory: true, attempt: attempt))
             if candidate.withPlatformString({ mkdir($0, 0o777) }) == 0 { return candidate }
-            if errno != EEXIST { throw FileSystem.destinationError(errno, parent) }
+            if errno != EEXIST {
+                var error = FileSystem.destinationError(errno, parent)
+                error.hint = "Choose where the copies go with --output DIR."
+                throw error
+            }
         }
         throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(parent)”.")
     }
