@@ -105,6 +105,26 @@ import Testing
         #expect(try Data(contentsOf: URL(fileURLWithPath: trashed)) == bytes, "the original is in the trash, whole")
     }
 
+    @Test func replaceInAFolderLeavesKeptPhotosAndVideosAlone() throws {
+        let scratch = try ScratchDirectory()
+        let folder = scratch.sub("Trip")
+        try FileManager.default.createDirectory(atPath: folder + "/Day 1", withIntermediateDirectories: true)
+        try Photos.makeJPEG(folder + "/Day 1/big.jpg", width: 2400, height: 1600)
+        try Photos.makeJPEG(folder + "/small.jpg", width: 300, height: 200, quality: 30)
+        try Photos.makeJPEG(scratch.sub("src.jpg"), width: 2000, height: 1500)
+        _ = try Tool.run(["/usr/bin/heif-enc", "-q", "90", scratch.sub("src.jpg"), "-o", folder + "/IMG_4.heic"])
+        try Data("video".utf8).write(to: URL(fileURLWithPath: folder + "/IMG_4.mov"))
+        let small = try Data(contentsOf: URL(fileURLWithPath: folder + "/small.jpg"))
+        let result = try Photos.run(["--replace", "--max-size", "1000", folder], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Photos.files(under: folder) == ["Day 1/big.jpg", "IMG_4.jpg", "IMG_4.mov", "small.jpg"])
+        #expect(try Photos.header(folder + "/Day 1/big.jpg", "width") == "1000")
+        #expect(try Photos.header(folder + "/IMG_4.jpg", "width") == "1000")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/small.jpg")) == small, "not smaller: left as it was")
+        #expect(Photos.files(under: scratch.sub("data/Trash/files")) == ["IMG_4.heic", "big.jpg"])
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Trip")))
+    }
+
     @Test func badRequestsAreRefusedClearly() throws {
         let scratch = try ScratchDirectory()
         let photo = scratch.sub("p.jpg")
