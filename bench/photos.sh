@@ -8,6 +8,7 @@
 #   RUNS=3              runs per method (the median is reported; one warm-up run is not counted)
 #   ARCHIVER_BIN_DIR    use this compress-photos-with-archiver instead of building release
 #   RESULTS=FILE        where the table goes (default bench/RESULTS-photos.md; the set's section is replaced)
+#   FORMATS="webp avif heic"   also time compress-photos-with-archiver writing these formats (same quality setting)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 set_name=${1:-phone}
@@ -47,7 +48,11 @@ imagemagick_2() {  # one convert per photo, 2 at a time, with the JPEG shrink-on
     (cd "$source_dir" && MAGICK_THREAD_LIMIT=1 xargs -0 -P2 -a "$list" -I{} sh -c \
         'convert -define jpeg:size=1500x1500 "$1" -auto-orient -resize "1500x1500>" -quality 75 "$2/$(basename "${1%.*}").jpg"' _ {} "$1")
 }
-export -f archiver vipsthumbnail_2 imagemagick_2
+archiver_format() {
+    "$bin/compress-photos-with-archiver" --no-notify --max-size 1500 --quality 75 --format "$PHOTO_FORMAT" -o "$1" "$source_dir" \
+        >/dev/null 2>"$work/archiver.err" || [[ $? == 1 ]]
+}
+export -f archiver archiver_format vipsthumbnail_2 imagemagick_2
 
 # measure METHOD: RUNS+1 runs; prints "median_seconds output_bytes median_peak_rss_kib files_made".
 measure() {
@@ -66,10 +71,12 @@ measure() {
 }
 
 rows=()
-for method in archiver vipsthumbnail_2 imagemagick_2; do
+for method in archiver vipsthumbnail_2 imagemagick_2 ${FORMATS:-}; do
+    if [[ $method == @(webp|avif|heic) ]]; then export PHOTO_FORMAT=$method; method=archiver_format; fi
     read -r seconds bytes kib made < <(measure "$method")
     label=$(case $method in
         archiver) echo "compress-photos-with-archiver (1 process, 2 workers)" ;;
+        archiver_format) echo "compress-photos-with-archiver --format $PHOTO_FORMAT" ;;
         vipsthumbnail_2) echo "vipsthumbnail, 2 processes × 1 thread" ;;
         imagemagick_2) echo "ImageMagick convert -define jpeg:size, 2 at a time" ;;
     esac)

@@ -35,7 +35,7 @@ package enum FileSystem {
     }
 
     /// Whether this process may create files in `folder`.
-    static func canWrite(_ folder: FilePath) -> Bool {
+    package static func canWrite(_ folder: FilePath) -> Bool {
         folder.withPlatformString { access($0, W_OK | X_OK) } == 0
     }
 

@@ -63,16 +63,12 @@ int archiver_photo_can_write(ArchiverPhotoFormat format) {
     return 1;
 }
 
-/* Takes libvips's error text (the buffer is shared by all threads; a batch fails rarely enough). */
+/* Takes libvips's error text, all its "domain: reason" lines (Swift picks the words for a person). The
+   buffer is shared by all threads: two photos failing at the same moment could mix their reasons, which
+   is rare, and each photo is still named by its own error. */
 static int fail(char **error, const char *fallback) {
     char *text = vips_error_buffer_copy();
-    if (error) {
-        const char *chosen = text && *text ? text : fallback;
-        *error = strdup(chosen);
-        /* One line for a person: libvips stacks "loader: reason\n" lines. */
-        char *end = *error ? strchr(*error, '\n') : NULL;
-        if (end && end[1] == '\0') *end = '\0';
-    }
+    if (error) *error = strdup(text && *text ? text : fallback);
     g_free(text);
     return -1;
 }
@@ -98,7 +94,8 @@ static int is_name_char(char c) {
 static const char *xmp_edit_for(const char *name, size_t length, int strip_location, const char *orientation,
                                 const char *width, const char *height) {
 #define IS(literal) (length == strlen(literal) && strncmp(name, literal, length) == 0)
-    if (IS("tiff:Orientation")) return orientation;
+    /* exif:Orientation is not in the standard, but some writers put it there (Debian's wallpapers have it). */
+    if (IS("tiff:Orientation") || IS("exif:Orientation")) return orientation;
     if (IS("exif:PixelXDimension") || IS("tiff:ImageWidth")) return width;
     if (IS("exif:PixelYDimension") || IS("tiff:ImageLength")) return height;
     if (strip_location && length > 8 && strncmp(name, "exif:GPS", 8) == 0) return NULL;

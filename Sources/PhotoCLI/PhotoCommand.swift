@@ -23,16 +23,16 @@ public struct PhotoCommand: ParsableCommand {
             """,
         version: "Archiver 0.1 (libvips \(PhotoCodec.vipsVersion))")
 
-    @Option(help: "Longest side in pixels; smaller photos are never enlarged (default: the photo-max-size setting, 1500).")
+    @Option(help: ArgumentHelp("Longest side in pixels; smaller photos are never enlarged (default: the photo-max-size setting, 1500).", valueName: "px"))
     var maxSize: Int?
 
     @Flag(help: "Keep the size; only recompress.")
     var keepSize = false
 
-    @Option(help: "Quality on JPEG's scale, 1-100; 60-90 is the useful range (default: the photo-quality setting, 75). AVIF and HEIC get 25 less, the same look.")
+    @Option(help: ArgumentHelp("Quality on JPEG's scale, 1-100; 60-90 is the useful range (default: the photo-quality setting, 75). AVIF and HEIC encoders get 25 less, the same look.", valueName: "q"))
     var quality: Int?
 
-    @Option(help: "jpeg, webp, avif or heic (default: the photo-format setting, jpeg).")
+    @Option(help: "Format of the copies (default: the photo-format setting, jpeg); all four are writable with Debian 12's libheif.")
     var format: PhotoFormat?
 
     @Flag(inversion: .prefixedNo, help: "Remove the GPS position, and only that, for sharing (default: the photo-strip-location setting, off).")
@@ -41,7 +41,7 @@ public struct PhotoCommand: ParsableCommand {
     @Flag(help: "Put the copies in place of the originals, which go to the desktop trash.")
     var replace = false
 
-    @Option(name: [.short, .long], help: "Put the copies in this folder (created if needed): a folder as DIR/Folder/…, a photo as DIR/IMG_1.jpg.")
+    @Option(name: [.short, .long], help: ArgumentHelp("Put the copies in this folder (created if needed): a folder as DIR/Folder/…, a photo as DIR/IMG_1.jpg.", valueName: "dir"))
     var output: String?
 
     @Option(help: .hidden)
@@ -104,21 +104,21 @@ public struct PhotoCommand: ParsableCommand {
             let error = plan.problems.first ?? ArchiverError(
                 .notAnArchive, "No photos in \(what).", hint: "Photos are JPEG, HEIC/HEIF, AVIF, PNG, WebP and TIFF files.")
             for problem in plan.problems.dropFirst() { printProblem(problem) }
-            for folder in plan.createdFolders { PhotoBatch.removeEmptyFolders(folder) }
+            plan.removeEmptyFolders()
             failed(error)
             throw ExitCode(error.code.exitStatus)
         }
         if let refusal = PhotoBudget.check(
             plan, format: options.format, workers: workers ?? PhotoBatch.defaultWorkers, budget: control.budget)
         {
-            for folder in plan.createdFolders { PhotoBatch.removeEmptyFolders(folder) }
+            plan.removeEmptyFolders()
             failed(refusal)
             throw ExitCode(refusal.code.exitStatus)
         }
         // A stop that cannot wait for the photos in progress (HEIC encoding takes seconds) still keeps
         // the finished ones: only the registered temporaries go, and mirror folders left empty.
         CommandRunner.onAbandon = { error in
-            for folder in plan.createdFolders { PhotoBatch.removeEmptyFolders(folder) }
+            plan.removeEmptyFolders()
             var error = error
             error.message = (error.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
                 + "; the photos already finished are kept, the ones in progress were removed."
@@ -130,15 +130,7 @@ public struct PhotoCommand: ParsableCommand {
         do throws(ArchiverError) {
             result = try PhotoBatch.run(
                 plan, options: options, control: control, workers: workers,
-                trash: { file throws(ArchiverError) in
-                    do throws(ArchiverError) {
-                        try Trash.move(file)
-                    } catch {
-                        var error = error
-                        error.hint = "The original is unchanged and no copy was made; without --replace the copy goes beside it."
-                        throw error
-                    }
-                },
+                trash: Self.moveToTrash,
                 progress: { display.show($0) })
         } catch {
             failed(error)
@@ -157,8 +149,9 @@ public struct PhotoCommand: ParsableCommand {
             throw ExitCode(stopped.code.exitStatus)
         }
         guard !result.photos.isEmpty else {
-            for problem in failures.dropFirst() { printProblem(problem) }
-            failed(failures[0])
+            // Every photo failed: each is named (stderr, JSON), and the notification says the first.
+            report.finished(result, plan: plan, failures: failures, exitCode: failures[0].code.exitStatus, error: nil, elapsed: progress.elapsed)
+            desktop.failed(summary: "Could not compress \(what)", failures[0])
             throw ExitCode(failures[0].code.exitStatus)
         }
         let exitCode = failures.isEmpty ? ExitStatus.success : ExitStatus.warnings
@@ -166,6 +159,17 @@ public struct PhotoCommand: ParsableCommand {
         Self.notify(desktop, result: result, plan: plan, failures: failures)
         desktop.waitForAction()
         throw ExitCode(exitCode)
+    }
+
+    /// `--replace`: the original goes to the desktop trash once its copy is ready.
+    @Sendable static func moveToTrash(_ file: FilePath) throws(ArchiverError) {
+        do throws(ArchiverError) {
+            try Trash.move(file)
+        } catch {
+            var error = error
+            error.hint = "The original is unchanged and no copy was made; without --replace the copy goes beside it."
+            throw error
+        }
     }
 
     /// Refuses a format this libvips/libheif cannot write, before anything is made.

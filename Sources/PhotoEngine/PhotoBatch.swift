@@ -65,6 +65,10 @@ public enum PhotoBatch {
         let state = Mutex(State(total: jobs.count, bytesTotal: jobs.reduce(0) { $0 + $1.bytes }))
         let count = max(1, min(workers ?? defaultWorkers, jobs.count))
         let folders = FolderPreparer()
+        // Progress displays are not thread-safe: one call at a time, outside the state lock so that a slow
+        // notification never holds up the other worker's next photo.
+        let reporting = Mutex(())
+        let report: @Sendable (PhotoProgress) -> Void = { snapshot in reporting.withLock { _ in progress(snapshot) } }
         DispatchQueue.concurrentPerform(iterations: count) { _ in
             while true {
                 let next: (Int, PhotoProgress)? = state.withLock { state in
@@ -79,7 +83,7 @@ public enum PhotoBatch {
                     return (state.next, state.progress(current: jobs[state.next].source.lastComponent?.bytes ?? []))
                 }
                 guard let (index, started) = next else { return }
-                progress(started)
+                report(started)
                 let job = jobs[index]
                 let outcome: Result<PhotoItem?, ArchiverError>
                 do throws(ArchiverError) {
@@ -87,7 +91,7 @@ public enum PhotoBatch {
                 } catch {
                     outcome = .failure(error)
                 }
-                let report: PhotoProgress? = state.withLock { state in
+                let finished: PhotoProgress? = state.withLock { state in
                     switch outcome {
                     case .success(let item?):
                         state.result.items.append(item)
@@ -104,11 +108,11 @@ public enum PhotoBatch {
                     }
                     return state.progress(current: job.source.lastComponent?.bytes ?? [])
                 }
-                if let report { progress(report) }
+                if let finished { report(finished) }
             }
         }
         // A mirror folder that got nothing (all failed, or cancelled first) is not left behind.
-        for folder in plan.createdFolders { removeEmptyFolders(folder) }
+        plan.removeEmptyFolders()
         return state.withLock { state in
             var result = state.result
             result.stopped = state.stopped
@@ -144,7 +148,9 @@ public enum PhotoBatch {
         trash: (FilePath) throws(ArchiverError) -> Void
     ) throws(ArchiverError) -> PhotoItem? {
         try folders.prepare(job.folder)
-        guard let original = FileSystem.status(job.source) else {
+        // stat, not lstat: a link the person chose stands for its target (size, times, permissions).
+        var original = stat()
+        guard job.source.withPlatformString({ stat($0, &original) }) == 0 else {
             throw ArchiverError(.inputUnreadable, "“\(job.source)” has disappeared.", path: job.source.string)
         }
         let temporary = job.folder.appending(
@@ -240,8 +246,16 @@ public enum PhotoBatch {
         }
     }
 
-    /// Removes `folder` and its subfolders when they hold nothing (rmdir refuses anything else).
-    public static func removeEmptyFolders(_ folder: FilePath) {
+}
+
+extension PhotoPlan {
+    /// Removes the folders this plan created, and their subfolders, where they hold nothing (rmdir
+    /// refuses anything else): a batch that made nothing leaves nothing.
+    public func removeEmptyFolders() {
+        for folder in createdFolders { Self.removeEmptyFolders(folder) }
+    }
+
+    private static func removeEmptyFolders(_ folder: FilePath) {
         for name in (try? FileSystem.entries(of: folder)) ?? [] {
             let path = folder.appending(bytes: name)
             if let info = FileSystem.status(path), FileSystem.isDirectory(info) { removeEmptyFolders(path) }
@@ -259,6 +273,12 @@ private final class FolderPreparer: Sendable {
         try ready.withLock { (ready: inout Set<FilePath>) throws(ArchiverError) in
             guard !ready.contains(folder) else { return }
             try FileSystem.makeDirectories(folder)
+            // Said as it is, not as the encoder's "unable to open" for each photo.
+            guard FileSystem.canWrite(folder) else {
+                var error = FileSystem.destinationError(EACCES, folder)
+                error.hint = "Choose where the copies go with --output DIR."
+                throw error
+            }
             FileSystem.removeStaleTemporaries(in: folder)
             ready.insert(folder)
         }

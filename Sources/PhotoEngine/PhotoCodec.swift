@@ -75,7 +75,9 @@ extension PhotoCodec {
         if reason.contains("Premature end") || reason.contains("truncated") || reason.contains("unexpected end") {
             return "it is damaged or cut short"
         }
-        var text = reason.replacing("\"\(path)\"", with: "the file").replacing(path, with: "the file")
+        // The first of libvips's stacked "domain: reason" lines is the cause.
+        let first = reason.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? reason
+        var text = first.replacing("\"\(path)\"", with: "the file").replacing(path, with: "the file")
         // "VipsForeignLoadJpegFile: out of order read" → "out of order read"
         if let colon = text.firstIndex(of: ":"), !text[..<colon].contains(" ") {
             text = String(text[text.index(after: colon)...].drop { $0 == " " })

@@ -53,10 +53,25 @@ public struct PhotoPlan: Sendable {
         var plan = PhotoPlan()
         var destination = destination
         if case .folder(let folder) = destination { destination = .folder(folder.madeAbsolute) }
+        do throws(ArchiverError) {
+            try plan.add(inputs, destination: destination, format: format)
+        } catch {
+            plan.removeEmptyFolders()
+            throw error
+        }
+        return plan
+    }
+
+    private mutating func add(_ inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat) throws(ArchiverError) {
         for input in inputs {
             let input = input.madeAbsolute
-            guard let info = FileSystem.status(input), let name = input.lastComponent?.bytes else {
-                plan.problems.append(
+            // A link the person chose is followed (its target is read, its name names the copy); links
+            // inside folders are not.
+            let info = FileSystem.status(input).flatMap { info in
+                FileSystem.isSymlink(info) ? FileSystem.resolve(input).flatMap(FileSystem.status) : info
+            }
+            guard let info, let name = input.lastComponent?.bytes else {
+                problems.append(
                     ArchiverError(.inputUnreadable, "“\(input)” does not exist.", hint: "Check the name.", path: input.string))
                 continue
             }
@@ -64,22 +79,21 @@ public struct PhotoPlan: Sendable {
             if FileSystem.isDirectory(info) {
                 let root: FilePath
                 switch destination {
-                case .beside: root = try claimFolder(PhotoNaming.mirrorFolderName(name), in: parent)
+                case .beside: root = try Self.claimFolder(PhotoNaming.mirrorFolderName(name), in: parent)
                 case .folder(let folder):
                     try FileSystem.makeDirectories(folder)
-                    root = try claimFolder(name, in: folder)
+                    root = try Self.claimFolder(name, in: folder)
                 case .replace: root = input
                 }
-                if root != input { plan.createdFolders.append(root) }
-                plan.roots.append(root)
-                try plan.walk(input, into: root, replace: destination == .replace, format: format)
+                if root != input { createdFolders.append(root) }
+                roots.append(root)
+                try walk(input, into: root, replace: destination == .replace, format: format)
             } else if FileSystem.isRegular(info) {
-                plan.addLoose(input, name: name, parent: parent, bytes: Int64(info.st_size), destination: destination, format: format)
+                addLoose(input, name: name, parent: parent, bytes: Int64(info.st_size), destination: destination, format: format)
             } else {
-                plan.problems.append(ArchiverError(.notAnArchive, "“\(input)” is not a photo.", path: input.string))
+                problems.append(ArchiverError(.notAnArchive, "“\(input)” is not a photo.", path: input.string))
             }
         }
-        return plan
     }
 
     private mutating func addLoose(
@@ -151,7 +165,11 @@ public struct PhotoPlan: Sendable {
         for attempt in 1...10_000 {
             let candidate = parent.appending(bytes: ArchiveNaming.numbered(name, isDirectory: true, attempt: attempt))
             if candidate.withPlatformString({ mkdir($0, 0o777) }) == 0 { return candidate }
-            if errno != EEXIST { throw FileSystem.destinationError(errno, parent) }
+            if errno != EEXIST {
+                var error = FileSystem.destinationError(errno, parent)
+                error.hint = "Choose where the copies go with --output DIR."
+                throw error
+            }
         }
         throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(parent)”.")
     }

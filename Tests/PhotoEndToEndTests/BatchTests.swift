@@ -49,6 +49,15 @@ import Testing
         #expect(json?["exitCode"] as? Int == 1)
         let failures = json?["failures"] as? [[String: Any]] ?? []
         #expect(failures.count == 1 && (failures.first?["path"] as? String)?.hasSuffix("Sub/Deep/broken.jpg") == true, "\(failures)")
+
+        // Nothing but the broken photo: exit 5 (corrupt), the photo named, no folder left.
+        let broken = scratch.sub("Broken")
+        try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: album + "/Sub/Deep/broken.jpg", toPath: broken + "/broken.jpg")
+        let none = try Photos.run(["--json", broken], in: scratch)
+        #expect(none.status == 5 && none.stderr.contains("broken.jpg") && none.stderr.contains("damaged"), "\(none.stderr)")
+        #expect(((try JSONSerialization.jsonObject(with: Data(none.stdout.utf8)) as? [String: Any])?["failures"] as? [Any])?.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Broken")))
     }
 
     @Test func aCopyThatWouldBeLargerIsTheOriginal() throws {
@@ -76,6 +85,10 @@ import Testing
         let output = scratch.sub("out")
         #expect(try Photos.run(["--keep-size", "-o", output, photo], in: scratch).status == 0)
         #expect(try Photos.header(output + "/photo.jpg", "width") == "1000")
+        // A link the person chose is followed; its name names the copy.
+        try FileManager.default.createSymbolicLink(atPath: scratch.sub("link.jpg"), withDestinationPath: photo)
+        #expect(try Photos.run(["--max-size", "200", scratch.sub("link.jpg")], in: scratch).status == 0)
+        #expect(try Photos.header(scratch.sub("link (compressed).jpg"), "width") == "200")
     }
 
     @Test func replaceTrashesTheOriginal() throws {
@@ -90,6 +103,26 @@ import Testing
         #expect(try Photos.header(scratch.sub("IMG_9.jpg"), "width") == "640")
         let trashed = scratch.sub("data/Trash/files/IMG_9.heic")
         #expect(try Data(contentsOf: URL(fileURLWithPath: trashed)) == bytes, "the original is in the trash, whole")
+    }
+
+    @Test func replaceInAFolderLeavesKeptPhotosAndVideosAlone() throws {
+        let scratch = try ScratchDirectory()
+        let folder = scratch.sub("Trip")
+        try FileManager.default.createDirectory(atPath: folder + "/Day 1", withIntermediateDirectories: true)
+        try Photos.makeJPEG(folder + "/Day 1/big.jpg", width: 2400, height: 1600)
+        try Photos.makeJPEG(folder + "/small.jpg", width: 300, height: 200, quality: 30)
+        try Photos.makeJPEG(scratch.sub("src.jpg"), width: 2000, height: 1500)
+        _ = try Tool.run(["/usr/bin/heif-enc", "-q", "90", scratch.sub("src.jpg"), "-o", folder + "/IMG_4.heic"])
+        try Data("video".utf8).write(to: URL(fileURLWithPath: folder + "/IMG_4.mov"))
+        let small = try Data(contentsOf: URL(fileURLWithPath: folder + "/small.jpg"))
+        let result = try Photos.run(["--replace", "--max-size", "1000", folder], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Photos.files(under: folder) == ["Day 1/big.jpg", "IMG_4.jpg", "IMG_4.mov", "small.jpg"])
+        #expect(try Photos.header(folder + "/Day 1/big.jpg", "width") == "1000")
+        #expect(try Photos.header(folder + "/IMG_4.jpg", "width") == "1000")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: folder + "/small.jpg")) == small, "not smaller: left as it was")
+        #expect(Photos.files(under: scratch.sub("data/Trash/files")) == ["IMG_4.heic", "big.jpg"])
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Trip")))
     }
 
     @Test func badRequestsAreRefusedClearly() throws {

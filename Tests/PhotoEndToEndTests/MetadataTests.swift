@@ -112,6 +112,30 @@ import Testing
         #expect(after["ExifIFD:ExifImageWidth"] == "300")
     }
 
+    /// A phone's HEIC: landscape pixels, the rotation in the container (irot) and, as iPhones write it,
+    /// the same rotation again in EXIF. The container's rotation counts, once.
+    @Test func heicContainerRotationIsHonouredOnce() throws {
+        let scratch = try ScratchDirectory()
+        let source = try cameraPhoto(scratch, name: "src.jpg")  // 1200×900 stored, red block top-left, EXIF 6
+        let heic = scratch.sub("IMG_5.HEIC")
+        let encoded = try Tool.run(["/usr/bin/heif-enc", "-q", "80", source, "-o", heic])
+        #expect(encoded.status == 0, "\(encoded.output)")
+        try Photos.addContainerRotation(heic, quarterTurns: 3)  // 270° anticlockwise = 90° clockwise, as EXIF 6
+        #expect(try Photos.header(heic, "height") == "1200", "libheif applies the irot box the test wrote")
+        #expect(try Photos.tags(heic)["IFD0:Orientation"] == "6")
+
+        let result = try Photos.run(["--max-size", "600", heic], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("IMG_5 (compressed).jpg")
+        #expect(try Photos.header(copy, "width") == "450")
+        #expect(try Photos.header(copy, "height") == "600")
+        #expect(try Photos.tags(copy)["IFD0:Orientation"] == "1", "no second rotation by a viewer")
+        // Turned a quarter clockwise once: the red block of the stored top-left is now top-right.
+        let topRight = try Photos.pixel(copy, x: 440, y: 10)
+        #expect(topRight[0] > 200 && topRight[1] < 60 && topRight[2] < 60, "\(topRight)")
+        #expect(try Photos.tags(copy)["ExifIFD:DateTimeOriginal"] == "2024:04:21 08:03:44")
+    }
+
     @Test(arguments: [("webp", "image/webp"), ("avif", "image/avif")])
     func otherFormatsKeepTheMetadata(format: String, mimeType: String) throws {
         let scratch = try ScratchDirectory()
