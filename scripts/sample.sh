@@ -16,3 +16,22 @@ export XDG_DATA_HOME="$work"
 "$bin/extract-with-archiver" --no-notify --to "$work/out" "$work/Sample.zip"
 diff -r "$work/Sample" "$work/out/Sample"
 echo "Sample round trip OK: Sample → Sample.zip → Sample, identical."
+
+# A 6-megapixel photo (noise, so it does not compress to nothing) and a PDF of text around it.
+vips gaussnoise "$work/noise.v" 3000 2000 --mean 128 --sigma 40
+vips cast "$work/noise.v" "$work/noise8.v" uchar
+vips colourspace "$work/noise8.v" "$work/Photo.jpg" b-w
+"$bin/compress-photos-with-archiver" --no-notify "$work/Photo.jpg"
+[ "$(vipsheader -f width "$work/Photo (compressed).jpg")" = 1500 ]
+/usr/bin/python3 - "$work/Photo.jpg" "$work/Report.pdf" <<'PY'
+import sys
+from reportlab.lib.pagesizes import A4
+from reportlab.pdfgen import canvas
+c = canvas.Canvas(sys.argv[2], pagesize=A4)
+c.drawString(72, 800, "Archiver keeps this text searchable.")
+c.drawImage(sys.argv[1], 72, 300, width=450, height=300)
+c.save()
+PY
+"$bin/compress-pdf-with-archiver" --no-notify "$work/Report.pdf"
+[ "$(pdftotext "$work/Report (compressed).pdf" -)" = "$(pdftotext "$work/Report.pdf" -)" ]
+echo "Sample photo and PDF OK: Photo.jpg → 1500 px copy, Report.pdf → smaller copy with the same text."
