@@ -249,9 +249,9 @@ public enum Extractor {
             while try reader.readBlock(entryName: info.path.displayName) != nil {}
             return true
         } catch {
-            // A wrong password that passes the short verifier fails the MAC (AES) or the CRC (ZipCrypto).
-            let text = error.message.lowercased()
-            if error.code == .password || text.contains("authentication") || text.contains("crc") { return false }
+            // A wrong password that passes the short verifier (1 in 256 for ZipCrypto) decrypts to garbage:
+            // the MAC (AES), the inflater or the CRC then fails, which reads as damage but is the password.
+            if error.code == .password || error.code == .corrupt { return false }
             throw error
         }
     }

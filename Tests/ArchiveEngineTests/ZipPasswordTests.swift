@@ -102,6 +102,29 @@ import Testing
         #expect(try String(contentsOfFile: scratch.sub("out/Sample/hello.txt"), encoding: .utf8).isEmpty == false)
     }
 
+    /// ZipCrypto checks a password against one byte: about 1 wrong password in 256 gets past it and
+    /// decrypts to garbage, which the inflater rejects. Every one of 1500 wrong passwords must still read
+    /// as a wrong password, never as a damaged archive (the chance that none of them passes the check
+    /// byte is about 0.3 %).
+    @Test func aWrongPasswordThatPassesZipCryptosCheckByteIsStillWrong() throws {
+        let scratch = try ScratchDirectory()
+        try Data(String(repeating: "secret ", count: 100).utf8).write(to: URL(fileURLWithPath: scratch.sub("a.txt")))
+        #expect(try Tool.run(["/usr/bin/zip", "-q", "-P", "right", "s.zip", "a.txt"], in: scratch.path).status == 0)
+        var codes: [ArchiverError.Code: Int] = [:]
+        for index in 0..<1500 {
+            var opts = options(into: scratch.sub("out"))
+            opts.passwords = PasswordAsker(attempts: 1) { _, _ throws(ArchiverError) in Secret(Array("wrong\(index)".utf8)) }
+            do throws(ArchiverError) {
+                _ = try Extractor.run(archive: FilePath(scratch.sub("s.zip")), options: opts, control: JobControl())
+                Issue.record("wrong\(index) opened the archive")
+            } catch {
+                codes[error.code, default: 0] += 1
+            }
+        }
+        #expect(codes == [.password: 1500], "\(codes)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: scratch.sub("out")))?.isEmpty ?? true)
+    }
+
     @Test func threeWrongPasswordsWriteNothing() throws {
         let scratch = try ScratchDirectory()
         try Data(String(repeating: "secret ", count: 100).utf8).write(to: URL(fileURLWithPath: scratch.sub("a.txt")))
