@@ -215,9 +215,24 @@ final class OutputSink {
         VolumeName(base: name, style: .numbered(width: max(3, String(number).count)), number: number).name(number: number)
     }
 
+    /// Closes the last part, which reports a write the disk could not keep (NFS reports it only here).
+    func finish(folder: FilePath) throws(ArchiverError) {
+        guard parts != nil, descriptor >= 0 else { return }
+        let closed = close(descriptor)
+        descriptor = -1
+        if closed != 0 { throw FileSystem.destinationError(errno, folder) }
+    }
+
     private func openNextPart() -> Bool {
         guard var next = parts else { return false }
-        if descriptor >= 0 { close(descriptor) }
+        if descriptor >= 0 {
+            let closed = close(descriptor)
+            descriptor = -1
+            if closed != 0 {
+                lastErrno = errno
+                return false
+            }
+        }
         next.count += 1
         next.written = 0
         let path = next.folder.appending(bytes: Self.partName(next.name, next.count))

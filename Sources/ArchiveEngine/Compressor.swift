@@ -166,11 +166,18 @@ private struct Backend {
     {
         if uses7Zip {
             try with7Zip(output: folder.appending(bytes: name), volumeSize: size, progress: progress)
-            let made = (try? FileSystem.entries(of: folder)) ?? []
-            return made.sorted { $0.lexicographicallyPrecedes($1) }.map { folder.appending(bytes: $0) }
+            // In the order of their numbers: by bytes, `.1000` would come before `.101`.
+            let made = ((try? FileSystem.entries(of: folder)) ?? []).compactMap { entry in
+                VolumeName.parse(entry).map { (number: $0.number, path: folder.appending(bytes: entry)) }
+            }.sorted { $0.number < $1.number }
+            guard made.map(\.number) == Array(1...max(1, made.count)) else {
+                throw ArchiverError(.destination, "7-Zip did not write the parts of “\(name.displayName)” as expected; nothing was made.")
+            }
+            return made.map(\.path)
         }
         let sink = try OutputSink(partsIn: folder, name: name, partSize: size, control: control)
         try withLibarchive(sink, progress: progress)
+        try sink.finish(folder: folder)
         return sink.partPaths
     }
 

@@ -106,7 +106,7 @@ public enum Extractor {
 
         if reader.hasCheapHeaders || !options.selection.isEmpty {
             let scanned = try scan(&reader, archiveName: archiveName, control: control)
-            let names = options.names ?? guessNames(scanned, family: reader.family)
+            let (names, clash) = keepingNamesApart(options.names ?? guessNames(scanned, family: reader.family), scanned)
             // Paths as the extraction will see them (`./docs/x` is `docs/x`), for the selection checks.
             let entries = scanned.map { entry in
                 var entry = names.map { $0(entry) } ?? entry
@@ -125,15 +125,34 @@ public enum Extractor {
             reader.nameDecoder = names
             let folder = try destinationFolder(for: archive, options: options)
             try checkFreeSpace(for: entries, selection: selection, in: folder, archive: reader.displayName)
-            return try extract(
+            var result = try extract(
                 &reader, archiveName: archiveName, into: folder, options: options, decrypting: password != nil,
                 control: control, progress: progress)
+            if let clash { result.warnings.append(clash) }
+            return result
         }
         let folder = try destinationFolder(for: archive, options: options)
         reader.nameDecoder = options.names
         return try extract(
             &reader, archiveName: archiveName, into: folder, options: options, decrypting: false, control: control,
             progress: progress)
+    }
+
+    /// `decoder`, unless it would make two different names one (a Latin-1 `caf\xe9.txt` beside a UTF-8
+    /// `café.txt`, which a migrated disk can hold): then every name stays as stored, so that no file
+    /// replaces another, and the reason is a warning.
+    private static func keepingNamesApart(_ decoder: NameDecoder?, _ entries: [ArchiveEntryInfo]) -> (
+        decoder: NameDecoder?, warning: String?
+    ) {
+        guard let decoder else { return (nil, nil) }
+        var seen: [[UInt8]: [UInt8]] = [:]
+        for entry in entries {
+            let decoded = decoder(entry.path)
+            if let earlier = seen.updateValue(entry.path, forKey: decoded), earlier != entry.path {
+                return (nil, "Names were kept as stored: read as \(decoder.encoding), two entries would both be “\(decoded.displayName)”.")
+            }
+        }
+        return (decoder, nil)
     }
 
     /// The code page of a zip's names stored without the UTF-8 flag, guessed over all of them. Other
@@ -154,7 +173,9 @@ public enum Extractor {
         }
         var reader = try ArchiveReader(path: archive)
         let entries = try scan(&reader, archiveName: volumes.name, control: control)
-        guard let decoder = names ?? guessNames(entries, family: reader.family) else { return (reader.formatName, entries, nil) }
+        guard let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder else {
+            return (reader.formatName, entries, nil)
+        }
         return (reader.formatName, entries.map { decoder($0) }, decoder.encoding)
     }
 

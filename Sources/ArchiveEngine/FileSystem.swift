@@ -116,10 +116,14 @@ package enum FileSystem {
         for attempt in 1...10_000 {
             let candidate = ArchiveNaming.numbered(name, isDirectory: false, attempt: attempt)
             let targets = parts.indices.map { folder.appending(bytes: OutputSink.partName(candidate, $0 + 1)) }
+            // A leftover part of that name (`.004` of an older, longer set) would join the new set.
+            let leftovers = ((try? entries(of: folder)) ?? []).contains { entry in
+                VolumeName.parse(entry).map { $0.base == candidate && $0.style == .numbered(width: 3) } ?? false
+            }
             var placed: [(from: FilePath, to: FilePath)] = []
             func giveBack() { for move in placed.reversed() { _ = rename(move.to, move.from) } }
             do throws(ArchiverError) {
-                if targets.allSatisfy({ status($0) == nil }) {
+                if !leftovers, targets.allSatisfy({ status($0) == nil }) {
                     for (part, target) in zip(parts, targets).reversed() {
                         guard try claim(part, at: target, isDirectory: false) else { break }
                         placed.append((part, target))

@@ -21,12 +21,13 @@ public struct VolumeSet: Sendable {
         let ownName = path.lastComponent?.bytes ?? []
         guard let given = VolumeName.parse(ownName) else { return VolumeSet(parts: [path], name: ownName) }
         let folder = path.removingLastComponent()
-        let listed = (try? FileSystem.entries(of: folder.isEmpty ? "." : folder)) ?? []
+        // A folder one may enter but not list still has the part that was named.
+        let listed = Set((try? FileSystem.entries(of: folder.isEmpty ? "." : folder)) ?? []).union([ownName])
         var siblings: [VolumeName: Int64] = [:]
         for entry in listed {
             guard let name = VolumeName.parse(entry), name.isSibling(of: given) else { continue }
             let canonical = VolumeName(base: name.base, style: name.style, number: name.number, capitals: given.capitals)
-            siblings[canonical] = FileSystem.status(folder.appending(bytes: entry)).map { Int64($0.st_size) } ?? 0
+            siblings[canonical] = size(of: folder.appending(bytes: entry)) ?? 0
         }
         switch VolumeName.arrange(given, siblings: siblings) {
         case .parts(let ordered) where ordered.count > 1:
@@ -47,7 +48,13 @@ public struct VolumeSet: Sendable {
     }
 
     /// The total size of the parts in bytes.
-    public var totalSize: Int64 { parts.reduce(0) { $0 + (FileSystem.status($1).map { Int64($0.st_size) } ?? 0) } }
+    public var totalSize: Int64 { parts.reduce(0) { $0 + (Self.size(of: $1) ?? 0) } }
+
+    /// A part's size, through a symlink to it as reading goes.
+    static func size(of path: FilePath) -> Int64? {
+        var info = stat()
+        return path.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : nil
+    }
 
     /// The error for a set whose data ends too early: the last part found may be short, or the set may
     /// have more parts than are here, which no name can tell.
@@ -62,49 +69,67 @@ public struct VolumeSet: Sendable {
 /// The parts of a set read as one seekable stream through libarchive's callbacks. Debian's libarchive
 /// corrupts memory when `archive_read_open_filenames` crosses into the next file inside a compressed
 /// stream (a split .tar.gz); one client over all parts never switches files as far as libarchive knows.
+/// One part is open at a time, so a set of thousands of parts needs one descriptor.
 final class VolumeSource {
     private struct Part {
-        let descriptor: Int32
+        let path: FilePath
         let start: Int64
         let size: Int64
         var end: Int64 { start + size }
     }
 
-    private var opened: [Part] = []
+    private let parts: [Part]
     let total: Int64
     private var position: Int64 = 0
+    private var open: (index: Int, descriptor: Int32)?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
     private(set) var lastErrno: Int32 = 0
 
     init(_ paths: [FilePath]) throws(ArchiverError) {
         var start: Int64 = 0
+        var parts: [Part] = []
         for path in paths {
-            let descriptor = path.withPlatformString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
-            var info = stat()
-            guard descriptor >= 0, fstat(descriptor, &info) == 0 else {
+            guard let size = VolumeSet.size(of: path), path.withPlatformString({ access($0, R_OK) }) == 0 else {
                 let reason = String(cString: strerror(errno))
-                if descriptor >= 0 { close(descriptor) }
-                opened.forEach { close($0.descriptor) }
                 buffer.deallocate()
                 throw ArchiverError(.inputUnreadable, "Cannot open “\(path)”: \(reason).", path: path.string)
             }
-            opened.append(Part(descriptor: descriptor, start: start, size: Int64(info.st_size)))
-            start += Int64(info.st_size)
+            parts.append(Part(path: path, start: start, size: size))
+            start += size
         }
+        self.parts = parts
         total = start
     }
 
     deinit {
-        opened.forEach { close($0.descriptor) }
+        if let open { close(open.descriptor) }
         buffer.deallocate()
+    }
+
+    /// The descriptor of part `index`, opened in place of the one open before.
+    private func descriptor(for index: Int) -> Int32? {
+        if let open, open.index == index { return open.descriptor }
+        if let open { close(open.descriptor) }
+        open = nil
+        let descriptor = parts[index].path.withPlatformString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            lastErrno = errno
+            return nil
+        }
+        open = (index, descriptor)
+        return descriptor
     }
 
     /// Up to one buffer from the current position, never across the end of a part; 0 at the end.
     func read() -> (UnsafeRawPointer?, Int) {
-        guard let part = opened.first(where: { position < $0.end }) else { return (UnsafeRawPointer(buffer.baseAddress), 0) }
+        guard let index = parts.firstIndex(where: { position < $0.end }) else {
+            return (UnsafeRawPointer(buffer.baseAddress), 0)
+        }
+        guard let descriptor = descriptor(for: index) else { return (nil, -1) }
+        let part = parts[index]
         let wanted = Int(min(Int64(buffer.count), part.end - position))
         while true {
-            let count = pread(part.descriptor, buffer.baseAddress, wanted, off_t(position - part.start))
+            let count = pread(descriptor, buffer.baseAddress, wanted, off_t(position - part.start))
             if count < 0, errno == EINTR { continue }
             if count < 0 {
                 lastErrno = errno

@@ -75,9 +75,12 @@ public struct VolumeName: Hashable, Sendable {
         let baseHasArchiveExtension = ArchiveNaming.hasArchiveExtension(base)
 
         if suffix.count >= 2, suffix.allSatisfy(\.isASCIIDigit), let number = Int(suffix) {
+            // 7-Zip counts on past `.999` to `.1000`: a longer number without a leading zero continues a
+            // three-digit set, while `.0001` is a set padded to four.
+            let width = suffix.count > 3 && !suffix.hasPrefix("0") ? 3 : suffix.count
             // `.001` is a part whatever came before; `.01` and `.0001` only after an archive extension.
-            guard suffix.count == 3 || baseHasArchiveExtension else { return nil }
-            return VolumeName(base: base, style: .numbered(width: suffix.count), number: number, capitals: capitals)
+            guard width == 3 || baseHasArchiveExtension else { return nil }
+            return VolumeName(base: base, style: .numbered(width: width), number: number, capitals: capitals)
         }
         if (2...3).contains(suffix.count), suffix.allSatisfy({ ("a"..."z").contains($0) }), !capitals,
             baseHasArchiveExtension, !ArchiveNaming.archiveExtensions.contains(suffix)
@@ -137,8 +140,10 @@ public struct VolumeName: Hashable, Sendable {
         case .zipSpanned: first = 1; anchor = .max
         }
         let counted = numbers.subtracting([-1, .max])
-        // A lone `x.rar` or `x.zip` is a plain archive, not the end of a set.
+        // A lone `x.rar` or `x.zip` is a plain archive, not the end of a set; so is `x.zip.bak`, which
+        // reads like `split`'s letters but has no `.aa` to start from.
         if counted.isEmpty, anchor != nil { return .parts([given]) }
+        if case .lettered = given.style, !numbers.contains(0) { return .parts([given]) }
         if let anchor, !numbers.contains(anchor), given.style == .rarOld { return .missing(part(anchor)) }
         let last = counted.max() ?? first
         var ordered: [VolumeName] = []

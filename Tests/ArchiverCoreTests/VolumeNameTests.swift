@@ -54,6 +54,12 @@ import Testing
         #expect(names(arrange("x.zip", ["x.z01": 9, "x.z02": 9, "x.zip": 3])) == ["x.z01", "x.z02", "x.zip"])
         #expect(names(arrange("t.tar.gz.00", ["t.tar.gz.00": 5, "t.tar.gz.01": 2])) == ["t.tar.gz.00", "t.tar.gz.01"])
         #expect(names(arrange("x.part2.rar", ["x.part1.rar": 9, "x.part2.rar": 4])) == ["x.part1.rar", "x.part2.rar"])
+        // Past .999 the numbers go on: .1000 belongs to the three-digit set.
+        #expect(parse("x.7z.1000")?.style == .numbered(width: 3))
+        #expect(parse("x.7z.0001")?.style == .numbered(width: 4))
+        #expect(names(arrange("x.7z.1000", ["x.7z.999": 5, "x.7z.1000": 2].merging((1...998).map { (String(format: "x.7z.%03d", $0), Int64(5)) }) { $1 })).count == 1000)
+        // Letters without `.aa` are not split's: x.zip.bak is a plain file.
+        #expect(names(arrange("x.zip.bak", ["x.zip.bak": 9])) == ["x.zip.bak"])
         // A lone x.rar or x.zip is a plain archive.
         #expect(names(arrange("x.zip", ["x.zip": 3])) == ["x.zip"])
         #expect(names(arrange("x.rar", ["x.rar": 3])) == ["x.rar"])

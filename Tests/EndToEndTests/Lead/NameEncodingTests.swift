@@ -53,6 +53,20 @@ extension Lead {
             }
         }
 
+        /// A Latin-1 `caf\xe9.txt` beside a UTF-8 `café.txt` (a migrated disk): decoding would make them one
+        /// file, so both keep their stored names and a warning says why.
+        @Test func namesThatWouldMeetAreKeptAsStored() throws {
+            let s = try Scratch()
+            try python(
+                "import os, sys; d = sys.argv[1].encode() + b'/in/d'; os.makedirs(d)\nopen(d + b'/caf\\xe9.txt', 'w').write('latin')\nopen(d + '/café.txt'.encode(), 'w').write('utf8')",
+                [s.path])
+            #expect(try run("compress-with-archiver", ["--format", "zip", s.sub("in/d")]).status == 0)
+            let out = try run("extract-with-archiver", ["--to", s.sub("out"), s.sub("in/d.zip")])
+            #expect(out.status == 1 && out.stderr.contains("kept as stored"), "\(out.stderr)")
+            let names = try python("import os, sys; print(sorted(os.listdir(sys.argv[1].encode())))", [s.sub("out/d")]).stdout
+            #expect(names == "[b'caf\\xc3\\xa9.txt', b'caf\\xe9.txt']\n", "\(names)")
+        }
+
         @Test func utf8FlaggedNamesAreUntouchedAndEncodingOverrides() throws {
             let s = try Scratch()
             let names = ["Résumé.txt", "資料.txt", "文件.txt"]
