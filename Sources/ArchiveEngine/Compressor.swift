@@ -102,30 +102,13 @@ public enum Compressor {
         }
 
         FileSystem.removeStaleTemporaries(in: plan.folder)
-        let temporary = plan.folder.appending(
-            TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
-        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
-        guard descriptor >= 0 else { throw FileSystem.destinationError(errno, plan.folder) }
-        PendingOutputs.register(temporary)
-        var withdrawn = false
-        defer {
-            close(descriptor)
-            if !withdrawn, PendingOutputs.withdraw(temporary) { FileSystem.removeTree(temporary) }
-        }
-        try backend.write(to: temporary, descriptor: descriptor, progress: progress)
-
-        result.size = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
-        withdrawn = true
-        guard PendingOutputs.withdraw(temporary) else { throw ArchiverError(.cancelled, "Cancelled.") }
-        do {
-            result.output = try FileSystem.publish(
-                temporary, in: plan.folder, as: plan.archiveName, isDirectory: false, exact: plan.exact)
-            result.parts = [result.output]
-            return result
-        } catch {
-            FileSystem.removeTree(temporary)
-            throw error
-        }
+        let pending = try PendingFile(in: plan.folder)
+        defer { withExtendedLifetime(pending) {} }  // its descriptor and clean-up live until the job ends
+        try backend.write(to: pending.path, descriptor: pending.descriptor, progress: progress)
+        result.size = pending.size
+        result.output = try pending.publish(as: plan.archiveName, exact: plan.exact)
+        result.parts = [result.output]
+        return result
     }
 
     /// Whether 7z archives can be encrypted here (through 7-Zip).

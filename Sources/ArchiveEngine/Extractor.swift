@@ -76,6 +76,8 @@ public struct ExtractResult: Sendable {
     public var format = ""
     /// The code page the names were read in, when they were not UTF-8.
     public var nameEncoding: String?
+    /// The files read: the archive, or every part of its set.
+    public var parts: [FilePath] = []
 
     /// True when something was refused or failed, so the exit status is "done with warnings".
     public var hasWarnings: Bool { !refused.isEmpty || !warnings.isEmpty }
@@ -89,13 +91,26 @@ public enum Extractor {
     ///   - options: destination, selection, junk.
     ///   - control: cancellation and time budget, checked between blocks.
     ///   - progress: called often with archive bytes read and the archive's size.
+    ///   - preflight: called with the size of the archive (all its parts) before anything is read; what it
+    ///     throws stops the job (the time budget's early estimate).
     /// - Returns: what was made, refused and skipped.
     /// - Throws: `ArchiverError`; nothing is left in the destination when it throws.
     public static func run(
         archive: FilePath, options: ExtractOptions, control: JobControl,
-        progress: (Int64, Int64?) -> Void = { _, _ in }
+        progress: (Int64, Int64?) -> Void = { _, _ in },
+        preflight: (Int64) throws(ArchiverError) -> Void = { _ in }
     ) throws(ArchiverError) -> ExtractResult {
         let volumes = try VolumeSet.find(archive)
+        try preflight(volumes.totalSize)
+        var result = try extract(volumes, archive: archive, options: options, control: control, progress: progress)
+        result.parts = volumes.parts
+        return result
+    }
+
+    private static func extract(
+        _ volumes: VolumeSet, archive: FilePath, options: ExtractOptions, control: JobControl,
+        progress: (Int64, Int64?) -> Void
+    ) throws(ArchiverError) -> ExtractResult {
         if let encrypted = try encrypted7z(volumes) {
             return try encrypted.extract(options: options, control: control, progress: progress)
         }

@@ -47,7 +47,7 @@ package enum FileSystem {
     }
 
     /// A hidden private folder in `folder` for one job's output, registered for cleanup when the job stops.
-    static func makeStaging(in folder: FilePath) throws(ArchiverError) -> FilePath {
+    package static func makeStaging(in folder: FilePath) throws(ArchiverError) -> FilePath {
         removeStaleTemporaries(in: folder)
         let staging = folder.appending(TemporaryName.make(pid: getpid(), token: randomToken(), isDirectory: true))
         try makePrivateDirectory(staging)

@@ -43,3 +43,48 @@ public enum PendingOutputs {
         return !taken.isEmpty
     }
 }
+
+/// One output file being written under a hidden temporary name in its destination folder: made with
+/// O_EXCL (nobody else's file is written over), registered so that a stop removes it, and published under
+/// its final name only when complete. Whatever is not published is removed when this goes away, so the
+/// owner keeps it alive (`withExtendedLifetime`) for as long as the path or descriptor is in use.
+package final class PendingFile {
+    package let path: FilePath
+    /// Open for writing; closed when this goes away.
+    package let descriptor: Int32
+    private let folder: FilePath
+    private var withdrawn = false
+    private var published = false
+
+    package init(in folder: FilePath) throws(ArchiverError) {
+        self.folder = folder
+        path = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
+        descriptor = path.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
+        guard descriptor >= 0 else { throw FileSystem.destinationError(errno, folder) }
+        PendingOutputs.register(path)
+    }
+
+    deinit {
+        close(descriptor)
+        if withdrawn ? !published : PendingOutputs.withdraw(path) { FileSystem.removeTree(path) }
+    }
+
+    /// Its size now, in bytes.
+    package var size: Int64 { FileSystem.status(path).map { Int64($0.st_size) } ?? 0 }
+
+    /// Takes it back from the stop's clean-up, before publishing or anything that must go with it.
+    /// - Returns: false when a stop already took it (and removes it).
+    package func withdraw() -> Bool {
+        if !withdrawn { withdrawn = PendingOutputs.withdraw(path) }
+        return withdrawn
+    }
+
+    /// Moves it to `name` in its folder (numbered when taken, unless `exact`).
+    /// - Throws: `.cancelled` when a stop already took it; the publisher's error, the file then removed.
+    package func publish(as name: [UInt8], exact: Bool = false) throws(ArchiverError) -> FilePath {
+        guard withdraw() else { throw ArchiverError(.cancelled, "Cancelled.") }
+        let output = try FileSystem.publish(path, in: folder, as: name, isDirectory: false, exact: exact)
+        published = true
+        return output
+    }
+}

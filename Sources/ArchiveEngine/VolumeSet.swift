@@ -5,19 +5,19 @@ import SystemPackage
 
 /// The files of one archive: a plain archive's one file, or every part of a multi-part set, whichever
 /// part was named.
-public struct VolumeSet: Sendable {
+struct VolumeSet: Sendable {
     /// The parts in reading order; one for a plain archive.
-    public let parts: [FilePath]
+    let parts: [FilePath]
     /// The set's name for the folder it extracts into (`x.7z` for `x.7z.002`); the file's own name for a
     /// plain archive.
-    public let name: [UInt8]
+    let name: [UInt8]
 
-    public var isMultiPart: Bool { parts.count > 1 }
+    var isMultiPart: Bool { parts.count > 1 }
 
     /// Finds the set that `path` belongs to.
     /// - Throws: `ArchiverError` naming a missing part (`.inputUnreadable`) or one cut short (`.corrupt`):
     ///   a set with a hole cannot be read past it, so nothing is extracted.
-    public static func find(_ path: FilePath) throws(ArchiverError) -> VolumeSet {
+    static func find(_ path: FilePath) throws(ArchiverError) -> VolumeSet {
         let ownName = path.lastComponent?.bytes ?? []
         guard let given = VolumeName.parse(ownName) else { return VolumeSet(parts: [path], name: ownName) }
         let folder = path.removingLastComponent()
@@ -48,7 +48,7 @@ public struct VolumeSet: Sendable {
     }
 
     /// The total size of the parts in bytes.
-    public var totalSize: Int64 { parts.reduce(0) { $0 + (Self.size(of: $1) ?? 0) } }
+    var totalSize: Int64 { parts.reduce(0) { $0 + (Self.size(of: $1) ?? 0) } }
 
     /// A part's size, through a symlink to it as reading goes.
     static func size(of path: FilePath) -> Int64? {

@@ -128,14 +128,12 @@ public struct ExtractCommand: ParsableCommand {
         for (index, archive) in archives.enumerated() {
             if archives.count > 1 { desktop.title = "Extracting “\(archive.lastComponent?.string ?? "")” (\(index + 1) of \(archives.count))" }
             do throws(ArchiverError) {
-                let volumes = try VolumeSet.find(archive)
-                if let refusal = BudgetEstimate.checkExtract(archiveBytes: volumes.totalSize, budget: control.budget) {
-                    throw refusal
-                }
-                let result = try Extractor.run(archive: archive, options: options, control: control) {
-                    progress.update(done: $0, total: $1)
-                    desktop.update(done: $0, total: $1)
-                }
+                let result = try Extractor.run(
+                    archive: archive, options: options, control: control,
+                    progress: { progress.update(done: $0, total: $1); desktop.update(done: $0, total: $1) },
+                    preflight: { bytes throws(ArchiverError) in
+                        if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: control.budget) { throw refusal }
+                    })
                 progress.finish()
                 for refused in result.refused { report.warn("Refused “\(refused.path)”: \(refused.reason).") }
                 for warning in result.warnings { report.warn(warning) }
@@ -143,7 +141,7 @@ public struct ExtractCommand: ParsableCommand {
                 // Only a complete extraction lets the archive go, and only to the trash.
                 if trashArchive || settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
                     do throws(ArchiverError) {
-                        for part in volumes.parts { try Trash.move(part) }
+                        for part in result.parts { try Trash.move(part) }
                     } catch {
                         report.warn(error.message)
                         warned = true

@@ -27,10 +27,7 @@ enum Flattener {
         }
         try PDFCompressor.check(opened, inspected, input: input, temporary: temporary, callback: nil)
         let folder = temporary.removingLastComponent()
-        let pages = folder.appending(
-            TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: true))
-        try FileSystem.makePrivateDirectory(pages)
-        PendingOutputs.register(pages)
+        let pages = try FileSystem.makeStaging(in: folder)
         defer { if PendingOutputs.withdraw(pages) { FileSystem.removeTree(pages) } }
 
         progress(0, 2)

@@ -87,15 +87,10 @@ public enum PDFCompressor {
         }
         try control.check()
         FileSystem.removeStaleTemporaries(in: folder)
-        let temporary = folder.appending(
-            TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
-        // Made with O_EXCL and written through this descriptor only: nobody else's file is ever written over.
-        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o666) }
-        guard descriptor >= 0 else { throw FileSystem.destinationError(errno, folder) }
-        defer { close(descriptor) }
-        PendingOutputs.register(temporary)
-        var withdrawn = false
-        defer { if !withdrawn, PendingOutputs.withdraw(temporary) { FileSystem.removeTree(temporary) } }
+        // Written through its descriptor only: the temporary is ours from the start.
+        let pending = try PendingFile(in: folder)
+        defer { withExtendedLifetime(pending) {} }  // its descriptor and clean-up live until the job ends
+        let (temporary, descriptor) = (pending.path, pending.descriptor)
 
         var result = PDFCompressResult(
             input: input, output: nil, inputBytes: inputBytes, outputBytes: 0, pages: 0, imagesPlaced: 0,
@@ -109,21 +104,11 @@ public enum PDFCompressor {
                 input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
                 passwords: passwords, progress: progress, result: &result)
         }
-        result.outputBytes = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
-        withdrawn = true
-        guard PendingOutputs.withdraw(temporary) else { throw ArchiverError(.cancelled, "Cancelled.") }
-        // Never worse: a copy that is not smaller is thrown away and the original is the answer.
-        guard result.outputBytes < inputBytes else {
-            FileSystem.removeTree(temporary)
-            return result
-        }
-        do {
-            result.output = try FileSystem.publish(
-                temporary, in: folder, as: name, isDirectory: false, exact: options.output != nil)
-        } catch {
-            FileSystem.removeTree(temporary)
-            throw error
-        }
+        result.outputBytes = pending.size
+        guard pending.withdraw() else { throw ArchiverError(.cancelled, "Cancelled.") }
+        // Never worse: a copy that is not smaller is thrown away (with `pending`) and the original is the answer.
+        guard result.outputBytes < inputBytes else { return result }
+        result.output = try pending.publish(as: name, exact: options.output != nil)
         return result
     }
 

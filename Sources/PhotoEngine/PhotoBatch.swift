@@ -155,11 +155,9 @@ public enum PhotoBatch {
         guard job.source.withPlatformString({ stat($0, &original) }) == 0 else {
             throw ArchiverError(.inputUnreadable, "“\(job.source)” has disappeared.", path: job.source.string)
         }
-        let temporary = job.folder.appending(
-            bytes: Array(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false).utf8))
-        PendingOutputs.register(temporary)
-        var published = false
-        defer { if !published, PendingOutputs.withdraw(temporary) { FileSystem.removeTree(temporary) } }
+        let pending = try PendingFile(in: job.folder)
+        defer { withExtendedLifetime(pending) {} }  // its clean-up lives until this photo is done
+        let temporary = pending.path
 
         var outcome = PhotoItem.Outcome.companion
         var name = job.name
@@ -192,18 +190,11 @@ public enum PhotoBatch {
         setAttributes(of: temporary, from: original)
         // Cancelled while this one ran: it is the one in progress, and goes.
         if control.isCancelled { return nil }
-        let size = FileSystem.status(temporary).map { Int64($0.st_size) } ?? 0
+        let size = pending.size
         // Taken back from the cancellation's clean-up first: an original in the trash always has its copy.
-        guard PendingOutputs.withdraw(temporary) else { return nil }
-        published = true
-        let output: FilePath
-        do throws(ArchiverError) {
-            if job.replacesSource { try trash(job.source) }
-            output = try FileSystem.publish(temporary, in: job.folder, as: name, isDirectory: false)
-        } catch {
-            FileSystem.removeTree(temporary)
-            throw error
-        }
+        guard pending.withdraw() else { return nil }
+        if job.replacesSource { try trash(job.source) }
+        let output = try pending.publish(as: name)
         return PhotoItem(source: job.source, output: output, inputBytes: Int64(original.st_size), outputBytes: size,
                          outcome: outcome)
     }

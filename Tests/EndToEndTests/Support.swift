@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -12,31 +13,8 @@ enum E2E {
     static let compressName = "compress-with-archiver"
     static let extractName = "extract-with-archiver"
 
-    /// Where the executables are: `$ARCHIVER_BIN_DIR`, else beside the running test binary (and up to 3
-    /// parents), else `<package root>/.build/debug`. `nil` when none holds an executable `compress-with-archiver`.
-    static let binDir: String? = {
-        let fm = FileManager.default
-        func holds(_ dir: String) -> Bool {
-            fm.isExecutableFile(atPath: dir + "/" + compressName) && fm.isExecutableFile(atPath: dir + "/" + extractName)
-        }
-        if let dir = ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"], !dir.isEmpty {
-            return holds(dir) ? dir : nil
-        }
-        var starts: [URL] = []
-        if let exe = Bundle.main.executableURL { starts.append(exe.deletingLastPathComponent()) }
-        if let first = CommandLine.arguments.first, !first.isEmpty {
-            starts.append(URL(fileURLWithPath: first).standardizedFileURL.deletingLastPathComponent())
-        }
-        for start in starts {
-            var candidate = start
-            for _ in 0...3 {
-                if holds(candidate.path) { return candidate.path }
-                candidate.deleteLastPathComponent()
-            }
-        }
-        let fallback = packageRoot.appendingPathComponent(".build/debug").path
-        return holds(fallback) ? fallback : nil
-    }()
+    /// Where the executables are (`BuiltProducts.folder(holding:)`); nil when they cannot be found.
+    static let binDir: String? = BuiltProducts.folder(holding: [compressName, extractName])
 
     /// The absolute path of one of our executables; records a clear failure when they cannot be found.
     static func ours(_ name: String) throws -> String {

@@ -7,40 +7,11 @@ import Testing
 enum PDF {
     static let executableName = "compress-pdf-with-archiver"
 
-    /// `$ARCHIVER_BIN_DIR`, else beside the test bundle (and up to 3 parents), else `.build/debug`.
-    static let executable: String? = {
-        let fm = FileManager.default
-        var folders: [URL] = []
-        if let dir = ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"], !dir.isEmpty {
-            folders.append(URL(fileURLWithPath: dir))
-        }
-        if let exe = Bundle.main.executableURL {
-            var candidate = exe.deletingLastPathComponent()
-            for _ in 0...3 {
-                folders.append(candidate)
-                candidate.deleteLastPathComponent()
-            }
-        }
-        folders.append(packageRoot.appendingPathComponent(".build/debug"))
-        return folders.map { $0.appendingPathComponent(executableName).path }.first { fm.isExecutableFile(atPath: $0) }
-    }()
+    static let executable: String? = BuiltProducts.executable(executableName)
 
-    /// The schema from this checkout, settings in memory, no notification server, no display.
-    static let environment: [String: String] = {
-        let schemas = packageRoot.appendingPathComponent(".build/test-scratch/pdf-schemas-\(getpid())")
-        try? FileManager.default.createDirectory(at: schemas, withIntermediateDirectories: true)
-        let copy = schemas.appendingPathComponent("io.github.archiver.gschema.xml")
-        try? FileManager.default.removeItem(at: copy)
-        try? FileManager.default.copyItem(
-            at: packageRoot.appendingPathComponent("desktop-files/io.github.archiver.gschema.xml"), to: copy)
-        _ = try? Tool.run(["/usr/bin/glib-compile-schemas", "--strict", schemas.path])
-        return ProcessInfo.processInfo.environment.merging([
-            "GSETTINGS_SCHEMA_DIR": schemas.path, "GSETTINGS_BACKEND": "memory",
-            "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/archiver-tests",
-            "XDG_DATA_HOME": packageRoot.appendingPathComponent(".build/test-scratch/xdg-data").path,
-            "DISPLAY": "", "WAYLAND_DISPLAY": "", "ARCHIVER_ASKPASS": "", "SSH_ASKPASS": "", "LC_ALL": "C.UTF-8",
-        ]) { $1 }
-    }()
+    /// Away from the person's desktop (`BuiltProducts.isolation`), in a UTF-8 locale.
+    static let environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
+        .merging(["LC_ALL": "C.UTF-8"]) { $1 }
 
     struct Run {
         var status: Int32

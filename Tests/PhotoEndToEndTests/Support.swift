@@ -7,40 +7,10 @@ import Testing
 enum Photos {
     static let executableName = "compress-photos-with-archiver"
 
-    /// `$ARCHIVER_BIN_DIR`, else beside the test bundle (and up to 3 parents), else `.build/debug`.
-    static let executable: String? = {
-        let fm = FileManager.default
-        if let dir = ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"], !dir.isEmpty {
-            return fm.isExecutableFile(atPath: dir + "/" + executableName) ? dir + "/" + executableName : nil
-        }
-        var starts: [URL] = []
-        if let exe = Bundle.main.executableURL { starts.append(exe.deletingLastPathComponent()) }
-        if let first = CommandLine.arguments.first, !first.isEmpty {
-            starts.append(URL(fileURLWithPath: first).standardizedFileURL.deletingLastPathComponent())
-        }
-        starts.append(packageRoot.appendingPathComponent(".build/debug"))
-        for start in starts {
-            var candidate = start
-            for _ in 0...3 {
-                let path = candidate.appendingPathComponent(executableName).path
-                if fm.isExecutableFile(atPath: path) { return path }
-                candidate.deleteLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    static let executable: String? = BuiltProducts.executable(executableName)
 
     /// The settings schema from this checkout, compiled once, held in memory (the built-in defaults).
-    static let schemaFolder: String = {
-        let folder = packageRoot.appendingPathComponent(".build/test-scratch/photo-schemas-\(getpid())")
-        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let copy = folder.appendingPathComponent("io.github.archiver.gschema.xml")
-        try? FileManager.default.removeItem(at: copy)
-        try? FileManager.default.copyItem(
-            at: packageRoot.appendingPathComponent("desktop-files/io.github.archiver.gschema.xml"), to: copy)
-        _ = try? Tool.run(["/usr/bin/glib-compile-schemas", "--strict", folder.path])
-        return folder.path
-    }()
+    static var schemaFolder: String { BuiltProducts.schemaFolder }
 
     struct Outcome {
         var status: Int32

@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -7,19 +8,9 @@ enum Lead {
     static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().deletingLastPathComponent()
 
-    /// The folder holding `compress-with-archiver`: `$ARCHIVER_BIN_DIR`, else beside the test binary, else
-    /// `.build/debug`.
-    static let binDir: String = {
-        if let dir = ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"] { return dir }
-        var candidate = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        for _ in 0..<4 {
-            if FileManager.default.isExecutableFile(atPath: candidate.appendingPathComponent("compress-with-archiver").path) {
-                return candidate.path
-            }
-            candidate.deleteLastPathComponent()
-        }
-        return root.appendingPathComponent(".build/debug").path
-    }()
+    /// The folder holding `compress-with-archiver` (`BuiltProducts.folder(holding:)`), else `.build/debug`.
+    static let binDir: String =
+        BuiltProducts.folder(holding: ["compress-with-archiver"]) ?? root.appendingPathComponent(".build/debug").path
 
     struct Output {
         var status: Int32
