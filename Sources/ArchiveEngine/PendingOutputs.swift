@@ -55,6 +55,7 @@ package final class PendingFile {
     private let folder: FilePath
     private var withdrawn = false
     private var published = false
+    private var closed = false
 
     package init(in folder: FilePath) throws(ArchiverError) {
         self.folder = folder
@@ -65,7 +66,7 @@ package final class PendingFile {
     }
 
     deinit {
-        close(descriptor)
+        if !closed { close(descriptor) }
         if withdrawn ? !published : PendingOutputs.withdraw(path) { FileSystem.removeTree(path) }
     }
 
@@ -83,6 +84,9 @@ package final class PendingFile {
     /// - Throws: `.cancelled` when a stop already took it; the publisher's error, the file then removed.
     package func publish(as name: [UInt8], exact: Bool = false) throws(ArchiverError) -> FilePath {
         guard withdraw() else { throw ArchiverError(.cancelled, "Cancelled.") }
+        // Some file systems (NFS, a full quota) report a lost write only when the file is closed.
+        closed = true
+        if close(descriptor) != 0 { throw FileSystem.destinationError(errno, folder) }
         let output = try FileSystem.publish(path, in: folder, as: name, isDirectory: false, exact: exact)
         published = true
         return output
