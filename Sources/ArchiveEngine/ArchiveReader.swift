@@ -12,6 +12,9 @@ struct ArchiveReader: ~Copyable {
     let handle: OpaquePointer
     /// The borrowed current entry; valid until the next call to `next()`.
     private(set) var current: OpaquePointer?
+    /// The path of the entry last returned, as stored: the extractor rewrites `current`'s path to where
+    /// it writes, which must not show up in a message.
+    private var previousPath: [UInt8]?
     /// The first header is read while detecting the format and handed out by the first `next()`.
     private var pending: Bool
     /// libarchive must not be asked for another header after it said EOF.
@@ -125,7 +128,6 @@ struct ArchiveReader: ~Copyable {
         if pending {
             pending = false
         } else {
-            let previous = current.flatMap { bytes(archive_entry_pathname($0)) }?.displayName
             var entry: OpaquePointer?
             let status = ArchiveStatus(rawValue: archive_read_next_header(handle, &entry))
             if status == .eof {
@@ -136,13 +138,15 @@ struct ArchiveReader: ~Copyable {
             if !status.succeeded {
                 let (message, _) = lastError(handle)
                 throw volumes.incomplete(FailureClassifier.describeReadFailure(
-                    message: message, archive: displayName, entry: previous.map { "after \($0)" }))
+                    message: message, archive: displayName, entry: previousPath.map { "after \($0.displayName)" }))
             }
             current = entry
             if status == .warn { warnings.append(lastError(handle).message) }
         }
         guard let current else { return nil }
-        return nameDecoder.map { $0(Self.info(current)) } ?? Self.info(current)
+        let info = nameDecoder.map { $0(Self.info(current)) } ?? Self.info(current)
+        previousPath = info.path
+        return info
     }
 
     /// Copies what matters of a borrowed entry.

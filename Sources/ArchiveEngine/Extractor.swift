@@ -111,7 +111,7 @@ public enum Extractor {
         _ volumes: VolumeSet, archive: FilePath, options: ExtractOptions, control: JobControl,
         progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
-        if let encrypted = try encrypted7z(volumes) {
+        if let encrypted = try encryptedArchive(volumes) {
             return try encrypted.extract(options: options, control: control, progress: progress)
         }
         var reader = try ArchiveReader(path: archive)
@@ -183,8 +183,8 @@ public enum Extractor {
         archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil
     ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?) {
         let volumes = try VolumeSet.find(archive)
-        if let encrypted = try encrypted7z(volumes), encrypted.encryption == .names {
-            return ("7-Zip, encrypted names", try encrypted.list(passwords: passwords), nil)
+        if let encrypted = try encryptedArchive(volumes), encrypted.listsItself {
+            return (encrypted.formatName, try encrypted.list(passwords: passwords), nil)
         }
         var reader = try ArchiveReader(path: archive)
         let entries = try scan(&reader, archiveName: volumes.name, control: control)
@@ -194,10 +194,11 @@ public enum Extractor {
         return (reader.formatName, entries.map { decoder($0) }, decoder.encoding)
     }
 
-    /// The set as an encrypted 7z, which 7-Zip reads from its first part; nil when it is not one.
-    private static func encrypted7z(_ volumes: VolumeSet) throws(ArchiverError) -> Encrypted7z? {
+    /// The set as an encrypted 7z or rar, which 7-Zip or unrar reads from its first part; nil when it is
+    /// not one.
+    private static func encryptedArchive(_ volumes: VolumeSet) throws(ArchiverError) -> EncryptedArchive? {
         do throws(ArchiverError) {
-            return try Encrypted7z(volumes.parts[0])
+            return try EncryptedArchive(volumes.parts[0])
         } catch {
             throw volumes.incomplete(error)
         }

@@ -13,15 +13,6 @@ public enum SevenZip {
         return Programs.find("7zz", path: path + ":/usr/bin")
     }
 
-    /// What is encrypted in an archive.
-    public enum Encryption: Equatable, Sendable {
-        case none
-        /// File data only: the names can be listed without the password.
-        case contents
-        /// The header too (`-mhe=on`): even the names need the password.
-        case names
-    }
-
     /// Writes a 7z archive of `items`, each a name inside `folder` that becomes a top-level item of the
     /// archive. Folders are stored recursively, symlinks as links (never followed), with their mtimes.
     /// - Parameters:
@@ -65,14 +56,16 @@ public enum SevenZip {
     }
 
     /// What is encrypted in `archive`, found without a password and without writing anything.
-    public static func encryption(of archive: FilePath) throws(ArchiverError) -> Encryption {
+    public static func encryption(of archive: FilePath) throws(ArchiverError) -> ArchiveEncryption {
         try inspect(archive).encryption
     }
 
     /// Whether `password` opens `archive`, checked without writing anything and as cheaply as 7-Zip
     /// allows: listing checks it when the names are encrypted; otherwise one file is tested, the smallest
     /// of those that start a solid block (testing a later one decodes the block up to it).
-    public static func accepts(_ archive: FilePath, password: Secret) throws(ArchiverError) -> Bool {
+    public static func accepts(
+        _ archive: FilePath, password: Secret, selection: EntrySelection = EntrySelection([])
+    ) throws(ArchiverError) -> Bool {
         let (encryption, entries) = try inspect(archive)
         switch encryption {
         case .none:
@@ -82,7 +75,9 @@ public enum SevenZip {
         case .contents:
             var seenBlocks: Set<Int> = []
             let candidates = entries.filter { listed in
-                guard listed.info.encrypted, listed.info.kind == .file else { return false }
+                guard listed.info.encrypted, listed.info.kind == .file, selection.includes(listed.info.path) else {
+                    return false
+                }
                 guard let block = listed.block else { return true }
                 return seenBlocks.insert(block).inserted
             }
@@ -103,24 +98,6 @@ public enum SevenZip {
         try listing(archive, password: password).map(\.info)
     }
 
-    /// What an extraction left in the staging folder once made safe.
-    public struct Extraction: Sendable {
-        /// Entries not extracted, or removed afterwards, and why.
-        public var refused: [ExtractResult.Refused] = []
-        /// Other problems 7-Zip reported without failing, in words.
-        public var warnings: [String] = []
-        public var files = 0
-        public var folders = 0
-        public var symlinks = 0
-        /// Bytes of file data written.
-        public var bytes: Int64 = 0
-        /// Whether a symlink resolves through the staging folder itself, so a single top-level item must
-        /// not be moved out of it alone (see `EntryPath.symlinkReachesTop`).
-        public var linksReachTop = false
-
-        /// The refusals in the extractor's words, then the warnings.
-        public var messages: [String] { refused.map { "Refused “\($0.path)”: \($0.reason)." } + warnings }
-    }
 
     /// Extracts everything into `staging`, an existing empty private folder; the caller applies the layout
     /// rule and publishes. Nothing is written outside it: entries with absolute or `..` paths and special
@@ -144,33 +121,23 @@ public enum SevenZip {
     public static func extractTree(
         _ archive: FilePath, into staging: FilePath, password: Secret?, selection: EntrySelection = EntrySelection([]),
         control: JobControl, progress: (Double) -> Void
-    ) throws(ArchiverError) -> Extraction {
+    ) throws(ArchiverError) -> ToolExtraction {
         let entries = try listing(archive, password: password, control: control).map(\.info)
-        try Extractor.checkBeforeWriting(entries, selection: selection, archive: displayName(archive))
-        try Extractor.checkFreeSpace(for: entries, selection: selection, in: staging, archive: displayName(archive))
+        let name = ToolArchive.displayName(archive)
+        try Extractor.checkBeforeWriting(entries, selection: selection, archive: name)
+        try Extractor.checkFreeSpace(for: entries, selection: selection, in: staging, archive: name)
         if password == nil, entries.contains(where: { $0.encrypted && selection.includes($0.path) }) {
-            throw passwordNeeded(archive)
+            throw ToolArchive.passwordNeeded(archive)
         }
-        var report = Extraction()
-        var excluded: [[UInt8]] = []
-        for entry in entries where !entry.path.isEmpty {
-            let refusal: EntryPath.Refusal
-            switch (EntryPath.components(of: entry.path), entry.kind) {
-            case (.failure(let reason), _): refusal = reason
-            case (_, .characterDevice): refusal = .specialFile("character device")
-            case (_, .blockDevice): refusal = .specialFile("block device")
-            case (_, .fifo): refusal = .specialFile("named pipe")
-            case (_, .socket): refusal = .specialFile("socket")
-            default: continue
-            }
-            // 7-Zip would strip `..` and `/` and write the entry elsewhere inside, perhaps over another.
-            report.refused.append(.init(path: entry.path.displayName, reason: refusal.description))
-            excluded.append(Array("-x!".utf8) + entry.path)
-        }
+        var report = ToolExtraction()
+        // 7-Zip would strip `..` and `/` and write such an entry elsewhere inside, perhaps over another.
+        let unsafe = StagingSweep.unsafeEntries(entries)
+        report.refused = unsafe.map(\.refused)
+        let excluded = unsafe.map { Array("-x!".utf8) + $0.path }
         guard excluded.joined().count < 512 * 1024 else {
             throw ArchiverError(
                 .corrupt,
-                "“\(displayName(archive))” has \(excluded.count) entries with unsafe paths; nothing was extracted.",
+                "“\(name)” has \(excluded.count) entries with unsafe paths; nothing was extracted.",
                 path: archive.string)
         }
         do throws(ArchiverError) {
@@ -184,7 +151,7 @@ public enum SevenZip {
             report.warnings = try extractionWarnings(run, archive: archive, staging: staging)
             let links = Set(
                 entries.filter { $0.kind == .symlink }.compactMap { try? EntryPath.components(of: $0.path).get() })
-            try sweep(staging, relative: [], listedLinks: links, into: &report)
+            try StagingSweep.sweep(staging, relative: [], listedLinks: links, into: &report)
         } catch {
             for name in (try? FileSystem.entries(of: staging)) ?? [] {
                 FileSystem.removeTree(staging.appending(bytes: name))
@@ -219,13 +186,7 @@ extension SevenZip {
         _ switches: [String], raw: [[UInt8]] = [], files: [[UInt8]], password: Secret?, times: Int = 1,
         control: JobControl? = nil, showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
     ) throws(ArchiverError) -> Run {
-        // 7-Zip reads the password as a line, so a line break would cut it short: an archive made with
-        // "ab\ncd" would open with "ab".
-        if let password, password.withBytes({ $0.contains { $0 == 0 || $0 == 10 || $0 == 13 } }) {
-            throw ArchiverError(
-                .password, "7-Zip cannot take a password with a line break or a NUL byte in it.",
-                hint: "Choose one without.")
-        }
+        try password?.checkFitsOneLine(for: "7-Zip")
         guard let sevenZip = executable else {
             throw ArchiverError(
                 .notAnArchive, "7-Zip is not installed; it is needed for encrypted 7z archives.",
@@ -272,10 +233,10 @@ extension SevenZip {
         throws(ArchiverError)
         -> [Listed]
     {
-        try checkReadable(archive)
+        try ToolArchive.checkReadable(archive)
         let run = try run(["l", "-slt", "-ba"], files: [archive.bytes], password: password, control: control)
         guard run.status == 0 else {
-            if password == nil, run.askedForPassword { throw passwordNeeded(archive) }
+            if password == nil, run.askedForPassword { throw ToolArchive.passwordNeeded(archive) }
             throw readFailure(run, archive: archive)
         }
         return parseListing(run.output)
@@ -283,7 +244,7 @@ extension SevenZip {
 
     /// The encryption of `archive` and, unless the names are encrypted, its entries.
     private static func inspect(_ archive: FilePath) throws(ArchiverError) -> (
-        encryption: Encryption, entries: [Listed]
+        encryption: ArchiveEncryption, entries: [Listed]
     ) {
         do {
             let entries = try listing(archive, password: nil)
@@ -300,38 +261,11 @@ extension SevenZip {
         throw readFailure(run, archive: archive)
     }
 
-    /// Refuses a missing or unreadable archive in our words before 7-Zip says it in its own.
-    private static func checkReadable(_ archive: FilePath) throws(ArchiverError) {
-        let descriptor = archive.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else {
-            let message =
-                errno == ENOENT
-                ? "“\(archive)” does not exist." : "Cannot open “\(archive)”: \(String(cString: strerror(errno)))."
-            throw ArchiverError(
-                .inputUnreadable, message, hint: "Check the name and its permissions.", path: archive.string)
-        }
-        var info = stat()
-        let isFolder = fstat(descriptor, &info) == 0 && FileSystem.isDirectory(info)
-        close(descriptor)
-        if isFolder {
-            throw ArchiverError(
-                .inputUnreadable, "“\(archive)” is a folder, not an archive.", hint: "Name an archive file.",
-                path: archive.string)
-        }
-    }
 }
 
 // MARK: - Errors
 
 extension SevenZip {
-    private static func displayName(_ archive: FilePath) -> String { archive.lastComponent?.string ?? archive.string }
-
-    private static func passwordNeeded(_ archive: FilePath) -> ArchiverError {
-        ArchiverError(
-            .password, "“\(displayName(archive))” is password-protected.", hint: "Give its password.",
-            path: archive.string)
-    }
-
     /// 7-Zip's error lines without its `ERROR:` labels, for messages.
     private static func summary(_ errors: String) -> String {
         let lines = errors.split(whereSeparator: \.isNewline).map { line in
@@ -349,7 +283,7 @@ extension SevenZip {
 
     /// The error for a failed read (list, test, extract) of `archive`, optionally into `folder`.
     private static func readFailure(_ run: Run, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
-        let name = displayName(archive)
+        let name = ToolArchive.displayName(archive)
         let errors = run.errors
         if errors.contains("Wrong password") {
             return ArchiverError(
@@ -420,61 +354,11 @@ extension SevenZip {
             return []
         case 1:
             let warnings = lines.filter { $0.hasPrefix("WARNING:") }.map { $0.dropFirst(8).trimmingPrefix(" ") }
-            return warnings.map { "“\(displayName(archive))”: \($0)." }
+            return warnings.map { "“\(ToolArchive.displayName(archive))”: \($0)." }
         case 2 where !errors.isEmpty && errors.allSatisfy({ $0.hasPrefix("ERROR: Dangerous link") }):
             return []
         default:
             throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
-        }
-    }
-}
-
-// MARK: - Making the staging tree safe
-
-extension SevenZip {
-    /// Walks what 7-Zip wrote under `folder` without following symlinks, removing what may not stay and
-    /// counting the rest; the same rules as `StagingSession` applies to libarchive's entries.
-    /// - Parameter listedLinks: the archive's symlinks. Where 7-Zip refused one it leaves an empty file.
-    private static func sweep(
-        _ folder: FilePath, relative: [[UInt8]], listedLinks: Set<[[UInt8]]>, into report: inout Extraction
-    ) throws(ArchiverError) {
-        for name in try FileSystem.entries(of: folder) {
-            let path = folder.appending(bytes: name)
-            let components = relative + [name]
-            guard let info = FileSystem.status(path) else { continue }
-            func refuse(_ refusal: EntryPath.Refusal) {
-                FileSystem.removeTree(path)
-                report.refused.append(.init(path: EntryPath.join(components).displayName, reason: refusal.description))
-            }
-            let permissions = info.st_mode & 0o777
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR:
-                // A read-only folder from the archive must still let us remove what it holds; setting the
-                // mode back afterwards also drops setgid and sticky.
-                _ = path.withPlatformString { chmod($0, permissions | 0o700) }
-                try sweep(path, relative: components, listedLinks: listedLinks, into: &report)
-                _ = path.withPlatformString { chmod($0, permissions) }
-                report.folders += 1
-            case S_IFLNK:
-                guard let target = FileSystem.symlinkTarget(path),
-                    EntryPath.symlinkStaysInside(target: target, linkPath: components)
-                else {
-                    refuse(.linkLeavesDestination)
-                    continue
-                }
-                if EntryPath.symlinkReachesTop(target: target, linkPath: components) { report.linksReachTop = true }
-                report.symlinks += 1
-            case S_IFREG where info.st_size == 0 && listedLinks.contains(components):
-                refuse(.linkLeavesDestination)
-            case S_IFREG:
-                if info.st_mode & 0o7000 != 0 { _ = path.withPlatformString { chmod($0, permissions) } }
-                report.files += 1
-                report.bytes += Int64(info.st_size)
-            case S_IFCHR: refuse(.specialFile("character device"))
-            case S_IFBLK: refuse(.specialFile("block device"))
-            case S_IFIFO: refuse(.specialFile("named pipe"))
-            default: refuse(.specialFile("socket"))
-            }
         }
     }
 }

@@ -61,7 +61,7 @@ extension SevenZip {
 
     /// `Attributes = D drwxr-xr-x`: Windows attribute letters, optionally followed by the POSIX mode
     /// as `ls` shows it (7-Zip's PropIDUtils.cpp).
-    private struct Attributes {
+    struct Attributes {
         var kind: ArchiveEntryInfo.Kind = .file
         var permissions: UInt32?
 
@@ -98,8 +98,9 @@ extension SevenZip {
         }
     }
 
-    /// `2020-09-13 12:26:40.1234567` in UTC (the child runs with TZ=UTC0) as seconds since 1970.
-    private static func seconds(_ text: String) -> Int64? {
+    /// `2020-09-13 12:26:40.1234567` in UTC (the child runs with TZ=UTC0) as seconds since 1970; unrar
+    /// prints its times the same way, with a comma.
+    static func seconds(_ text: String) -> Int64? {
         let numbers = text.prefix(19).split(whereSeparator: { "- :".contains($0) }).compactMap { Int32($0) }
         guard numbers.count == 6 else { return nil }
         var time = tm()

@@ -45,6 +45,27 @@ import Testing
         }
     }
 
+    /// A damaged header after the first entry names that entry as stored, not the hidden folder it was
+    /// being written to.
+    @Test func aDamagedHeaderNamesTheEntryBeforeIt() throws {
+        try E2E.withScratch { s in
+            try s.write("src/first.txt", data: Data("one".utf8))
+            try s.write("src/second.txt", data: Data("two".utf8))
+            let made = try s.compress(["--format", "tar", "--output", s.path("src/two.tar"), s.path("src/first.txt"), s.path("src/second.txt")])
+            #expect(made.status == 0, "\(made)")
+            var tar = try #require(E2E.read(s.path("src/two.tar")))
+            // The second header starts at 512 + 512 (one block of data); its checksum field is at 148.
+            tar.replaceSubrange((1024 + 148)..<(1024 + 156), with: Data("XXXXXXXX".utf8))
+            try s.write("arch/two.tar", data: tar)
+
+            let out = try s.extract(["--to", s.path("dest"), s.path("arch/two.tar")])
+            #expect(out.status == 5, "\(out)")
+            #expect(out.stderr.contains("after “first.txt”") || out.stderr.contains("“after first.txt”"), "\(out.stderr)")
+            #expect(!out.stderr.contains(".archiver-"), "\(out.stderr)")
+            #expect(E2E.list(s.path("dest")).isEmpty)
+        }
+    }
+
     @Test func notArchives() throws {
         try E2E.withScratch { s in
             try s.write("in/garbage.zip", data: E2E.randomData(20 * 1024))

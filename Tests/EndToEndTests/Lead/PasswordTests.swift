@@ -263,6 +263,7 @@ extension Lead {
                 print("skipped: fixtures not present (\(RarFixtures.fixtures))")
                 return
             }
+            if let unrar = UnrarTests.installed { return print("skipped: unrar is installed here (\(unrar))") }
             let s = try Scratch("rar-\(fixture)")
             let out = try run("extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), RarFixtures.fixtures + "/" + fixture], input: "password\n")
             #expect(out.status == 6, "\(out.stderr)")

@@ -1,0 +1,289 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// RARLAB's `unrar` as a child process, for the one thing libarchive cannot do with rar: decrypt. It is
+/// non-free, so it is used when the user has it and never installed by us. The password reaches it only
+/// through its standard input (`-p` without a value), never argv or the environment.
+public enum UnRAR {
+    /// The `unrar` found on PATH (then /usr/bin), nil when it is not installed. Relative PATH entries are
+    /// skipped, as for 7-Zip.
+    public static var executable: FilePath? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? ""
+        return Programs.find("unrar", path: path + ":/usr/bin")
+    }
+
+    /// What is encrypted in `archive`, found without a password and without writing anything.
+    public static func encryption(of archive: FilePath) throws(ArchiverError) -> ArchiveEncryption {
+        try inspect(archive).encryption
+    }
+
+    /// The entries of `archive` (of every volume of a set, from its first part).
+    /// - Throws: `ArchiverError`: `.password` when the names need a password that is missing or wrong.
+    public static func list(_ archive: FilePath, password: Secret?) throws(ArchiverError) -> [ArchiveEntryInfo] {
+        try listing(archive, password: password).entries
+    }
+
+    /// Whether `password` opens `archive`, checked without writing anything: by listing when the names are
+    /// encrypted, else by testing one encrypted file (the first of a solid archive, whose data is one
+    /// stream; otherwise the smallest).
+    /// - Parameter selection: the entries to be extracted; the file tested is one of them.
+    public static func accepts(
+        _ archive: FilePath, password: Secret, selection: EntrySelection = EntrySelection([])
+    ) throws(ArchiverError) -> Bool {
+        // RAR cannot encrypt with an empty password, and unrar takes an empty line for "no password".
+        guard !password.isEmpty else { return false }
+        let (encryption, listed) = try inspect(archive)
+        switch encryption {
+        case .none:
+            return true
+        case .names:
+            return try opens(run("lt", ["-v"], files: [archive.bytes], password: password), archive)
+        case .contents:
+            // unrar reads `*` and `?` in a name as wildcards, and nothing turns that off.
+            let candidates = listed.entries.filter {
+                $0.encrypted && $0.kind == .file && selection.includes($0.path) && !$0.path.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }
+            }
+            let probe = listed.solid ? candidates.first : candidates.min { ($0.size ?? 0) < ($1.size ?? 0) }
+            if let probe {
+                return try opens(run("t", files: [archive.bytes, probe.path], password: password), archive)
+            }
+            return try opens(run("t", files: [archive.bytes], password: password), archive)
+        }
+    }
+
+    /// Extracts everything selected into `staging`, an existing empty private folder; the caller applies
+    /// the layout rule and publishes. Entries with absolute or `..` paths and special files are left out;
+    /// afterwards symlinks that leave the folder are removed and setuid, setgid and sticky bits cleared.
+    /// Files that `password` does not open (an archive may use several) are not extracted and become
+    /// warnings.
+    /// - Throws: `ArchiverError` (`.password` for a missing or wrong password); `staging` is then empty.
+    public static func extractTree(
+        _ archive: FilePath, into staging: FilePath, password: Secret?, selection: EntrySelection = EntrySelection([]),
+        control: JobControl, progress: (Double) -> Void
+    ) throws(ArchiverError) -> ToolExtraction {
+        let name = ToolArchive.displayName(archive)
+        let entries = try listing(archive, password: password, control: control).entries
+        try Extractor.checkBeforeWriting(entries, selection: selection, archive: name)
+        try Extractor.checkFreeSpace(for: entries, selection: selection, in: staging, archive: name)
+        if password == nil, entries.contains(where: { $0.encrypted && selection.includes($0.path) }) {
+            throw ToolArchive.passwordNeeded(archive)
+        }
+        let isWildcard = { (byte: UInt8) in byte == UInt8(ascii: "*") || byte == UInt8(ascii: "?") }
+        if selection.names.contains(where: { $0.contains(where: isWildcard) }) {
+            throw ArchiverError(
+                .usage, "Names with * or ? cannot be picked out of an encrypted rar: unrar reads them as patterns.",
+                hint: "Extract the whole archive instead.")
+        }
+        var report = ToolExtraction()
+        let unsafe = StagingSweep.unsafeEntries(entries)
+        report.refused = unsafe.map(\.refused)
+        guard unsafe.count < 10_000, !unsafe.contains(where: { $0.path.contains(where: isWildcard) }) else {
+            throw ArchiverError(
+                .corrupt, "“\(name)” has entries with unsafe names that cannot be left out; nothing was extracted.",
+                path: archive.string)
+        }
+        // A selected folder's name alone would extract only the folder: `name/*` brings what it holds.
+        let selected = selection.names.flatMap { [$0, $0 + Array("/*".utf8)] }
+        do throws(ArchiverError) {
+            progress(0)
+            let run = try run(
+                "x", ["-o+", "-y"], raw: unsafe.map { Array("-x".utf8) + $0.path },
+                files: [archive.bytes] + selected + [staging.madeAbsolute.bytes + [UInt8(ascii: "/")]],
+                password: password, control: control, showsProgress: true, progress: progress)
+            try control.check()
+            report.warnings = try extractionWarnings(run, archive: archive, staging: staging)
+            try StagingSweep.sweep(staging, relative: [], listedLinks: [], into: &report)
+        } catch {
+            for entry in (try? FileSystem.entries(of: staging)) ?? [] {
+                FileSystem.removeTree(staging.appending(bytes: entry))
+            }
+            throw error
+        }
+        progress(1)
+        return report
+    }
+}
+
+// MARK: - Running unrar
+
+extension UnRAR {
+    /// One finished run of `unrar`.
+    private struct Run {
+        var status: Int32
+        /// Standard output (its start only, when it showed progress).
+        var output: [UInt8]
+        var errors: String
+    }
+
+    /// Standard output kept while it shows progress: only listings are read whole.
+    private static let progressOutputLimit = 64 * 1024
+
+    /// Runs `unrar command` with `switches` (plus `raw` ones made of bytes), then `--` and `files`.
+    /// - Parameters:
+    ///   - password: `-p` without a value makes unrar read it as one line from standard input; it is then
+    ///     the password for the whole archive, so a file it does not open is reported and skipped instead
+    ///     of prompting again. Without one, `-p-` says never to ask.
+    ///   - showsProgress: standard output then holds percentages, which go to `progress`.
+    private static func run(
+        _ command: String, _ switches: [String] = [], raw: [[UInt8]] = [], files: [[UInt8]], password: Secret?,
+        control: JobControl? = nil, showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
+    ) throws(ArchiverError) -> Run {
+        try password?.checkFitsOneLine(for: "unrar")
+        guard let unrar = executable else {
+            throw ArchiverError(
+                .notAnArchive, "unrar is not installed; it is needed for encrypted rar archives.",
+                hint: "Install Debian's non-free “unrar” package.")
+        }
+        // -cfg-: neither a .rarrc nor the RAR variable may change what the switches say; -idc: no banner.
+        let common = ["-cfg-", "-idc", password == nil ? "-p-" : "-p"]
+        let arguments = ([command] + switches + common).map { Array($0.utf8) } + raw + [Array("--".utf8)] + files
+        var kept: [UInt8] = []
+        var reader = SevenZip.ProgressReader()
+        let outcome = try ChildProcess.run(
+            unrar, arguments, environment: environment,
+            input: password.map { .secret($0, times: 1) } ?? .nothing, control: control
+        ) { chunk in
+            if showsProgress {
+                // unrar rubs out each percentage with backspaces, as 7-Zip does.
+                reader.read(chunk, report: progress)
+                if kept.count < progressOutputLimit { kept += chunk.prefix(progressOutputLimit - kept.count) }
+            } else {
+                kept += chunk
+            }
+        }
+        return Run(status: outcome.status, output: kept, errors: String(decoding: outcome.errorOutput, as: UTF8.self))
+    }
+
+    /// UTF-8 names and passwords whatever the user's locale (unrar converts both through it); listing
+    /// times in UTC.
+    private static let environment = [Array("LC_ALL=C.UTF-8".utf8), Array("TZ=UTC0".utf8)]
+
+    /// The technical listing of every volume.
+    private static func listing(_ archive: FilePath, password: Secret?, control: JobControl? = nil)
+        throws(ArchiverError) -> Listing
+    {
+        try ToolArchive.checkReadable(archive)
+        let run = try run("lt", ["-v"], files: [archive.bytes], password: password, control: control)
+        let listed = parseListing(run.output)
+        // 1 is a warning (a damaged end, say) after a listing that is still worth having: the extraction
+        // meets the damage and says so.
+        guard run.status == 0 || (run.status == 1 && !listed.entries.isEmpty) else {
+            if listed.encryptedNames, password == nil { throw ToolArchive.passwordNeeded(archive) }
+            throw readFailure(run, archive: archive)
+        }
+        return listed
+    }
+
+    /// The encryption of `archive` and, unless the names are encrypted, its entries.
+    private static func inspect(_ archive: FilePath) throws(ArchiverError) -> (encryption: ArchiveEncryption, listed: Listing) {
+        do {
+            let listed = try listing(archive, password: nil)
+            return (listed.entries.contains { $0.encrypted } ? .contents : .none, listed)
+        } catch where error.code == .password {
+            return (.names, Listing())
+        }
+    }
+
+    /// Whether the run said that the password is wrong: RAR5 stores a check value ("Incorrect password
+    /// for …"); RAR4 has none, so a wrong password shows as a checksum error in an encrypted file.
+    private static func saysWrongPassword(_ run: Run) -> Bool {
+        let text = (run.errors + String(decoding: run.output, as: UTF8.self)).lowercased()
+        return ["incorrect password", "password is incorrect", "wrong password"].contains(where: text.contains)
+    }
+
+    /// True when the run succeeded, false when unrar said the password is wrong.
+    private static func opens(_ run: Run, _ archive: FilePath) throws(ArchiverError) -> Bool {
+        if run.status == 0 { return true }
+        if saysWrongPassword(run) { return false }
+        throw readFailure(run, archive: archive)
+    }
+
+}
+
+// MARK: - Errors
+
+extension UnRAR {
+    /// unrar's message lines, for errors.
+    private static func summary(_ errors: String) -> String {
+        let lines = errors.split(whereSeparator: \.isNewline).filter {
+            !$0.hasPrefix("Enter password") && !$0.hasPrefix("Total errors") && !$0.allSatisfy(\.isWhitespace)
+        }
+        let text = lines.joined(separator: "; ")
+        return text.isEmpty ? "it stopped without saying why" : String(text.prefix(300))
+    }
+
+    /// The error for a failed read (list, test, extract) of `archive`, optionally into `folder`.
+    private static func readFailure(_ run: Run, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
+        let name = ToolArchive.displayName(archive)
+        let errors = run.errors
+        if saysWrongPassword(run) {
+            return ArchiverError(
+                .password, "Wrong password for “\(name)”.", hint: "Check it and try again.", path: archive.string)
+        }
+        if let folder {
+            // RARX_WRITE and RARX_CREATE; unrar names the cause in words, not numbers.
+            let disk: [(String, Int32)] = [
+                ("No space left", ENOSPC), ("Disk quota exceeded", EDQUOT), ("Read-only file system", EROFS),
+                ("File too large", EFBIG),
+            ]
+            if let (_, code) = disk.first(where: { errors.contains($0.0) }) {
+                return FileSystem.destinationError(code, folder)
+            }
+            if run.status == 5 || run.status == 9 {
+                return ArchiverError(
+                    .destination, "unrar could not write in “\(folder)”: \(summary(errors)).", path: folder.string)
+            }
+        }
+        if run.status == 255 {
+            return ArchiverError(.cancelled, "unrar was stopped; nothing was left behind.")
+        }
+        if errors.contains("is not RAR archive") {
+            return ArchiverError(
+                .notAnArchive, "“\(name)” is not an archive unrar can read.",
+                hint: "Check that the file is complete and really an archive.", path: archive.string)
+        }
+        if errors.contains("Cannot find volume") {
+            return ArchiverError(
+                .corrupt, "“\(name)” is one part of a set whose next part is missing: \(summary(errors)).",
+                hint: "Put all parts in one folder; nothing was extracted.", path: archive.string)
+        }
+        let damage = [
+            ("Unexpected end of archive", "it ends too early"), ("Checksum error", "a checksum does not match"),
+            ("CRC failed", "a checksum does not match"), ("Corrupt header", "its headers are damaged"),
+        ]
+        if let (_, reason) = damage.first(where: { errors.contains($0.0) }) {
+            return ArchiverError(
+                .corrupt, "“\(name)” is damaged or incomplete: \(reason).",
+                hint: "Download or copy it again; nothing was extracted.", path: archive.string)
+        }
+        return ArchiverError(.corrupt, "unrar could not read “\(name)”: \(summary(errors)).", path: archive.string)
+    }
+
+    /// The warnings of a finished extraction, or the error when it failed. Files the password does not open
+    /// (rar allows one password per file) are not extracted and only warned about: unrar has removed them.
+    private static func extractionWarnings(_ run: Run, archive: FilePath, staging: FilePath) throws(ArchiverError)
+        -> [String]
+    {
+        guard run.status != 0 else { return [] }
+        let lines = run.errors.split(whereSeparator: \.isNewline)
+        let markers = [
+            ("Incorrect password for ", ""), ("Checksum error in the encrypted file ", ". Corrupt file or wrong password."),
+        ]
+        var unopened: [String] = []
+        for line in lines {
+            if let (prefix, suffix) = markers.first(where: { line.hasPrefix($0.0) }) {
+                let rest = line.dropFirst(prefix.count)
+                unopened.append(String(rest.hasSuffix(suffix) ? rest.dropLast(suffix.count) : rest))
+            } else if line.hasPrefix("Checksum error") || line.contains("error in the file") || line.hasPrefix("Cannot ")
+                || line.hasPrefix("Unexpected end") || line.contains("password is incorrect")
+            {
+                throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
+            }
+        }
+        guard run.status == 3 || run.status == 11, !unopened.isEmpty else {
+            throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
+        }
+        return unopened.map { "Could not extract “\($0)”: the password does not open it (it may have another one, or be damaged)." }
+    }
+}

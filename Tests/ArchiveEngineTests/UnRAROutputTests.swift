@@ -1,0 +1,100 @@
+import ArchiverCore
+import Testing
+
+@testable import ArchiveEngine
+
+/// `unrar lt -v` output, as unrar 7.21 prints it for the kinds of entry and archive that matter, read
+/// without unrar installed.
+@Suite struct UnRAROutputTests {
+    @Test func readsEntriesTheirKindsAndEncryption() {
+        let listing = """
+
+            Archive: /tmp/set.part1.rar
+            Details: RAR 5, volume 1
+
+                    Name: docs/a b.txt
+                    Type: File
+                    Size: 18
+             Packed size: 48
+                   Ratio: 266%
+                   mtime: 2020-09-13 12:26:40,000000000
+              Attributes: -rwsr-x---
+                   CRC32 MAC: 02A34518
+                 Host OS: Unix
+             Compression: RAR 5.0(v50) -m3 -md=128k
+                   Flags: encrypted 
+
+                    Name: docs
+                    Type: Directory
+                   mtime: 2019-04-17 21:10:30,000000000
+              Attributes: drwxr-xr-x
+
+                    Name: link
+                    Type: Unix symbolic link
+                  Target: docs/a b.txt
+                    Size: 12
+             Packed size: 0
+                   Ratio: 0%
+              Attributes: lrwxrwxrwx
+
+                    Name: copy: of.txt
+                    Type: Hard link
+                  Target: docs/a b.txt
+                    Size: 18
+             Packed size: 0
+                   Ratio: 0%
+              Attributes: ..A....
+
+                    Name: big.bin
+                    Type: File
+                    Size: 144608
+             Packed size: 15000
+                   Ratio: -->
+              Attributes: ..A....
+
+            Archive: /tmp/set.part2.rar
+            Details: RAR 5, volume 2
+
+                    Name: big.bin
+                    Type: File
+                    Size: 144608
+             Packed size: 15000
+                   Ratio: <->
+
+            """
+        let listed = UnRAR.parseListing(Array(listing.utf8))
+        #expect(!listed.encryptedNames && !listed.solid)
+        let entries = listed.entries
+        #expect(entries.map(\.path.displayName) == ["docs/a b.txt", "docs", "link", "copy: of.txt", "big.bin"])
+        #expect(entries.map(\.kind) == [.file, .directory, .symlink, .hardlink, .file])
+        #expect(entries.map(\.encrypted) == [true, false, false, false, false])
+        #expect(entries[0].size == 18 && entries[0].packedSize == 48 && entries[0].permissions == 0o4750)
+        #expect(entries[0].modified == 1_600_000_000)
+        #expect(entries[1].size == nil && entries[1].permissions == 0o755)
+        #expect(entries[2].linkTarget == Array("docs/a b.txt".utf8) && entries[3].linkTarget == Array("docs/a b.txt".utf8))
+        #expect(entries[3].permissions == 0o644, "Windows attributes give the default mode")
+        // A file split across volumes counts once, with its whole size and no per-volume packed size.
+        #expect(entries[4].size == 144_608 && entries[4].packedSize == nil)
+    }
+
+    @Test func seesEncryptedNamesSolidArchivesAndHiddenLinkTargets() {
+        let headers = UnRAR.parseListing(Array("\nArchive: x.rar\nDetails: RAR 5, encrypted headers\n\n".utf8))
+        #expect(headers.encryptedNames && headers.entries.isEmpty)
+
+        let listing = """
+            Archive: y.rar
+            Details: RAR 1.5, solid
+
+                    Name: l
+                    Type: Unix symbolic link
+                  Target: *<-?->
+                    Size: 3
+                   Ratio: 0%
+                   Flags: encrypted 
+
+            """
+        let solid = UnRAR.parseListing(Array(listing.utf8))
+        #expect(solid.solid && !solid.encryptedNames)
+        #expect(solid.entries.count == 1 && solid.entries[0].linkTarget == nil && solid.entries[0].encrypted)
+    }
+}

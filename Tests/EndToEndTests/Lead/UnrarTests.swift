@@ -1,0 +1,144 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// Encrypted rar through RARLAB's unrar, the only program that decrypts it. unrar is non-free: CI builds
+/// one from source for these tests (scripts/build-test-unrar.sh) and names it in ARCHIVER_TEST_UNRAR;
+/// without it, or without the fixtures, the tests say "skipped".
+extension Lead {
+    @Suite struct UnrarTests {
+        /// An unrar installed where Archiver looks for it (PATH, then /usr/bin).
+        static let installed: String? = {
+            let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/bin"
+            return path.split(separator: ":").map { "\($0)/unrar" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        }()
+
+        /// The unrar to test with: $ARCHIVER_TEST_UNRAR, else the installed one.
+        static let unrar: String? = {
+            if let named = ProcessInfo.processInfo.environment["ARCHIVER_TEST_UNRAR"], !named.isEmpty { return named }
+            return installed
+        }()
+
+        /// Why these tests cannot run here, printed as the skip; nil when they can.
+        static var missing: String? {
+            if !RarFixtures.present { return "skipped: fixtures not present (\(RarFixtures.fixtures))" }
+            if unrar == nil { return "skipped: unrar not installed (set ARCHIVER_TEST_UNRAR; see scripts/build-test-unrar.sh)" }
+            return nil
+        }
+
+        /// A folder whose `unrar` records its arguments and environment in `record`, then runs the real one.
+        static func recordingUnrar(_ s: Scratch) throws -> [String: String] {
+            let folder = s.sub("bin")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try Tool.installScript(
+                """
+                #!/bin/sh
+                printf 'argv:' >> '\(s.sub("record"))'
+                printf ' %s' "$@" >> '\(s.sub("record"))'
+                printf '\\n' >> '\(s.sub("record"))'
+                env >> '\(s.sub("record"))'
+                exec '\(unrar!)' "$@"
+                """, at: folder + "/unrar")
+            return ["PATH": folder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+        }
+
+        static func fixture(_ name: String) -> String { RarFixtures.fixtures + "/" + name }
+
+        static func text(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
+
+        /// b.txt opens with `password`, d.txt with `password2`: the files that one password opens are
+        /// extracted, the other is a warning (exit 1), and the password reaches unrar only on its standard input.
+        @Test(arguments: ["rar4_encrypted.rar", "rar5_encrypted.rar"])
+        func thePasswordOpensWhatItCanAndNeverShows(fixture: String) throws {
+            if let missing = Self.missing { return print(missing) }
+            let s = try Scratch("unrar-\(fixture)")
+            let environment = try Self.recordingUnrar(s)
+            let out = try run(
+                "extract-with-archiver", ["--json", "--password-stdin", "--to", s.sub("out"), Self.fixture(fixture)],
+                environment: environment, input: "password\n")
+            #expect(out.status == 1, "\(out.stderr)")
+            let folder = s.sub("out/" + fixture.replacingOccurrences(of: ".rar", with: ""))
+            #expect(s.list("out/" + fixture.replacingOccurrences(of: ".rar", with: "")) == ["a.txt", "b.txt", "c.txt"])
+            for name in ["a", "b", "c"] { #expect(Self.text(folder + "/\(name).txt") == "This is from \(name).txt") }
+            let result = try #require((out.json["results"] as? [[String: Any]])?.first)
+            let warnings = result["warnings"] as? [String] ?? []
+            #expect(warnings.count == 1 && warnings[0].contains("d.txt"), "\(warnings)")
+            #expect(result["files"] as? Int == 3, "\(result)")
+
+            let record = try #require(Self.text(s.sub("record")))
+            #expect(record.contains("argv:"), "the recording unrar ran")
+            #expect(!record.contains("password"), "\(record)")
+            #expect(!out.stdout.contains("password\"") && !out.stderr.contains("password\n"))
+        }
+
+        @Test(arguments: ["rar4_encrypted.rar", "rar5_encrypted.rar"])
+        func threeWrongPasswordsAreExit6AndWriteNothing(fixture: String) throws {
+            if let missing = Self.missing { return print(missing) }
+            let s = try Scratch("unrar-wrong-\(fixture)")
+            let askpass = try PasswordTests.askpass(s, password: "not it")
+            var environment = try Self.recordingUnrar(s)
+            environment["ARCHIVER_ASKPASS"] = askpass
+            let out = try run(
+                "extract-with-archiver", ["--to", s.sub("out"), Self.fixture(fixture)], environment: environment)
+            #expect(out.status == 6, "\(out.stderr)")
+            #expect(out.stderr.contains("Wrong password for “\(fixture)”"), "\(out.stderr)")
+            #expect(PasswordTests.asked(s).count == 3, "\(PasswordTests.asked(s))")
+            #expect(s.list("out").isEmpty)
+            #expect(!(Self.text(s.sub("record")) ?? "").contains("not it"))
+        }
+
+        /// `--entry` is checked against the entry asked for: d.txt opens with its own password, and a plain
+        /// entry needs none at all.
+        @Test func anEntryIsCheckedWithItsOwnPasswordOrNone() throws {
+            if let missing = Self.missing { return print(missing) }
+            let s = try Scratch()
+            let environment = try Self.recordingUnrar(s)
+            let archive = Self.fixture("rar5_encrypted.rar")
+            let d = try run(
+                "extract-with-archiver", ["--password-stdin", "--entry", "d.txt", "--to", s.sub("d"), archive],
+                environment: environment, input: "password2\n")
+            #expect(d.status == 0, "\(d.stderr)")
+            #expect(Self.text(s.sub("d/d.txt")) == "This is from d.txt")
+
+            // No way to ask (stdin is /dev/null, no helper): it works only because nothing is asked.
+            let a = try run("extract-with-archiver", ["--entry", "a.txt", "--to", s.sub("a"), archive], environment: environment)
+            #expect(a.status == 0, "\(a.stderr)")
+            #expect(s.list("a") == ["a.txt"])
+
+            let unknown = try run(
+                "extract-with-archiver", ["--password-stdin", "--entry", "e.txt", "--to", s.sub("e"), archive],
+                environment: environment, input: "password\n")
+            #expect(unknown.status != 0 && unknown.stderr.contains("no entry “e.txt”"), "\(unknown.stderr)")
+            #expect(s.list("e").isEmpty)
+        }
+
+        /// libarchive does not flag rar5's encrypted entries; unrar's listing does.
+        @Test func listingMarksRar5EncryptedEntries() throws {
+            if let missing = Self.missing { return print(missing) }
+            let s = try Scratch()
+            let listed = try run(
+                "extract-with-archiver", ["--list", "--json", Self.fixture("rar5_encrypted.rar")],
+                environment: try Self.recordingUnrar(s))
+            #expect(listed.status == 0, "\(listed.stderr)")
+            let entries = ((listed.json["archives"] as? [[String: Any]])?.first?["entries"] as? [[String: Any]]) ?? []
+            #expect(entries.map { $0["path"] as? String ?? "" } == ["a.txt", "b.txt", "c.txt", "d.txt"])
+            #expect(entries.map { $0["encrypted"] as? Bool ?? false } == [false, true, false, true])
+            #expect(entries.map { $0["size"] as? Int ?? -1 } == [18, 18, 18, 18])
+        }
+
+        /// With unrar installed, archives without encryption still go through libarchive, sets included.
+        @Test func plainSetsStillExtract() throws {
+            if let missing = Self.missing { return print(missing) }
+            let s = try Scratch()
+            let environment = try Self.recordingUnrar(s)
+            let out = try run(
+                "extract-with-archiver", ["--json", "--to", s.sub("out"), Self.fixture("rar5_multiarchive.part03.rar")],
+                environment: environment)
+            #expect(out.status == 0, "\(out.stderr)")
+            let result = try #require((out.json["results"] as? [[String: Any]])?.first)
+            #expect(result["format"] as? String == "RAR5", "\(result)")
+            #expect(result["bytes"] as? Int == 144_608 + 365_672, "\(result)")
+            #expect((Self.text(s.sub("record")) ?? "").contains("argv: lt -v"), "unrar was asked about encryption")
+        }
+    }
+}
