@@ -112,6 +112,30 @@ extension Lead {
             #expect(s.list("e").isEmpty)
         }
 
+        /// A RAR5 with one password for everything (the sample of the PyPI package unrar is built from, kept
+        /// beside it by scripts/build-test-unrar.sh), opened as from a file manager: asked once through the
+        /// askpass helper, all of it extracted beside the archive, exit 0.
+        @Test func aOnePasswordRar5OpensThroughTheAskpassHelper() throws {
+            guard let unrar = Self.unrar else { return print("skipped: unrar not installed") }
+            let sample = URL(fileURLWithPath: unrar).deletingLastPathComponent().appendingPathComponent("samples/test_rar_pwd.rar").path
+            guard FileManager.default.fileExists(atPath: sample) else {
+                return print("skipped: no sample beside \(unrar) (scripts/build-test-unrar.sh keeps one)")
+            }
+            let s = try Scratch()
+            try FileManager.default.createDirectory(atPath: s.sub("mail"), withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: sample, toPath: s.sub("mail/Report.rar"))
+            var environment = try Self.recordingUnrar(s)
+            environment["ARCHIVER_ASKPASS"] = try PasswordTests.askpass(s, password: "test")
+            let out = try run("extract-with-archiver", ["--json", s.sub("mail/Report.rar")], environment: environment)
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(PasswordTests.asked(s) == ["Password for “Report.rar”"])
+            #expect(s.list("mail") == ["Report.rar", "test_file.txt"])
+            #expect(Self.text(s.sub("mail/test_file.txt")) == "This is a test file of unrar2-cffi\n")
+            let arguments = (Self.text(s.sub("record")) ?? "").split(separator: "\n").filter { $0.hasPrefix("argv:") }
+            #expect(!arguments.isEmpty)
+            #expect(!arguments.contains { $0.split(separator: " ").contains { $0 == "test" || $0 == "-ptest" } }, "\(arguments)")
+        }
+
         /// libarchive does not flag rar5's encrypted entries; unrar's listing does.
         @Test func listingMarksRar5EncryptedEntries() throws {
             if let missing = Self.missing { return print(missing) }
