@@ -17,21 +17,36 @@ struct EncryptedArchive {
 
     /// Nil unless `archive` is a 7z or rar with encryption and its program is installed (without it,
     /// libarchive meets the encryption and says which program is needed).
-    init?(_ archive: FilePath) throws(ArchiverError) {
+    init?(_ archive: FilePath, control: JobControl?) throws(ArchiverError) {
         let head = Self.head(of: archive)
         if head.starts(with: [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]), SevenZip.executable != nil {
             tool = .sevenZip
-            encryption = try SevenZip.encryption(of: archive)
-        } else if head.starts(with: Array("Rar!\u{1A}\u{07}".utf8)), UnRAR.executable != nil {
+            encryption = try SevenZip.encryption(of: archive, control: control)
+        } else if Self.isRar(head), UnRAR.executable != nil {
             tool = .unrar
-            // A rar unrar cannot list (damaged, a part missing) is left to libarchive, which says why.
-            encryption = (try? UnRAR.encryption(of: archive)) ?? .none
+            // A rar unrar cannot list (damaged, a name it reads as a pattern) is left to libarchive, which
+            // may still read it; `unrarFailure` explains it if libarchive then meets encryption.
+            encryption = (try? UnRAR.encryption(of: archive, control: control)) ?? .none
         } else {
             return nil
         }
         guard encryption != .none else { return nil }
         self.archive = archive
         name = archive.lastComponent?.string ?? archive.string
+    }
+
+    private static func isRar(_ head: [UInt8]) -> Bool { head.starts(with: Array("Rar!\u{1A}\u{07}".utf8)) }
+
+    /// Why unrar could not take over `archive`, a rar that libarchive found encrypted (`failure`): unrar's
+    /// own error, which says more than libarchive's "install unrar" when unrar is installed.
+    static func unrarFailure(_ archive: FilePath, replacing failure: ArchiverError, control: JobControl?) -> ArchiverError {
+        guard failure.code == .password, isRar(head(of: archive)), UnRAR.executable != nil else { return failure }
+        do throws(ArchiverError) {
+            _ = try UnRAR.encryption(of: archive, control: control)
+            return failure
+        } catch {
+            return error
+        }
     }
 
     /// The first bytes, where 7z ("7z\xBC\xAF\x27\x1C") and rar ("Rar!\x1A\x07") put their signatures.
@@ -59,42 +74,44 @@ struct EncryptedArchive {
     }
 
     /// The entries, once the password is known (asked for only when the names are encrypted).
-    func list(passwords: PasswordAsker?) throws(ArchiverError) -> [ArchiveEntryInfo] {
-        let password = encryption == .names ? try verifiedPassword(passwords) : nil
+    func list(passwords: PasswordAsker?, control: JobControl?) throws(ArchiverError) -> [ArchiveEntryInfo] {
+        let password = encryption == .names ? try verifiedPassword(passwords, control: control) : nil
         switch tool {
         case .sevenZip: return try SevenZip.list(archive, password: password)
-        case .unrar: return try UnRAR.list(archive, password: password)
+        case .unrar: return try UnRAR.list(archive, password: password, control: control)
         }
     }
 
     private func verifiedPassword(
-        _ passwords: PasswordAsker?, selection: EntrySelection = EntrySelection([])
+        _ passwords: PasswordAsker?, selection: EntrySelection = EntrySelection([]), control: JobControl?
     ) throws(ArchiverError) -> Secret {
         guard let passwords else { throw EncryptionSupport.cannotDecrypt(name, family: .other) }
         return try Extractor.verifiedPassword(asker: passwords, name: name) { password throws(ArchiverError) in
             switch tool {
-            case .sevenZip: try SevenZip.accepts(archive, password: password, selection: selection)
-            case .unrar: try UnRAR.accepts(archive, password: password, selection: selection)
+            case .sevenZip: try SevenZip.accepts(archive, password: password, selection: selection, control: control)
+            case .unrar: try UnRAR.accepts(archive, password: password, selection: selection, control: control)
             }
         }
     }
 
     /// The password for extracting `selection`, verified; nil when nothing selected is encrypted, so that
     /// nobody is asked for it.
-    private func password(for selection: EntrySelection, passwords: PasswordAsker?) throws(ArchiverError) -> Secret? {
+    private func password(
+        for selection: EntrySelection, passwords: PasswordAsker?, control: JobControl
+    ) throws(ArchiverError) -> Secret? {
         if encryption == .contents, !selection.names.isEmpty,
-            try !list(passwords: nil).contains(where: { $0.encrypted && selection.includes($0.path) })
+            try !list(passwords: nil, control: control).contains(where: { $0.encrypted && selection.includes($0.path) })
         {
             return nil
         }
-        return try verifiedPassword(passwords, selection: selection)
+        return try verifiedPassword(passwords, selection: selection, control: control)
     }
 
     func extract(
         options: ExtractOptions, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
         let selection = EntrySelection(options.selection)
-        let password = try password(for: selection, passwords: options.passwords)
+        let password = try password(for: selection, passwords: options.passwords, control: control)
         let folder = try Extractor.destinationFolder(for: archive, options: options)
         let staging = try FileSystem.makeStaging(in: folder)
         var withdrawn = false

@@ -102,7 +102,12 @@ public enum Extractor {
     ) throws(ArchiverError) -> ExtractResult {
         let volumes = try VolumeSet.find(archive)
         try preflight(volumes.totalSize)
-        var result = try extract(volumes, archive: archive, options: options, control: control, progress: progress)
+        var result: ExtractResult
+        do throws(ArchiverError) {
+            result = try extract(volumes, archive: archive, options: options, control: control, progress: progress)
+        } catch {
+            throw EncryptedArchive.unrarFailure(volumes.parts[0], replacing: error, control: control)
+        }
         result.parts = volumes.parts
         return result
     }
@@ -111,7 +116,7 @@ public enum Extractor {
         _ volumes: VolumeSet, archive: FilePath, options: ExtractOptions, control: JobControl,
         progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
-        if let encrypted = try encryptedArchive(volumes) {
+        if let encrypted = try encryptedArchive(volumes, control: control) {
             return try encrypted.extract(options: options, control: control, progress: progress)
         }
         var reader = try ArchiveReader(path: archive)
@@ -183,22 +188,29 @@ public enum Extractor {
         archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil
     ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?) {
         let volumes = try VolumeSet.find(archive)
-        if let encrypted = try encryptedArchive(volumes), encrypted.listsItself {
-            return (encrypted.formatName, try encrypted.list(passwords: passwords), nil)
+        if let encrypted = try encryptedArchive(volumes, control: control), encrypted.listsItself {
+            return (encrypted.formatName, try encrypted.list(passwords: passwords, control: control), nil)
         }
-        var reader = try ArchiveReader(path: archive)
-        let entries = try scan(&reader, archiveName: volumes.name, control: control)
-        guard let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder else {
-            return (reader.formatName, entries, nil)
+        do throws(ArchiverError) {
+            var reader = try ArchiveReader(path: archive)
+            let entries = try scan(&reader, archiveName: volumes.name, control: control)
+            guard let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder
+            else {
+                return (reader.formatName, entries, nil)
+            }
+            return (reader.formatName, entries.map { decoder($0) }, decoder.encoding)
+        } catch {
+            throw EncryptedArchive.unrarFailure(volumes.parts[0], replacing: error, control: control)
         }
-        return (reader.formatName, entries.map { decoder($0) }, decoder.encoding)
     }
 
     /// The set as an encrypted 7z or rar, which 7-Zip or unrar reads from its first part; nil when it is
     /// not one.
-    private static func encryptedArchive(_ volumes: VolumeSet) throws(ArchiverError) -> EncryptedArchive? {
+    private static func encryptedArchive(_ volumes: VolumeSet, control: JobControl) throws(ArchiverError)
+        -> EncryptedArchive?
+    {
         do throws(ArchiverError) {
-            return try EncryptedArchive(volumes.parts[0])
+            return try EncryptedArchive(volumes.parts[0], control: control)
         } catch {
             throw volumes.incomplete(error)
         }

@@ -56,22 +56,24 @@ public enum SevenZip {
     }
 
     /// What is encrypted in `archive`, found without a password and without writing anything.
-    public static func encryption(of archive: FilePath) throws(ArchiverError) -> ArchiveEncryption {
-        try inspect(archive).encryption
+    public static func encryption(of archive: FilePath, control: JobControl? = nil) throws(ArchiverError)
+        -> ArchiveEncryption
+    {
+        try inspect(archive, control: control).encryption
     }
 
     /// Whether `password` opens `archive`, checked without writing anything and as cheaply as 7-Zip
     /// allows: listing checks it when the names are encrypted; otherwise one file is tested, the smallest
     /// of those that start a solid block (testing a later one decodes the block up to it).
     public static func accepts(
-        _ archive: FilePath, password: Secret, selection: EntrySelection = EntrySelection([])
+        _ archive: FilePath, password: Secret, selection: EntrySelection = EntrySelection([]), control: JobControl? = nil
     ) throws(ArchiverError) -> Bool {
-        let (encryption, entries) = try inspect(archive)
+        let (encryption, entries) = try inspect(archive, control: control)
         switch encryption {
         case .none:
             return true
         case .names:
-            return try opens(run(["l", "-ba"], files: [archive.bytes], password: password), archive)
+            return try opens(run(["l", "-ba"], files: [archive.bytes], password: password, control: control), archive)
         case .contents:
             var seenBlocks: Set<Int> = []
             let candidates = entries.filter { listed in
@@ -82,11 +84,11 @@ public enum SevenZip {
                 return seenBlocks.insert(block).inserted
             }
             if let cheapest = candidates.min(by: { ($0.info.size ?? 0) < ($1.info.size ?? 0) }) {
-                let single = try run(["t"], files: [archive.bytes, cheapest.info.path], password: password)
+                let single = try run(["t"], files: [archive.bytes, cheapest.info.path], password: password, control: control)
                 // No prompt means the name matched nothing and nothing was checked: test everything.
                 if single.status != 0 || single.askedForPassword { return try opens(single, archive) }
             }
-            return try opens(run(["t"], files: [archive.bytes], password: password), archive)
+            return try opens(run(["t"], files: [archive.bytes], password: password, control: control), archive)
         }
     }
 
@@ -132,7 +134,8 @@ public enum SevenZip {
         var report = ToolExtraction()
         // 7-Zip would strip `..` and `/` and write such an entry elsewhere inside, perhaps over another.
         let unsafe = StagingSweep.unsafeEntries(entries)
-        report.refused = unsafe.map(\.refused)
+        // All are left out (a selected folder or pattern may reach one); only the selected are reported.
+        report.refused = unsafe.filter { selection.includes($0.path) }.map(\.refused)
         let excluded = unsafe.map { Array("-x!".utf8) + $0.path }
         guard excluded.joined().count < 512 * 1024 else {
             throw ArchiverError(
@@ -243,11 +246,11 @@ extension SevenZip {
     }
 
     /// The encryption of `archive` and, unless the names are encrypted, its entries.
-    private static func inspect(_ archive: FilePath) throws(ArchiverError) -> (
+    private static func inspect(_ archive: FilePath, control: JobControl? = nil) throws(ArchiverError) -> (
         encryption: ArchiveEncryption, entries: [Listed]
     ) {
         do {
-            let entries = try listing(archive, password: nil)
+            let entries = try listing(archive, password: nil, control: control)
             return (entries.contains { $0.info.encrypted } ? .contents : .none, entries)
         } catch where error.code == .password {
             return (.names, [])

@@ -14,41 +14,43 @@ public enum UnRAR {
     }
 
     /// What is encrypted in `archive`, found without a password and without writing anything.
-    public static func encryption(of archive: FilePath) throws(ArchiverError) -> ArchiveEncryption {
-        try inspect(archive).encryption
+    public static func encryption(of archive: FilePath, control: JobControl? = nil) throws(ArchiverError)
+        -> ArchiveEncryption
+    {
+        try inspect(archive, control: control).encryption
     }
 
     /// The entries of `archive` (of every volume of a set, from its first part).
     /// - Throws: `ArchiverError`: `.password` when the names need a password that is missing or wrong.
-    public static func list(_ archive: FilePath, password: Secret?) throws(ArchiverError) -> [ArchiveEntryInfo] {
-        try listing(archive, password: password).entries
+    public static func list(_ archive: FilePath, password: Secret?, control: JobControl? = nil) throws(ArchiverError)
+        -> [ArchiveEntryInfo]
+    {
+        try listing(archive, password: password, control: control).entries
     }
 
     /// Whether `password` opens `archive`, checked without writing anything: by listing when the names are
     /// encrypted, else by testing one encrypted file (the first of a solid archive, whose data is one
-    /// stream; otherwise the smallest).
+    /// stream; otherwise the smallest). An archive may give its files different passwords: the one tested
+    /// decides.
     /// - Parameter selection: the entries to be extracted; the file tested is one of them.
     public static func accepts(
-        _ archive: FilePath, password: Secret, selection: EntrySelection = EntrySelection([])
+        _ archive: FilePath, password: Secret, selection: EntrySelection = EntrySelection([]), control: JobControl? = nil
     ) throws(ArchiverError) -> Bool {
         // RAR cannot encrypt with an empty password, and unrar takes an empty line for "no password".
         guard !password.isEmpty else { return false }
-        let (encryption, listed) = try inspect(archive)
+        let (encryption, listed) = try inspect(archive, control: control)
         switch encryption {
         case .none:
             return true
         case .names:
-            return try opens(run("lt", ["-v"], files: [archive.bytes], password: password), archive)
+            return try opens(run("lt", ["-v"], archive: archive, password: password, control: control), archive)
         case .contents:
-            // unrar reads `*` and `?` in a name as wildcards, and nothing turns that off.
             let candidates = listed.entries.filter {
-                $0.encrypted && $0.kind == .file && selection.includes($0.path) && !$0.path.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }
+                $0.encrypted && $0.kind == .file && selection.includes($0.path) && !isPattern($0.path)
             }
             let probe = listed.solid ? candidates.first : candidates.min { ($0.size ?? 0) < ($1.size ?? 0) }
-            if let probe {
-                return try opens(run("t", files: [archive.bytes, probe.path], password: password), archive)
-            }
-            return try opens(run("t", files: [archive.bytes], password: password), archive)
+            let run = try run("t", archive: archive, names: probe.map { [$0.path] } ?? [], password: password, control: control)
+            return try opens(run, archive)
         }
     }
 
@@ -69,16 +71,18 @@ public enum UnRAR {
         if password == nil, entries.contains(where: { $0.encrypted && selection.includes($0.path) }) {
             throw ToolArchive.passwordNeeded(archive)
         }
-        let isWildcard = { (byte: UInt8) in byte == UInt8(ascii: "*") || byte == UInt8(ascii: "?") }
-        if selection.names.contains(where: { $0.contains(where: isWildcard) }) {
+        if selection.names.contains(where: isPattern) {
             throw ArchiverError(
                 .usage, "Names with * or ? cannot be picked out of an encrypted rar: unrar reads them as patterns.",
                 hint: "Extract the whole archive instead.")
         }
         var report = ToolExtraction()
         let unsafe = StagingSweep.unsafeEntries(entries)
-        report.refused = unsafe.map(\.refused)
-        guard unsafe.count < 10_000, !unsafe.contains(where: { $0.path.contains(where: isWildcard) }) else {
+        // All are left out (a selected folder or pattern may reach one); only the selected are reported.
+        report.refused = unsafe.filter { selection.includes($0.path) }.map(\.refused)
+        // unrar reads `-x` as a pattern, and `-x@NAME` as a list file to read.
+        guard unsafe.count < 10_000, !unsafe.contains(where: { isPattern($0.path) || $0.path.first == UInt8(ascii: "@") })
+        else {
             throw ArchiverError(
                 .corrupt, "“\(name)” has entries with unsafe names that cannot be left out; nothing was extracted.",
                 path: archive.string)
@@ -88,11 +92,11 @@ public enum UnRAR {
         do throws(ArchiverError) {
             progress(0)
             let run = try run(
-                "x", ["-o+", "-y"], raw: unsafe.map { Array("-x".utf8) + $0.path },
-                files: [archive.bytes] + selected + [staging.madeAbsolute.bytes + [UInt8(ascii: "/")]],
-                password: password, control: control, showsProgress: true, progress: progress)
+                "x", ["-o+", "-y"], raw: unsafe.map { Array("-x".utf8) + $0.path }, archive: archive,
+                destination: staging, names: selected, password: password, control: control, showsProgress: true,
+                progress: progress)
             try control.check()
-            report.warnings = try extractionWarnings(run, archive: archive, staging: staging)
+            (report.warnings, report.refused) = try extractionReport(run, archive: archive, staging: staging, refused: report.refused)
             try StagingSweep.sweep(staging, relative: [], listedLinks: [], into: &report)
         } catch {
             for entry in (try? FileSystem.entries(of: staging)) ?? [] {
@@ -102,6 +106,11 @@ public enum UnRAR {
         }
         progress(1)
         return report
+    }
+
+    /// unrar reads `*` and `?` in a name as wildcards, and nothing turns that off.
+    private static func isPattern(_ name: [UInt8]) -> Bool {
+        name.contains { $0 == UInt8(ascii: "*") || $0 == UInt8(ascii: "?") }
     }
 }
 
@@ -119,15 +128,19 @@ extension UnRAR {
     /// Standard output kept while it shows progress: only listings are read whole.
     private static let progressOutputLimit = 64 * 1024
 
-    /// Runs `unrar command` with `switches` (plus `raw` ones made of bytes), then `--` and `files`.
+    /// Runs `unrar command` with `switches` (plus `raw` ones made of bytes) on `archive`.
     /// - Parameters:
+    ///   - destination: where `x` writes; it comes before the names, so that a name which happens to be a
+    ///     folder where we run cannot become the destination.
+    ///   - names: the entries to work on (all when empty).
     ///   - password: `-p` without a value makes unrar read it as one line from standard input; it is then
     ///     the password for the whole archive, so a file it does not open is reported and skipped instead
     ///     of prompting again. Without one, `-p-` says never to ask.
     ///   - showsProgress: standard output then holds percentages, which go to `progress`.
     private static func run(
-        _ command: String, _ switches: [String] = [], raw: [[UInt8]] = [], files: [[UInt8]], password: Secret?,
-        control: JobControl? = nil, showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
+        _ command: String, _ switches: [String] = [], raw: [[UInt8]] = [], archive: FilePath,
+        destination: FilePath? = nil, names: [[UInt8]] = [], password: Secret?, control: JobControl? = nil,
+        showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
     ) throws(ArchiverError) -> Run {
         try password?.checkFitsOneLine(for: "unrar")
         guard let unrar = executable else {
@@ -135,9 +148,19 @@ extension UnRAR {
                 .notAnArchive, "unrar is not installed; it is needed for encrypted rar archives.",
                 hint: "Install Debian's non-free “unrar” package.")
         }
-        // -cfg-: neither a .rarrc nor the RAR variable may change what the switches say; -idc: no banner.
-        let common = ["-cfg-", "-idc", password == nil ? "-p-" : "-p"]
-        let arguments = ([command] + switches + common).map { Array($0.utf8) } + raw + [Array("--".utf8)] + files
+        // unrar would open every file the name matches, other archives included.
+        if isPattern(archive.bytes) {
+            throw ArchiverError(
+                .usage, "unrar cannot be given “\(ToolArchive.displayName(archive))”: it reads * and ? in a file name as patterns.",
+                hint: "Rename the archive (and its other parts) without * or ?, then try again.", path: archive.string)
+        }
+        // -cfg-: neither a .rarrc nor the RAR variable may change what the switches say; -idc: no banner;
+        // -@: a name starting with @ is a name, not a list of names to read.
+        let common = ["-cfg-", "-idc", "-@", password == nil ? "-p-" : "-p"]
+        let folder = destination.map { [$0.madeAbsolute.bytes + [UInt8(ascii: "/")]] } ?? []
+        let arguments =
+            ([command] + switches + common).map { Array($0.utf8) } + raw + [Array("--".utf8), archive.bytes] + folder
+            + names
         var kept: [UInt8] = []
         var reader = SevenZip.ProgressReader()
         let outcome = try ChildProcess.run(
@@ -160,11 +183,11 @@ extension UnRAR {
     private static let environment = [Array("LC_ALL=C.UTF-8".utf8), Array("TZ=UTC0".utf8)]
 
     /// The technical listing of every volume.
-    private static func listing(_ archive: FilePath, password: Secret?, control: JobControl? = nil)
+    private static func listing(_ archive: FilePath, password: Secret?, control: JobControl?)
         throws(ArchiverError) -> Listing
     {
         try ToolArchive.checkReadable(archive)
-        let run = try run("lt", ["-v"], files: [archive.bytes], password: password, control: control)
+        let run = try run("lt", ["-v"], archive: archive, password: password, control: control)
         let listed = parseListing(run.output)
         // 1 is a warning (a damaged end, say) after a listing that is still worth having: the extraction
         // meets the damage and says so.
@@ -172,21 +195,28 @@ extension UnRAR {
             if listed.encryptedNames, password == nil { throw ToolArchive.passwordNeeded(archive) }
             throw readFailure(run, archive: archive)
         }
+        if listed.garbled {
+            throw ArchiverError(
+                .corrupt, "“\(ToolArchive.displayName(archive))” has names that cannot be listed faithfully (a line break in a name); nothing was extracted.",
+                hint: "Extract it with unrar itself if you trust where it came from.", path: archive.string)
+        }
         return listed
     }
 
     /// The encryption of `archive` and, unless the names are encrypted, its entries.
-    private static func inspect(_ archive: FilePath) throws(ArchiverError) -> (encryption: ArchiveEncryption, listed: Listing) {
+    private static func inspect(_ archive: FilePath, control: JobControl?) throws(ArchiverError) -> (
+        encryption: ArchiveEncryption, listed: Listing
+    ) {
         do {
-            let listed = try listing(archive, password: nil)
+            let listed = try listing(archive, password: nil, control: control)
             return (listed.entries.contains { $0.encrypted } ? .contents : .none, listed)
         } catch where error.code == .password {
             return (.names, Listing())
         }
     }
 
-    /// Whether the run said that the password is wrong: RAR5 stores a check value ("Incorrect password
-    /// for …"); RAR4 has none, so a wrong password shows as a checksum error in an encrypted file.
+    /// Whether a listing or test said that the password is wrong: RAR5 stores a check value ("Incorrect
+    /// password for …"); RAR4 has none, so a wrong password shows as a checksum error in an encrypted file.
     private static func saysWrongPassword(_ run: Run) -> Bool {
         let text = (run.errors + String(decoding: run.output, as: UTF8.self)).lowercased()
         return ["incorrect password", "password is incorrect", "wrong password"].contains(where: text.contains)
@@ -198,7 +228,6 @@ extension UnRAR {
         if saysWrongPassword(run) { return false }
         throw readFailure(run, archive: archive)
     }
-
 }
 
 // MARK: - Errors
@@ -209,23 +238,22 @@ extension UnRAR {
         let lines = errors.split(whereSeparator: \.isNewline).filter {
             !$0.hasPrefix("Enter password") && !$0.hasPrefix("Total errors") && !$0.allSatisfy(\.isWhitespace)
         }
-        let text = lines.joined(separator: "; ")
+        let text = lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
+            .joined(separator: "; ")
         return text.isEmpty ? "it stopped without saying why" : String(text.prefix(300))
     }
 
-    /// The error for a failed read (list, test, extract) of `archive`, optionally into `folder`.
+    /// The error for a failed read (list, test, extract) of `archive`. While extracting into `folder`,
+    /// the password has been checked already and a file another password protects is no failure, so only
+    /// disk trouble and damage are looked for.
     private static func readFailure(_ run: Run, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
         let name = ToolArchive.displayName(archive)
         let errors = run.errors
-        if saysWrongPassword(run) {
-            return ArchiverError(
-                .password, "Wrong password for “\(name)”.", hint: "Check it and try again.", path: archive.string)
-        }
         if let folder {
             // RARX_WRITE and RARX_CREATE; unrar names the cause in words, not numbers.
             let disk: [(String, Int32)] = [
-                ("No space left", ENOSPC), ("Disk quota exceeded", EDQUOT), ("Read-only file system", EROFS),
-                ("File too large", EFBIG),
+                ("No space left", ENOSPC), ("Not enough disk space", ENOSPC), ("Disk quota exceeded", EDQUOT),
+                ("Read-only file system", EROFS), ("File too large", EFBIG),
             ]
             if let (_, code) = disk.first(where: { errors.contains($0.0) }) {
                 return FileSystem.destinationError(code, folder)
@@ -234,6 +262,9 @@ extension UnRAR {
                 return ArchiverError(
                     .destination, "unrar could not write in “\(folder)”: \(summary(errors)).", path: folder.string)
             }
+        } else if saysWrongPassword(run) {
+            return ArchiverError(
+                .password, "Wrong password for “\(name)”.", hint: "Check it and try again.", path: archive.string)
         }
         if run.status == 255 {
             return ArchiverError(.cancelled, "unrar was stopped; nothing was left behind.")
@@ -249,8 +280,9 @@ extension UnRAR {
                 hint: "Put all parts in one folder; nothing was extracted.", path: archive.string)
         }
         let damage = [
-            ("Unexpected end of archive", "it ends too early"), ("Checksum error", "a checksum does not match"),
-            ("CRC failed", "a checksum does not match"), ("Corrupt header", "its headers are damaged"),
+            ("Unexpected end of archive", "it ends too early"), ("checksum error", "a checksum does not match"),
+            ("Checksum error", "a checksum does not match"), ("header is corrupt", "its headers are damaged"),
+            ("Corrupt header", "its headers are damaged"),
         ]
         if let (_, reason) = damage.first(where: { errors.contains($0.0) }) {
             return ArchiverError(
@@ -260,30 +292,43 @@ extension UnRAR {
         return ArchiverError(.corrupt, "unrar could not read “\(name)”: \(summary(errors)).", path: archive.string)
     }
 
-    /// The warnings of a finished extraction, or the error when it failed. Files the password does not open
-    /// (rar allows one password per file) are not extracted and only warned about: unrar has removed them.
-    private static func extractionWarnings(_ run: Run, archive: FilePath, staging: FilePath) throws(ArchiverError)
-        -> [String]
-    {
-        guard run.status != 0 else { return [] }
-        let lines = run.errors.split(whereSeparator: \.isNewline)
-        let markers = [
+    /// The warnings and refusals of a finished extraction, or the error when it failed. Every message unrar
+    /// printed must be one of these, else the extraction failed:
+    /// - a file the password does not open (rar allows one password per file): a warning, unrar has
+    ///   removed it;
+    /// - a symlink unrar thought unsafe and did not make: a refusal;
+    /// - an existing symlink: a warning.
+    private static func extractionReport(
+        _ run: Run, archive: FilePath, staging: FilePath, refused: [ExtractResult.Refused]
+    ) throws(ArchiverError) -> (warnings: [String], refused: [ExtractResult.Refused]) {
+        guard run.status != 0 else { return ([], refused) }
+        var warnings: [String] = []
+        var refused = refused
+        let unopened = [
             ("Incorrect password for ", ""), ("Checksum error in the encrypted file ", ". Corrupt file or wrong password."),
         ]
-        var unopened: [String] = []
-        for line in lines {
-            if let (prefix, suffix) = markers.first(where: { line.hasPrefix($0.0) }) {
+        let unsafeLink = "Skipping the potentially unsafe "
+        for line in run.errors.split(whereSeparator: \.isNewline) {
+            if line.allSatisfy(\.isWhitespace) || line.hasPrefix("Total errors:") || line.hasPrefix("Enter password") {
+                continue
+            }
+            if let (prefix, suffix) = unopened.first(where: { line.hasPrefix($0.0) }) {
                 let rest = line.dropFirst(prefix.count)
-                unopened.append(String(rest.hasSuffix(suffix) ? rest.dropLast(suffix.count) : rest))
-            } else if line.hasPrefix("Checksum error") || line.contains("error in the file") || line.hasPrefix("Cannot ")
-                || line.hasPrefix("Unexpected end") || line.contains("password is incorrect")
-            {
+                let file = rest.hasSuffix(suffix) ? rest.dropLast(suffix.count) : rest
+                warnings.append("Could not extract “\(file)”: the password does not open it (it may have another one, or be damaged).")
+            } else if line.hasPrefix(unsafeLink) {
+                let rest = line.dropFirst(unsafeLink.count)
+                let link = rest.firstRange(of: " -> ").map { rest[..<$0.lowerBound] } ?? rest
+                refused.append(.init(path: String(link), reason: EntryPath.Refusal.linkLeavesDestination.description))
+            } else if line.hasPrefix("WARNING: Symbolic link ") {
+                warnings.append("“\(ToolArchive.displayName(archive))”: \(line.dropFirst(9)).")
+            } else {
                 throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
             }
         }
-        guard run.status == 3 || run.status == 11, !unopened.isEmpty else {
+        guard [1, 3, 11].contains(run.status) else {
             throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
         }
-        return unopened.map { "Could not extract “\($0)”: the password does not open it (it may have another one, or be damaged)." }
+        return (warnings, refused)
     }
 }

@@ -9,6 +9,9 @@ extension UnRAR {
         var solid = false
         /// "Details: RAR 5, encrypted headers": the names themselves need the password.
         var encryptedNames = false
+        /// unrar prints names as they are, so a line break in one can make lines of its own: a `Name`
+        /// not followed by its `Type`, or a key twice in one entry.
+        var garbled = false
     }
 
     /// The entries of the listing: an `Archive:` and `Details:` line for each volume, then a block of
@@ -23,13 +26,21 @@ extension UnRAR {
             listing.entries.append(entry)
         }
         let separator = Array(": ".utf8)
+        var previousKey = ""
         for line in output.split(separator: UInt8(ascii: "\n"), omittingEmptySubsequences: false) {
             guard let split = line.firstRange(of: separator) else {
-                if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) { finish() }
+                if line.allSatisfy({ $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\r") }) {
+                    finish()
+                } else if record["Name"] != nil {
+                    listing.garbled = true
+                }
+                previousKey = ""
                 continue
             }
             let key = String(decoding: line[..<split.lowerBound], as: UTF8.self).drop { $0 == " " }
             let value = Array(line[split.upperBound...])
+            if previousKey == "Name", key != "Type" { listing.garbled = true }
+            previousKey = String(key)
             switch key {
             case "Name":
                 finish()
@@ -41,7 +52,9 @@ extension UnRAR {
                 if details.contains("encrypted headers") { listing.encryptedNames = true }
                 if details.contains("solid") { listing.solid = true }
             default:
-                if record["Name"] != nil, record[String(key)] == nil { record[String(key)] = value }
+                guard record["Name"] != nil else { continue }
+                if record[String(key)] != nil { listing.garbled = true }
+                record[String(key)] = value
             }
         }
         finish()

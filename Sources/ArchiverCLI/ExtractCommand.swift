@@ -242,7 +242,7 @@ public struct ExtractCommand: ParsableCommand {
         for archive in archives {
             do {
                 let (format, entries, names) = try Extractor.list(
-                    archive: archive, control: control, passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: control),
+                    archive: archive, control: control, passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: "nothing was listed").notCounted(by: control),
                     names: encoding.flatMap(NameDecoder.init))
                 listed.append(.object([
                     ("archive", .string(archive.string)), ("format", .string(format)),

@@ -77,6 +77,21 @@ import Testing
         #expect(entries[4].size == 144_608 && entries[4].packedSize == nil)
     }
 
+    /// A line break in a name shows as a line of its own: one that is not `Key: value`, a `Name` not
+    /// followed by its `Type`, or a key twice in one entry.
+    @Test func aLineBreakInANameMarksTheListingGarbled() {
+        let forged = [
+            "        Name: c\n        Name: ../x.txt\n        Type: File\n",
+            "        Name: c\nrest\n        Type: File\n",
+            "        Name: c\n        Type: File\n        Size: 1\n        Size: 2\n",
+        ]
+        for text in forged {
+            #expect(UnRAR.parseListing(Array(("Archive: x.rar\nDetails: RAR 4\n\n" + text).utf8)).garbled, "\(text)")
+        }
+        let plain = "Archive: x.rar\nDetails: RAR 4\n\n        Name: c: d\n        Type: File\n        Size: 1\n\n"
+        #expect(!UnRAR.parseListing(Array(plain.utf8)).garbled)
+    }
+
     @Test func seesEncryptedNamesSolidArchivesAndHiddenLinkTargets() {
         let headers = UnRAR.parseListing(Array("\nArchive: x.rar\nDetails: RAR 5, encrypted headers\n\n".utf8))
         #expect(headers.encryptedNames && headers.entries.isEmpty)

@@ -44,6 +44,36 @@ extension Lead {
 
         static func fixture(_ name: String) -> String { RarFixtures.fixtures + "/" + name }
 
+        /// A copy of the RAR4 fixture at `path` with each entry renamed by `names` (old name → new bytes,
+        /// escaped for Python), headers resized and their checksums made right: hostile archives that RAR
+        /// itself would not write, made without it.
+        static func renamedRar4(_ names: [String: String], to path: String) throws {
+            let pairs = names.map { "b'\($0.key)': b'\($0.value)'" }.joined(separator: ", ")
+            try python(
+                """
+                import os, struct, sys, zlib
+                os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
+                data = open(sys.argv[1], 'rb').read()
+                names = {\(pairs)}
+                out, pos = bytearray(data[:7]), 7
+                while pos < len(data):
+                    kind, flags, size = struct.unpack_from('<BHH', data, pos + 2)
+                    header = bytearray(data[pos:pos + size])
+                    body = struct.unpack_from('<I', data, pos + 7)[0] if kind == 0x74 or flags & 0x8000 else 0
+                    if kind == 0x74:
+                        length = struct.unpack_from('<H', header, 26)[0]
+                        old = bytes(header[32:32 + length])
+                        new = names.get(old, old)
+                        header[32:32 + length] = new
+                        struct.pack_into('<H', header, 26, len(new))
+                        struct.pack_into('<H', header, 5, len(header))
+                        struct.pack_into('<H', header, 0, zlib.crc32(bytes(header[2:])) & 0xFFFF)
+                    out += header + data[pos + size:pos + size + body]
+                    pos += size + body
+                open(sys.argv[2], 'wb').write(out)
+                """, [fixture("rar4_encrypted.rar"), path])
+        }
+
         static func text(_ path: String) -> String? { try? String(contentsOfFile: path, encoding: .utf8) }
 
         /// b.txt opens with `password`, d.txt with `password2`: the files that one password opens are
@@ -134,6 +164,48 @@ extension Lead {
             let arguments = (Self.text(s.sub("record")) ?? "").split(separator: "\n").filter { $0.hasPrefix("argv:") }
             #expect(!arguments.isEmpty)
             #expect(!arguments.contains { $0.split(separator: " ").contains { $0 == "test" || $0 == "-ptest" } }, "\(arguments)")
+        }
+
+        /// Names that would take unrar elsewhere: an entry climbing out with `..` is refused and nothing
+        /// lands outside; a name starting with @ is a name, not a list file; a selected name that is also a
+        /// folder where we run is not taken for the destination.
+        @Test func namesThatWouldMisleadUnrarAreTakenAsNames() throws {
+            if let missing = Self.missing { return print(missing) }
+            let s = try Scratch()
+            let environment = try Self.recordingUnrar(s)
+            try Self.renamedRar4(["a.txt": "../../a.txt", "c.txt": "@c.txt"], to: s.sub("in/hostile.rar"))
+            let out = try run(
+                "extract-with-archiver", ["--json", "--password-stdin", "--to", s.sub("out"), s.sub("in/hostile.rar")],
+                environment: environment, input: "password\n")
+            #expect(out.status == 1, "\(out.stderr)")
+            #expect(s.list("out/hostile") == ["@c.txt", "b.txt"])
+            #expect(Self.text(s.sub("out/hostile/@c.txt")) == "This is from c.txt")
+            #expect(s.list().filter { $0.hasSuffix(".txt") }.isEmpty && s.list("in") == ["hostile.rar"])
+            let result = try #require((out.json["results"] as? [[String: Any]])?.first)
+            let refused = (result["refused"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+            #expect(refused == ["../../a.txt"], "\(result)")
+
+            try FileManager.default.createDirectory(atPath: s.sub("cwd/@c.txt"), withIntermediateDirectories: true)
+            let picked = try run(
+                "extract-with-archiver", ["--password-stdin", "--entry", "@c.txt", "--to", s.sub("picked"), s.sub("in/hostile.rar")],
+                in: s.sub("cwd"), environment: environment, input: "password\n")
+            #expect(picked.status == 0, "\(picked.stderr)")
+            #expect(s.list("picked") == ["@c.txt"])
+            #expect(Self.text(s.sub("picked/@c.txt")) == "This is from c.txt")
+        }
+
+        /// unrar prints names as they are: a line break in one could forge a listing line, so such an
+        /// archive is refused before anything is written.
+        @Test func aLineBreakInANameIsRefused() throws {
+            if let missing = Self.missing { return print(missing) }
+            let s = try Scratch()
+            try Self.renamedRar4(["c.txt": "c\\n        Name: ../x.txt"], to: s.sub("in/forged.rar"))
+            let out = try run(
+                "extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), s.sub("in/forged.rar")],
+                environment: try Self.recordingUnrar(s), input: "password\n")
+            #expect(out.status == 5, "\(out.stderr)")
+            #expect(out.stderr.contains("line break"), "\(out.stderr)")
+            #expect(s.list("out").isEmpty)
         }
 
         /// libarchive does not flag rar5's encrypted entries; unrar's listing does.
