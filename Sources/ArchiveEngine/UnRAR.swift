@@ -96,8 +96,11 @@ public enum UnRAR {
                 destination: staging, names: selected, password: password, control: control, showsProgress: true,
                 progress: progress)
             try control.check()
-            (report.warnings, report.refused) = try extractionReport(run, archive: archive, staging: staging, refused: report.refused)
+            let unnamed: Bool
+            (report.warnings, report.refused, unnamed) = try extractionReport(
+                run, archive: archive, staging: staging, refused: report.refused)
             try StagingSweep.sweep(staging, relative: [], listedLinks: [], into: &report)
+            reportMissing(entries, selection: selection, in: staging, wrongPasswordUnnamed: unnamed, into: &report)
         } catch {
             for entry in (try? FileSystem.entries(of: staging)) ?? [] {
                 FileSystem.removeTree(staging.appending(bytes: entry))
@@ -106,6 +109,33 @@ public enum UnRAR {
         }
         progress(1)
         return report
+    }
+
+    /// Names what older unrar versions leave out without naming it: 6.x skips a symlink it thinks unsafe
+    /// without a word, and 5.x says only "The specified password is incorrect." for a file another
+    /// password protects. The listing says what should be there.
+    private static func reportMissing(
+        _ entries: [ArchiveEntryInfo], selection: EntrySelection, in staging: FilePath, wrongPasswordUnnamed: Bool,
+        into report: inout ToolExtraction
+    ) {
+        for entry in entries where selection.includes(entry.path) {
+            guard entry.kind == .symlink || (wrongPasswordUnnamed && entry.encrypted && entry.kind == .file),
+                case .success(let parts) = EntryPath.components(of: entry.path), !parts.isEmpty,
+                FileSystem.status(staging.appending(bytes: EntryPath.join(parts))) == nil
+            else { continue }
+            let name = EntryPath.join(parts).displayName
+            if report.refused.contains(where: { $0.path == name }) { continue }
+            if entry.kind == .symlink, let target = entry.linkTarget,
+                !EntryPath.symlinkStaysInside(target: target, linkPath: parts)
+            {
+                report.refused.append(.init(path: name, reason: EntryPath.Refusal.linkLeavesDestination.description))
+            } else {
+                report.warnings.append(
+                    entry.kind == .symlink
+                        ? "Could not extract “\(name)”: unrar did not make the link."
+                        : "Could not extract “\(name)”: the password does not open it (it may have another one, or be damaged).")
+            }
+        }
     }
 
     /// unrar reads `*` and `?` in a name as wildcards, and nothing turns that off.
@@ -298,12 +328,14 @@ extension UnRAR {
     ///   removed it;
     /// - a symlink unrar thought unsafe and did not make: a refusal;
     /// - an existing symlink: a warning.
+    /// - Returns: also whether a file was left out for its password without being named (unrar 5).
     private static func extractionReport(
         _ run: Run, archive: FilePath, staging: FilePath, refused: [ExtractResult.Refused]
-    ) throws(ArchiverError) -> (warnings: [String], refused: [ExtractResult.Refused]) {
-        guard run.status != 0 else { return ([], refused) }
+    ) throws(ArchiverError) -> (warnings: [String], refused: [ExtractResult.Refused], unnamed: Bool) {
+        guard run.status != 0 else { return ([], refused, false) }
         var warnings: [String] = []
         var refused = refused
+        var unnamed = false
         let unopened = [
             ("Incorrect password for ", ""), ("Checksum error in the encrypted file ", ". Corrupt file or wrong password."),
         ]
@@ -320,6 +352,8 @@ extension UnRAR {
                 let rest = line.dropFirst(unsafeLink.count)
                 let link = rest.firstRange(of: " -> ").map { rest[..<$0.lowerBound] } ?? rest
                 refused.append(.init(path: String(link), reason: EntryPath.Refusal.linkLeavesDestination.description))
+            } else if line.hasPrefix("The specified password is incorrect") {
+                unnamed = true
             } else if line.hasPrefix("WARNING: Symbolic link ") {
                 warnings.append("“\(ToolArchive.displayName(archive))”: \(line.dropFirst(9)).")
             } else {
@@ -329,6 +363,6 @@ extension UnRAR {
         guard [1, 3, 11].contains(run.status) else {
             throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
         }
-        return (warnings, refused)
+        return (warnings, refused, unnamed)
     }
 }

@@ -44,32 +44,41 @@ extension Lead {
 
         static func fixture(_ name: String) -> String { RarFixtures.fixtures + "/" + name }
 
-        /// A copy of the RAR4 fixture at `path` with each entry renamed by `names` (old name → new bytes,
-        /// escaped for Python), headers resized and their checksums made right: hostile archives that RAR
-        /// itself would not write, made without it.
-        static func renamedRar4(_ names: [String: String], to path: String) throws {
-            let pairs = names.map { "b'\($0.key)': b'\($0.value)'" }.joined(separator: ", ")
-            try python(
+        /// A copy of the RAR4 fixture at `path` with entries renamed by `names` (old name → new bytes,
+        /// escaped for Python) and the plain stored ones in `links` turned into Unix symlinks to the given
+        /// target; headers resized and their checksums made right. Hostile archives that RAR itself would
+        /// not write, made without it.
+        static func editedRar4(names: [String: String] = [:], links: [String: String] = [:], to path: String) throws {
+            func python(_ pairs: [String: String]) -> String {
+                "{" + pairs.map { "b'\($0.key)': b'\($0.value)'" }.joined(separator: ", ") + "}"
+            }
+            try Lead.python(
                 """
                 import os, struct, sys, zlib
                 os.makedirs(os.path.dirname(sys.argv[2]), exist_ok=True)
                 data = open(sys.argv[1], 'rb').read()
-                names = {\(pairs)}
+                names, links = \(python(names)), \(python(links))
                 out, pos = bytearray(data[:7]), 7
                 while pos < len(data):
                     kind, flags, size = struct.unpack_from('<BHH', data, pos + 2)
                     header = bytearray(data[pos:pos + size])
-                    body = struct.unpack_from('<I', data, pos + 7)[0] if kind == 0x74 or flags & 0x8000 else 0
+                    length = struct.unpack_from('<I', data, pos + 7)[0] if kind == 0x74 or flags & 0x8000 else 0
+                    body = data[pos + size:pos + size + length]
                     if kind == 0x74:
-                        length = struct.unpack_from('<H', header, 26)[0]
-                        old = bytes(header[32:32 + length])
+                        count = struct.unpack_from('<H', header, 26)[0]
+                        old = bytes(header[32:32 + count])
+                        if old in links:
+                            # Stored data is the link target; host 3 is Unix, whose mode says symlink.
+                            body = links[old]
+                            struct.pack_into('<IIBI', header, 7, len(body), len(body), 3, zlib.crc32(body))
+                            struct.pack_into('<I', header, 28, 0o120777)
                         new = names.get(old, old)
-                        header[32:32 + length] = new
+                        header[32:32 + count] = new
                         struct.pack_into('<H', header, 26, len(new))
                         struct.pack_into('<H', header, 5, len(header))
                         struct.pack_into('<H', header, 0, zlib.crc32(bytes(header[2:])) & 0xFFFF)
-                    out += header + data[pos + size:pos + size + body]
-                    pos += size + body
+                    out += header + body
+                    pos += size + length
                 open(sys.argv[2], 'wb').write(out)
                 """, [fixture("rar4_encrypted.rar"), path])
         }
@@ -173,7 +182,7 @@ extension Lead {
             if let missing = Self.missing { return print(missing) }
             let s = try Scratch()
             let environment = try Self.recordingUnrar(s)
-            try Self.renamedRar4(["a.txt": "../../a.txt", "c.txt": "@c.txt"], to: s.sub("in/hostile.rar"))
+            try Self.editedRar4(names: ["a.txt": "../../a.txt", "c.txt": "@c.txt"], to: s.sub("in/hostile.rar"))
             let out = try run(
                 "extract-with-archiver", ["--json", "--password-stdin", "--to", s.sub("out"), s.sub("in/hostile.rar")],
                 environment: environment, input: "password\n")
@@ -194,12 +203,32 @@ extension Lead {
             #expect(Self.text(s.sub("picked/@c.txt")) == "This is from c.txt")
         }
 
+        /// A symlink out of the destination is never made, whether unrar skips it (and says so, or not) or
+        /// makes it; a link that stays inside is kept.
+        @Test func linksOutOfTheDestinationAreRefused() throws {
+            if let missing = Self.missing { return print(missing) }
+            let s = try Scratch()
+            try Self.editedRar4(
+                names: ["a.txt": "out", "c.txt": "in"], links: ["a.txt": "../../../etc/passwd", "c.txt": "b.txt"],
+                to: s.sub("in/links.rar"))
+            let out = try run(
+                "extract-with-archiver", ["--json", "--password-stdin", "--to", s.sub("out"), s.sub("in/links.rar")],
+                environment: try Self.recordingUnrar(s), input: "password\n")
+            #expect(out.status == 1, "\(out.stderr)")
+            #expect(s.list("out/links") == ["b.txt", "in"])
+            #expect((try? FileManager.default.destinationOfSymbolicLink(atPath: s.sub("out/links/in"))) == "b.txt")
+            let result = try #require((out.json["results"] as? [[String: Any]])?.first)
+            let refused = (result["refused"] as? [[String: Any]] ?? []).compactMap { $0["path"] as? String }
+            #expect(refused == ["out"], "\(result)")
+            #expect(result["symlinks"] as? Int == 1, "\(result)")
+        }
+
         /// unrar prints names as they are: a line break in one could forge a listing line, so such an
         /// archive is refused before anything is written.
         @Test func aLineBreakInANameIsRefused() throws {
             if let missing = Self.missing { return print(missing) }
             let s = try Scratch()
-            try Self.renamedRar4(["c.txt": "c\\n        Name: ../x.txt"], to: s.sub("in/forged.rar"))
+            try Self.editedRar4(names: ["c.txt": "c\\n        Name: ../x.txt"], to: s.sub("in/forged.rar"))
             let out = try run(
                 "extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), s.sub("in/forged.rar")],
                 environment: try Self.recordingUnrar(s), input: "password\n")
