@@ -14,6 +14,8 @@ struct EncryptedArchive {
     let name: String
     let encryption: ArchiveEncryption
     let tool: Tool
+    /// The entries as listed without a password; empty when the names are encrypted.
+    private let entries: [ArchiveEntryInfo]
 
     /// Nil unless `archive` is a 7z or rar with encryption and its program is installed (without it,
     /// libarchive meets the encryption and says which program is needed).
@@ -21,12 +23,12 @@ struct EncryptedArchive {
         let head = Self.head(of: archive)
         if head.starts(with: [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]), SevenZip.executable != nil {
             tool = .sevenZip
-            encryption = try SevenZip.encryption(of: archive, control: control)
+            (encryption, entries) = try SevenZip.survey(archive, control: control)
         } else if Self.isRar(head), UnRAR.executable != nil {
             tool = .unrar
             // A rar unrar cannot list (damaged, a name it reads as a pattern) is left to libarchive, which
             // may still read it; `unrarFailure` explains it if libarchive then meets encryption.
-            encryption = (try? UnRAR.encryption(of: archive, control: control)) ?? .none
+            (encryption, entries) = (try? UnRAR.survey(archive, control: control)) ?? (.none, [])
         } else {
             return nil
         }
@@ -75,7 +77,8 @@ struct EncryptedArchive {
 
     /// The entries, once the password is known (asked for only when the names are encrypted).
     func list(passwords: PasswordAsker?, control: JobControl?) throws(ArchiverError) -> [ArchiveEntryInfo] {
-        let password = encryption == .names ? try verifiedPassword(passwords, control: control) : nil
+        guard encryption == .names else { return entries }
+        let password = try verifiedPassword(passwords, control: control)
         switch tool {
         case .sevenZip: return try SevenZip.list(archive, password: password)
         case .unrar: return try UnRAR.list(archive, password: password, control: control)
@@ -100,7 +103,7 @@ struct EncryptedArchive {
         for selection: EntrySelection, passwords: PasswordAsker?, control: JobControl
     ) throws(ArchiverError) -> Secret? {
         if encryption == .contents, !selection.names.isEmpty,
-            try !list(passwords: nil, control: control).contains(where: { $0.encrypted && selection.includes($0.path) })
+            !entries.contains(where: { $0.encrypted && selection.includes($0.path) })
         {
             return nil
         }

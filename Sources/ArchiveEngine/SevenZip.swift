@@ -59,7 +59,15 @@ public enum SevenZip {
     public static func encryption(of archive: FilePath, control: JobControl? = nil) throws(ArchiverError)
         -> ArchiveEncryption
     {
-        try inspect(archive, control: control).encryption
+        try survey(archive, control: control).encryption
+    }
+
+    /// What is encrypted in `archive` and, unless the names are, its entries.
+    static func survey(_ archive: FilePath, control: JobControl?) throws(ArchiverError) -> (
+        encryption: ArchiveEncryption, entries: [ArchiveEntryInfo]
+    ) {
+        let (encryption, entries) = try inspect(archive, control: control)
+        return (encryption, entries.map(\.info))
     }
 
     /// Whether `password` opens `archive`, checked without writing anything and as cheaply as 7-Zip
@@ -169,26 +177,15 @@ public enum SevenZip {
 // MARK: - Running 7zz
 
 extension SevenZip {
-    /// One finished run of `7zz`.
-    private struct Run {
-        var status: Int32
-        /// Standard output, unless it showed progress.
-        var output: [UInt8]
-        var errors: String
-        /// Whether 7-Zip prompted for a password (always on standard output).
-        var askedForPassword: Bool { output.firstRange(of: Array("Enter password".utf8)) != nil }
-    }
-
     /// Runs `7zz` with `switches` (plus `raw` ones made of bytes), then `--` and `files`.
     /// - Parameters:
-    ///   - password: written `times` times to standard input; without one, standard input is /dev/null so
-    ///     that a prompt ends at once.
+    ///   - password: written `times` times to standard input.
     ///   - showsProgress: standard output then holds only percentages (and a password prompt), which go
     ///     to `progress`.
     private static func run(
         _ switches: [String], raw: [[UInt8]] = [], files: [[UInt8]], password: Secret?, times: Int = 1,
         control: JobControl? = nil, showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
-    ) throws(ArchiverError) -> Run {
+    ) throws(ArchiverError) -> ToolRun {
         try password?.checkFitsOneLine(for: "7-Zip")
         guard let sevenZip = executable else {
             throw ArchiverError(
@@ -199,20 +196,10 @@ extension SevenZip {
         let output = showsProgress ? ["-bso0", "-bsp1"] : ["-bsp0"]
         let arguments =
             (switches + output + ["-spd", "-bse2"]).map { Array($0.utf8) } + raw + [Array("--".utf8)] + files
-        var kept: [UInt8] = []
-        var reader = ProgressReader()
-        let outcome = try ChildProcess.run(
-            sevenZip, arguments, environment: environment,
-            input: password.map { .secret($0, times: times) } ?? .nothing,
-            control: control
-        ) { chunk in
-            if showsProgress { reader.read(chunk, report: progress) } else { kept += chunk }
-        }
-        return Run(status: outcome.status, output: kept, errors: String(decoding: outcome.errorOutput, as: UTF8.self))
+        return try ToolRun.run(
+            sevenZip, arguments, password: password, times: times, control: control, showsProgress: showsProgress,
+            progress: progress)
     }
-
-    /// UTF-8 names whatever the user's locale; listing times in UTC.
-    private static let environment = [Array("LC_ALL=C.UTF-8".utf8), Array("TZ=UTC0".utf8)]
 
     /// 7-Zip 25 and later refuse every symlink that climbs with `..` (even `dir/l -> ../file`) unless
     /// given `-snld`, and with it still refuse links that leave the folder or pass through another link.
@@ -223,7 +210,7 @@ extension SevenZip {
     private static let majorVersion: Int? = {
         guard let sevenZip = executable else { return nil }
         var output: [UInt8] = []
-        _ = try? ChildProcess.run(sevenZip, [], environment: environment, input: .nothing, control: nil) {
+        _ = try? ChildProcess.run(sevenZip, [], environment: ToolRun.environment, input: .nothing, control: nil) {
             output += $0
         }
         let words = String(decoding: output, as: UTF8.self).split(whereSeparator: \.isWhitespace)
@@ -258,7 +245,7 @@ extension SevenZip {
     }
 
     /// True when the run succeeded, false when 7-Zip said the password is wrong.
-    private static func opens(_ run: Run, _ archive: FilePath) throws(ArchiverError) -> Bool {
+    private static func opens(_ run: ToolRun, _ archive: FilePath) throws(ArchiverError) -> Bool {
         if run.status == 0 { return true }
         if run.errors.contains("Wrong password") { return false }
         throw readFailure(run, archive: archive)
@@ -285,7 +272,7 @@ extension SevenZip {
     }
 
     /// The error for a failed read (list, test, extract) of `archive`, optionally into `folder`.
-    private static func readFailure(_ run: Run, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
+    private static func readFailure(_ run: ToolRun, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
         let name = ToolArchive.displayName(archive)
         let errors = run.errors
         if errors.contains("Wrong password") {
@@ -321,7 +308,7 @@ extension SevenZip {
     }
 
     /// The error for a failed `7zz a`.
-    private static func creationFailure(_ run: Run, output: FilePath) -> ArchiverError {
+    private static func creationFailure(_ run: ToolRun, output: FilePath) -> ArchiverError {
         let numbers = errorNumbers(run.errors)
         if let code = numbers.first(where: FileSystem.diskFailures.contains) {
             return FileSystem.destinationError(code, output.removingLastComponent())
@@ -347,7 +334,7 @@ extension SevenZip {
 
     /// The warnings of a finished extraction, or the error when it failed. 7-Zip exits with 2 after
     /// refusing a dangerous link, which is not a failure: the sweep reports the link.
-    private static func extractionWarnings(_ run: Run, archive: FilePath, staging: FilePath) throws(ArchiverError)
+    private static func extractionWarnings(_ run: ToolRun, archive: FilePath, staging: FilePath) throws(ArchiverError)
         -> [String]
     {
         let lines = run.errors.split(whereSeparator: \.isNewline)
@@ -364,4 +351,9 @@ extension SevenZip {
             throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
         }
     }
+}
+
+extension ToolRun {
+    /// Whether 7-Zip prompted for a password (always on standard output).
+    fileprivate var askedForPassword: Bool { output.firstRange(of: Array("Enter password".utf8)) != nil }
 }

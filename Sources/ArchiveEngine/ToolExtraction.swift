@@ -30,6 +30,47 @@ public struct ToolExtraction: Sendable {
     public var messages: [String] { refused.map { "Refused “\($0.path)”: \($0.reason)." } + warnings }
 }
 
+/// One finished run of 7-Zip or unrar, and the way both are run.
+struct ToolRun {
+    var status: Int32
+    /// Standard output; only its start when it showed progress.
+    var output: [UInt8]
+    var errors: String
+
+    /// UTF-8 names and passwords whatever the user's locale (both programs convert them through it);
+    /// listing times in UTC.
+    static let environment = [Array("LC_ALL=C.UTF-8".utf8), Array("TZ=UTC0".utf8)]
+
+    /// Standard output kept while it shows progress: only listings are read whole.
+    private static let progressOutputLimit = 64 * 1024
+
+    /// Runs `program` to the end.
+    /// - Parameters:
+    ///   - password: written `times` times to standard input; without one, standard input is /dev/null so
+    ///     that a prompt ends at once.
+    ///   - showsProgress: standard output then holds percentages, each rubbed out with backspaces before
+    ///     the next, which go to `progress`.
+    static func run(
+        _ program: FilePath, _ arguments: [[UInt8]], password: Secret?, times: Int = 1, control: JobControl?,
+        showsProgress: Bool, progress: (Double) -> Void
+    ) throws(ArchiverError) -> ToolRun {
+        var kept: [UInt8] = []
+        var reader = SevenZip.ProgressReader()
+        let outcome = try ChildProcess.run(
+            program, arguments, environment: environment,
+            input: password.map { .secret($0, times: times) } ?? .nothing, control: control
+        ) { chunk in
+            if showsProgress {
+                reader.read(chunk, report: progress)
+                if kept.count < progressOutputLimit { kept += chunk.prefix(progressOutputLimit - kept.count) }
+            } else {
+                kept += chunk
+            }
+        }
+        return ToolRun(status: outcome.status, output: kept, errors: String(decoding: outcome.errorOutput, as: UTF8.self))
+    }
+}
+
 /// What the 7-Zip and unrar backends say alike about the archive they are given.
 enum ToolArchive {
     static func displayName(_ archive: FilePath) -> String { archive.lastComponent?.string ?? archive.string }

@@ -17,7 +17,15 @@ public enum UnRAR {
     public static func encryption(of archive: FilePath, control: JobControl? = nil) throws(ArchiverError)
         -> ArchiveEncryption
     {
-        try inspect(archive, control: control).encryption
+        try survey(archive, control: control).encryption
+    }
+
+    /// What is encrypted in `archive` and, unless the names are, its entries.
+    static func survey(_ archive: FilePath, control: JobControl?) throws(ArchiverError) -> (
+        encryption: ArchiveEncryption, entries: [ArchiveEntryInfo]
+    ) {
+        let (encryption, listed) = try inspect(archive, control: control)
+        return (encryption, listed.entries)
     }
 
     /// The entries of `archive` (of every volume of a set, from its first part).
@@ -147,17 +155,6 @@ public enum UnRAR {
 // MARK: - Running unrar
 
 extension UnRAR {
-    /// One finished run of `unrar`.
-    private struct Run {
-        var status: Int32
-        /// Standard output (its start only, when it showed progress).
-        var output: [UInt8]
-        var errors: String
-    }
-
-    /// Standard output kept while it shows progress: only listings are read whole.
-    private static let progressOutputLimit = 64 * 1024
-
     /// Runs `unrar command` with `switches` (plus `raw` ones made of bytes) on `archive`.
     /// - Parameters:
     ///   - destination: where `x` writes; it comes before the names, so that a name which happens to be a
@@ -171,7 +168,7 @@ extension UnRAR {
         _ command: String, _ switches: [String] = [], raw: [[UInt8]] = [], archive: FilePath,
         destination: FilePath? = nil, names: [[UInt8]] = [], password: Secret?, control: JobControl? = nil,
         showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
-    ) throws(ArchiverError) -> Run {
+    ) throws(ArchiverError) -> ToolRun {
         try password?.checkFitsOneLine(for: "unrar")
         guard let unrar = executable else {
             throw ArchiverError(
@@ -191,26 +188,9 @@ extension UnRAR {
         let arguments =
             ([command] + switches + common).map { Array($0.utf8) } + raw + [Array("--".utf8), archive.bytes] + folder
             + names
-        var kept: [UInt8] = []
-        var reader = SevenZip.ProgressReader()
-        let outcome = try ChildProcess.run(
-            unrar, arguments, environment: environment,
-            input: password.map { .secret($0, times: 1) } ?? .nothing, control: control
-        ) { chunk in
-            if showsProgress {
-                // unrar rubs out each percentage with backspaces, as 7-Zip does.
-                reader.read(chunk, report: progress)
-                if kept.count < progressOutputLimit { kept += chunk.prefix(progressOutputLimit - kept.count) }
-            } else {
-                kept += chunk
-            }
-        }
-        return Run(status: outcome.status, output: kept, errors: String(decoding: outcome.errorOutput, as: UTF8.self))
+        return try ToolRun.run(
+            unrar, arguments, password: password, control: control, showsProgress: showsProgress, progress: progress)
     }
-
-    /// UTF-8 names and passwords whatever the user's locale (unrar converts both through it); listing
-    /// times in UTC.
-    private static let environment = [Array("LC_ALL=C.UTF-8".utf8), Array("TZ=UTC0".utf8)]
 
     /// The technical listing of every volume.
     private static func listing(_ archive: FilePath, password: Secret?, control: JobControl?)
@@ -247,13 +227,13 @@ extension UnRAR {
 
     /// Whether a listing or test said that the password is wrong: RAR5 stores a check value ("Incorrect
     /// password for …"); RAR4 has none, so a wrong password shows as a checksum error in an encrypted file.
-    private static func saysWrongPassword(_ run: Run) -> Bool {
+    private static func saysWrongPassword(_ run: ToolRun) -> Bool {
         let text = (run.errors + String(decoding: run.output, as: UTF8.self)).lowercased()
         return ["incorrect password", "password is incorrect", "wrong password"].contains(where: text.contains)
     }
 
     /// True when the run succeeded, false when unrar said the password is wrong.
-    private static func opens(_ run: Run, _ archive: FilePath) throws(ArchiverError) -> Bool {
+    private static func opens(_ run: ToolRun, _ archive: FilePath) throws(ArchiverError) -> Bool {
         if run.status == 0 { return true }
         if saysWrongPassword(run) { return false }
         throw readFailure(run, archive: archive)
@@ -276,7 +256,7 @@ extension UnRAR {
     /// The error for a failed read (list, test, extract) of `archive`. While extracting into `folder`,
     /// the password has been checked already and a file another password protects is no failure, so only
     /// disk trouble and damage are looked for.
-    private static func readFailure(_ run: Run, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
+    private static func readFailure(_ run: ToolRun, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
         let name = ToolArchive.displayName(archive)
         let errors = run.errors
         if let folder {
@@ -330,7 +310,7 @@ extension UnRAR {
     /// - an existing symlink: a warning.
     /// - Returns: also whether a file was left out for its password without being named (unrar 5).
     private static func extractionReport(
-        _ run: Run, archive: FilePath, staging: FilePath, refused: [ExtractResult.Refused]
+        _ run: ToolRun, archive: FilePath, staging: FilePath, refused: [ExtractResult.Refused]
     ) throws(ArchiverError) -> (warnings: [String], refused: [ExtractResult.Refused], unnamed: Bool) {
         guard run.status != 0 else { return ([], refused, false) }
         var warnings: [String] = []

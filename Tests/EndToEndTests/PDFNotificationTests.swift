@@ -7,12 +7,8 @@ extension Lead {
     @Suite(.serialized) struct PDFNotificationTests {
         @Test func resultSaysBeforeAfterAndOpenFolderShowsTheCopy() throws {
             let s = try Scratch()
-            let bus = try PrivateBus(folder: s.path)
+            let (bus, log, shown) = try PrivateBus.desktop(in: s)
             defer { bus.stop() }
-            let log = s.sub("notify.log")
-            let shown = s.sub("filemanager.log")
-            try bus.startNotificationServer(log: log)
-            try bus.startFileManager(log: shown)
             try python(
                 """
                 import sys

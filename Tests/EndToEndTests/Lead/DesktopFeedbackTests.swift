@@ -56,12 +56,8 @@ extension Lead {
 
         @Test func progressIsReplacedByTheResultAndOpenFolderRevealsIt() throws {
             let s = try Scratch()
-            let bus = try PrivateBus(folder: s.path)
+            let (bus, log, shown) = try PrivateBus.desktop(in: s)
             defer { bus.stop() }
-            let log = s.sub("notify.log")
-            let shown = s.sub("filemanager.log")
-            try bus.startNotificationServer(log: log)
-            try bus.startFileManager(log: shown)
             try Self.randomFolder(s, megabytes: 160)
 
             let job = try Job("compress-with-archiver", ["--format", "zip", s.sub("Big")], scratch: s, environment: bus.environment)

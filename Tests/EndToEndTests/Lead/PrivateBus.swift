@@ -17,6 +17,21 @@ extension PrivateBus {
         try call("org.freedesktop.FileManager1", path, "org.freedesktop.DBus.Mock.AddMethod", "", "ShowItems", "ass", "", "")
     }
 
+    /// A private bus in `scratch` with the notification daemon and a file manager, logging to
+    /// `notify.log` and `filemanager.log` there. The caller stops the bus.
+    static func desktop(in scratch: Lead.Scratch) throws -> (bus: PrivateBus, notifications: String, fileManager: String) {
+        let bus = try PrivateBus(folder: scratch.path)
+        let (notifications, fileManager) = (scratch.sub("notify.log"), scratch.sub("filemanager.log"))
+        do {
+            try bus.startNotificationServer(log: notifications)
+            try bus.startFileManager(log: fileManager)
+        } catch {
+            bus.stop()
+            throw error
+        }
+        return (bus, notifications, fileManager)
+    }
+
     /// Clicks a notification's button, as the server does.
     func invokeAction(_ action: String, notification id: UInt32 = 1) throws {
         try call(
