@@ -7,10 +7,11 @@ EXECUTABLES = compress-with-archiver extract-with-archiver compress-pdf-with-arc
 APT_PACKAGES = libarchive-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
 	libglib2.0-dev libglib2.0-bin dconf-gsettings-backend libnotify-dev libnotify-bin gsettings-desktop-schemas dbus python3-dbusmock \
 	desktop-file-utils shared-mime-info xdg-utils zenity python3-gi gir1.2-nautilus-4.0 python3-nautilus libxml2-utils xorriso shellcheck \
-	libvips-dev libvips-tools libqpdf-dev qpdf poppler-utils libimage-exiftool-perl libheif-examples python3-reportlab python3-pil
+	libvips-dev libvips-tools libqpdf-dev qpdf poppler-utils libimage-exiftool-perl libheif-examples python3-reportlab python3-pil \
+	gettext locales
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release install install-files uninstall set-default sample test bench clean
+.PHONY: all deps build release install install-files uninstall set-default sample test bench clean pot update-po mo check-po
 
 all: build
 
@@ -21,10 +22,22 @@ deps:
 		$(SUDO) apt-get update && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends $$missing; \
 	fi
 
-build: deps
+build: deps mo
 	$(SWIFT) build
 
-release: deps
+# Translations (po/, scripts/po.sh): `make pot` after changing strings, `make update-po` to merge them into
+# every language; `make mo` compiles the catalogs into .build/locale (ARCHIVER_LOCALEDIR for a build tree).
+LOCALEDIR_BUILD = .build/locale
+pot:
+	bash scripts/po.sh pot
+update-po:
+	bash scripts/po.sh update
+mo:
+	bash scripts/po.sh mo $(LOCALEDIR_BUILD)
+check-po:
+	bash scripts/po.sh check
+
+release: deps mo
 	$(SWIFT) build -c release --static-swift-stdlib
 
 # Desktop integration (menus, "Open with", MIME types, settings schema): scripts/desktop-integration.sh.

@@ -14,6 +14,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
     targets: [
+        // glibc's libintl.h, the only C that ArchiverCore sees (gettext; nothing to link).
+        .systemLibrary(name: "CGettext"),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
@@ -21,7 +23,7 @@ let package = Package(
         .systemLibrary(name: "CQPDF", pkgConfig: "libqpdf", providers: [.apt(["libqpdf-dev"])]),
         .target(
             name: "ArchiverCore",
-            dependencies: [.product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["CGettext", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive"]),
         .target(

@@ -9,7 +9,8 @@ import Glibc
 /// DESIGN.md's exit codes (usage errors are 2, not swift-argument-parser's 64).
 public enum CommandRunner {
     public static func main<Command: ParsableCommand>(_ type: Command.Type) {
-        ArchiveEngineSetup.prepareLocale()
+        Catalog.bootstrap()
+        LocaleFormats.install()
         signal(SIGPIPE, SIG_IGN)
         do {
             // Help and version requests come back as a command whose `run()` throws them.

@@ -47,7 +47,7 @@ package final class DesktopFeedback: @unchecked Sendable {
         let cancel = Notifier.Action(id: "cancel", label: "Cancel") { CommandRunner.requestStop(control) }
         let line = detail.map { $0 + (snapshot.remaining.map { "\n\(HumanFormat.duration($0)) left" } ?? "") }
         notifier.show(
-            summary: title, body: escaped(line ?? HumanFormat.progressLine(snapshot)), urgency: .low, percent: percent,
+            summary: title, body: escaped(line ?? HumanFormat.progressLine(snapshot).localized), urgency: .low, percent: percent,
             actions: [cancel], transient: true)
     }
 
@@ -86,7 +86,7 @@ package final class DesktopFeedback: @unchecked Sendable {
     /// The failure, critical, in the words stderr got.
     package func failed(summary: String, _ error: ArchiverError) {
         release()
-        let body = error.message + (error.hint.map { "\n" + $0 } ?? "")
+        let body = error.message.localized + (error.hint.map { "\n" + $0.localized } ?? "")
         notifier?.show(summary: summary, body: escaped(body), urgency: .critical, wait: true)
     }
 

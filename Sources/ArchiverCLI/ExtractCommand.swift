@@ -143,7 +143,7 @@ public struct ExtractCommand: ParsableCommand {
                     do throws(ArchiverError) {
                         for part in result.parts { try Trash.move(part) }
                     } catch {
-                        report.warn(error.message)
+                        report.warn(error.message.localized)
                         warned = true
                     }
                 }

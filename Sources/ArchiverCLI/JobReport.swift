@@ -80,8 +80,8 @@ package final class JobReport {
 
     package static func json(_ error: ArchiverError) -> JSON {
         .object([
-            ("code", .int(Int64(error.code.exitStatus))), ("message", .string(error.message)),
-            ("hint", error.hint.map(JSON.string) ?? .null),
+            ("code", .int(Int64(error.code.exitStatus))), ("kind", .string(error.code.name)), ("message", .string(error.message.english)),
+            ("hint", error.hint.map { .string($0.english) } ?? .null),
         ])
     }
 }
@@ -89,7 +89,7 @@ package final class JobReport {
 
 /// An error for a person on stderr: the sentence, then the hint on its own line.
 package func printProblem(_ error: ArchiverError) {
-    printError(error.message + (error.hint.map { "\n\($0)" } ?? ""))
+    printError(error.message.localized + (error.hint.map { "\n\($0.localized)" } ?? ""))
 }
 
 func countWords(files: Int, folders: Int, symlinks: Int) -> String {

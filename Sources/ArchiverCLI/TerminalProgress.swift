@@ -27,7 +27,7 @@ package final class TerminalProgress {
         // Short jobs show only their result.
         guard now >= 0.5 else { return }
         let line = detail.map { $0 + (snapshot.remaining.map { "  \(HumanFormat.duration($0)) left" } ?? "") }
-        printError("\r\u{1B}[K\(label)  \(line ?? HumanFormat.progressLine(snapshot))", newline: false)
+        printError("\r\u{1B}[K\(label)  \(line ?? HumanFormat.progressLine(snapshot).localized)", newline: false)
         drawn = true
     }
 

@@ -28,26 +28,35 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
         public var exitStatus: Int32 { kind.rawValue }
 
         public var description: String { "\(kind)" }
+
+        /// A stable name for scripts (`--json`'s `kind`), never translated.
+        public var name: String { "\(kind)" }
     }
 
     public var code: Code
     /// One plain sentence saying what went wrong.
-    public var message: String
+    public var message: Text
     /// What the person can do about it, if anything.
-    public var hint: String?
+    public var hint: Text?
     /// The file the error is about, when there is one.
     public var path: String?
 
-    public init(_ code: Code, _ message: String, hint: String? = nil, path: String? = nil) {
+    public init(_ code: Code, _ message: Text, hint: Text? = nil, path: String? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
         self.path = path
     }
 
+    @available(*, deprecated, message: "words for a person go through tr(), ntr() or ptr()")
+    public init(_ code: Code, _ message: String, hint: String? = nil, path: String? = nil) {
+        self.init(code, .verbatim(message), hint: hint.map(Text.verbatim), path: path)
+    }
+
+    /// The sentence and the hint, in the user's language.
     public var description: String {
-        guard let hint else { return message }
-        return "\(message) \(hint)"
+        guard let hint else { return message.localized }
+        return "\(message.localized) \(hint.localized)"
     }
 }
 

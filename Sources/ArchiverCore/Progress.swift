@@ -92,18 +92,27 @@ public enum HumanFormat {
         return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
     }
 
+    /// A duration in words for a person, in their language: `45 s`, `30 min`, `2 h 5 min`.
+    public static func spokenText(_ seconds: Double) -> Text {
+        let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e9).rounded(.up)) : 0
+        if total < 60 { return tr("%ld s", max(total, 1)) }
+        let minutes = Int((Double(total) / 60).rounded())
+        if minutes < 60 { return tr("%ld min", minutes) }
+        return minutes % 60 == 0 ? tr("%ld h", minutes / 60) : tr("%1$ld h %2$ld min", minutes / 60, minutes % 60)
+    }
+
     /// One progress line: `42%  120 MB of 286 MB  35.2 MB/s  1:05 left`.
-    public static func progressLine(_ snapshot: ProgressMeter.Snapshot) -> String {
-        var parts: [String] = []
-        if let fraction = snapshot.fraction { parts.append("\(Int(fraction * 100))%") }
+    public static func progressLine(_ snapshot: ProgressMeter.Snapshot) -> Text {
+        var parts: [Text] = []
+        if let fraction = snapshot.fraction { parts.append(tr("%ld%%", Int(fraction * 100))) }
         if let total = snapshot.total {
-            parts.append("\(bytes(snapshot.done)) of \(bytes(total))")
+            parts.append(tr("%1$@ of %2$@", .bytes(snapshot.done), .bytes(total)))
         } else {
-            parts.append(bytes(snapshot.done))
+            parts.append(Text(.verbatim("%@"), [.bytes(snapshot.done)]))
         }
-        if snapshot.rate > 0 { parts.append("\(bytes(Int64(snapshot.rate)))/s") }
-        if let remaining = snapshot.remaining { parts.append("\(duration(remaining)) left") }
-        return parts.joined(separator: "  ")
+        if snapshot.rate > 0 { parts.append(tr("%@/s", .bytes(Int64(snapshot.rate)))) }
+        if let remaining = snapshot.remaining { parts.append(tr("%@ left", TextValue.clock(remaining))) }
+        return Text.sentences(parts, separator: "  ")
     }
 
     private static func oneDecimal(_ value: Double) -> String {

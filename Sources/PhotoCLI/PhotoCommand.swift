@@ -120,8 +120,8 @@ public struct PhotoCommand: ParsableCommand {
         CommandRunner.onAbandon = { error in
             plan.removeEmptyFolders()
             var error = error
-            error.message = (error.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
-                + "; the photos already finished are kept, the ones in progress were removed."
+            error.message = .verbatim((error.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
+                + "; the photos already finished are kept, the ones in progress were removed.")
             failed(error)
         }
         if plan.photoCount > 1 { desktop.title = "Compressing \(plan.photoCount) photos" }
@@ -142,8 +142,8 @@ public struct PhotoCommand: ParsableCommand {
             let done = result.photos.count
             let kept = done == 0 ? "" : " The \(done) photo\(done == 1 ? "" : "s") finished \(done == 1 ? "is" : "are") kept."
             var error = stopped
-            error.message = (stopped.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
-                + " after \(done) of \(plan.photoCount) photos; the one in progress was removed.\(kept)"
+            error.message = .verbatim((stopped.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
+                + " after \(done) of \(plan.photoCount) photos; the one in progress was removed.\(kept)")
             report.finished(result, plan: plan, failures: failures, exitCode: stopped.code.exitStatus, error: error, elapsed: progress.elapsed)
             desktop.failed(summary: "Stopped compressing \(what)", error)
             throw ExitCode(stopped.code.exitStatus)
@@ -167,7 +167,7 @@ public struct PhotoCommand: ParsableCommand {
             try Trash.move(file)
         } catch {
             var error = error
-            error.hint = "The original is unchanged and no copy was made; without --replace the copy goes beside it."
+            error.hint = .verbatim("The original is unchanged and no copy was made; without --replace the copy goes beside it.")
             throw error
         }
     }
@@ -193,7 +193,7 @@ public struct PhotoCommand: ParsableCommand {
         let kept = photos.count { $0.outcome == .kept }
         if kept > 0 { body += "\n\(kept) already small, kept as \(kept == 1 ? "it was" : "they were")" }
         if !failures.isEmpty {
-            body += "\n\(failures.count) could not be compressed: " + failures.prefix(3).map { $0.path.map { FilePath($0).lastComponent?.string ?? $0 } ?? $0.message }.joined(separator: ", ")
+            body += "\n\(failures.count) could not be compressed: " + failures.prefix(3).map { $0.path.map { FilePath($0).lastComponent?.string ?? $0 } ?? $0.message.localized }.joined(separator: ", ")
                 + (failures.count > 3 ? ", …" : "")
         }
         let single = photos.count == 1 && plan.createdFolders.isEmpty ? photos.first?.output : nil

@@ -269,7 +269,7 @@ private final class FolderPreparer: Sendable {
             // Said as it is, not as the encoder's "unable to open" for each photo.
             guard FileSystem.canWrite(folder) else {
                 var error = FileSystem.destinationError(EACCES, folder)
-                error.hint = "Choose where the copies go with --output DIR."
+                error.hint = tr("Choose where the copies go with --output DIR.")
                 throw error
             }
             FileSystem.removeStaleTemporaries(in: folder)

@@ -167,7 +167,7 @@ public struct PhotoPlan: Sendable {
             if candidate.withPlatformString({ mkdir($0, 0o777) }) == 0 { return candidate }
             if errno != EEXIST {
                 var error = FileSystem.destinationError(errno, parent)
-                error.hint = "Choose where the copies go with --output DIR."
+                error.hint = tr("Choose where the copies go with --output DIR.")
                 throw error
             }
         }

@@ -29,7 +29,7 @@ struct DiskFullTests {
             Issue.record("4 MB cannot fit on a 2 MB disk")
         } catch {
             #expect(error.code == .destination)
-            #expect(error.message.contains("full"))
+            #expect(error.message.english.contains("full"))
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).isEmpty)
     }

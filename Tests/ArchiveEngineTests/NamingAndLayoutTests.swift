@@ -103,7 +103,7 @@ import Testing
             Issue.record("an unknown name must fail")
         } catch {
             #expect(error.code == .usage)
-            #expect(error.hint?.contains("T/pics") == true)
+            #expect(error.hint?.english.contains("T/pics") == true)
         }
         let left = (try? fm.contentsOfDirectory(atPath: scratch.sub("none"))) ?? []
         #expect(left.isEmpty, "nothing is written before an unknown name is reported")

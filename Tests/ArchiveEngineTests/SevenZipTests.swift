@@ -193,7 +193,7 @@ struct SevenZipTests {
                 password: nil, control: JobControl(), progress: { _ in })
         }
         func isDiskFull(_ error: any Error) -> Bool {
-            (error as? ArchiverError).map { $0.code == .destination && $0.message.contains("full") } ?? false
+            (error as? ArchiverError).map { $0.code == .destination && $0.message.english.contains("full") } ?? false
         }
         try store(into: archive)
         #expect(performing: { try store(into: FilePath(disk + "/full.7z")) }, throws: isDiskFull)
@@ -218,7 +218,7 @@ struct SevenZipTests {
                 try SevenZip.extractTree(
                     archive, into: FilePath(disk + "/staging"), password: nil, control: JobControl(), progress: { _ in })
             },
-            throws: { ($0 as? ArchiverError).map { $0.code == .destination && $0.message.contains("needs") } ?? false })
+            throws: { ($0 as? ArchiverError).map { $0.code == .destination && $0.message.english.contains("needs") } ?? false })
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk) == ["staging"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk + "/staging").isEmpty)
     }
@@ -307,7 +307,7 @@ struct SevenZipTests {
         #expect {
             try SevenZip.list(fixtures.names, password: secret("wrong"))
         } throws: { error in
-            (error as? ArchiverError)?.message == "Wrong password for “names.7z”."
+            (error as? ArchiverError)?.message.english == "Wrong password for “names.7z”."
         }
     }
 
@@ -342,7 +342,7 @@ struct SevenZipTests {
                 Issue.record("a wrong password must fail")
             } catch {
                 #expect(error.code == .password)
-                #expect(error.message == "Wrong password for “\(archive.lastComponent?.string ?? "")”.")
+                #expect(error.message.english == "Wrong password for “\(archive.lastComponent?.string ?? "")”.")
             }
             #expect(try FileManager.default.contentsOfDirectory(atPath: staging).isEmpty)
             do {

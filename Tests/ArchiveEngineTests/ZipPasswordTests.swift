@@ -74,8 +74,8 @@ import Testing
                 password: Secret(Array("x".utf8)))
         } throws: { error in
             let error = error as? ArchiverError
-            return error?.code == .usage && error?.message.contains("no standard encryption") == true
-                && error?.hint?.contains("zip") == true
+            return error?.code == .usage && error?.message.english.contains("no standard encryption") == true
+                && error?.hint?.english.contains("zip") == true
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["a.txt"])
     }
@@ -135,7 +135,7 @@ import Testing
             try extract(scratch.sub("s.zip"), into: scratch.sub("out"), answers)
         } throws: { error in
             let error = error as? ArchiverError
-            return error?.code == .password && error?.message.contains("Wrong password") == true
+            return error?.code == .password && error?.message.english.contains("Wrong password") == true
         }
         #expect(answers.asked == [1, 2, 3])
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.sub("out")).isEmpty)

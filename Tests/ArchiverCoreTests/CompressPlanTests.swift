@@ -43,7 +43,7 @@ private func name(_ plan: CompressPlan) -> String { String(decoding: plan.archiv
             Issue.record("expected an error")
         } catch {
             #expect(error.code == .usage)
-            #expect(error.hint?.contains("tar.bz2") == true)
+            #expect(error.hint?.english.contains("tar.bz2") == true)
         }
     }
 

@@ -70,7 +70,7 @@ import Testing
         let update = meter.update(done: 5000, now: 1)
         let snapshot = try #require(update)
         #expect(snapshot.fraction == nil && snapshot.remaining == nil)
-        #expect(HumanFormat.progressLine(snapshot) == "5.0 kB  5.0 kB/s")
+        #expect(HumanFormat.progressLine(snapshot).english == "5.0 kB  5.0 kB/s")
     }
 
     @Test func humanFormats() {
@@ -136,7 +136,7 @@ import Testing
     @Test func deflate64GetsAHint() {
         let error = FailureClassifier.describeReadFailure(
             message: "Unsupported ZIP compression method (9: deflation-64-bit)", archive: "old.zip", entry: "a.doc")
-        #expect(error.message.contains("Deflate64"))
-        #expect(error.hint?.contains("7zz") == true)
+        #expect(error.message.english.contains("Deflate64"))
+        #expect(error.hint?.english.contains("7zz") == true)
     }
 }

@@ -58,9 +58,9 @@ import Testing
         // 10 GB of 7z: about 72 min at LZMA2 5; the budget is 10 min.
         let refusal = try #require(BudgetEstimate.checkCompress(bytes: 10_000_000_000, format: .sevenZip, level: .normal, budget: 600))
         #expect(refusal.code == .budget)
-        #expect(refusal.message.contains("Not started"))
-        #expect(refusal.message.contains("10 min"))
-        let hint = try #require(refusal.hint)
+        #expect(refusal.message.english.contains("Not started"))
+        #expect(refusal.message.english.contains("10 min"))
+        let hint = try #require(refusal.hint?.english)
         #expect(hint.contains("--format tar.zst --level fast"), "\(hint)")
         #expect(hint.contains("--time-budget"))
     }
@@ -68,7 +68,7 @@ import Testing
     @Test func sameFormatFasterLevelComesFirst() throws {
         // 1 GB of tar.xz at maximum: about 7 min; at fast about 1 min 15 s.
         let refusal = try #require(BudgetEstimate.checkCompress(bytes: 1_000_000_000, format: .tarXz, level: .maximum, budget: 120))
-        #expect(refusal.hint?.hasPrefix("--level fast would take about") == true, "\(refusal.hint ?? "")")
+        #expect(refusal.hint?.english.hasPrefix("--level fast would take about") == true, "\(refusal.hint?.english ?? "")")
     }
 
     @Test func extractionFarOverBudget() throws {

@@ -131,7 +131,7 @@ import Testing
             return
         }
         #expect(error.code == .password)
-        #expect(error.message.contains("nowhere"))
+        #expect(error.message.english.contains("nowhere"))
     }
 
     // MARK: confirmation
@@ -202,7 +202,7 @@ import Testing
         }
         #expect(error.code == .password)
         #expect(error.code.exitStatus == 6)
-        #expect(error.message == "No way to ask for the password: no terminal and no password dialog.")
-        #expect(error.hint?.contains("ARCHIVER_ASKPASS") == true && error.hint?.contains("--password-stdin") == true)
+        #expect(error.message.english == "No way to ask for the password: no terminal and no password dialog.")
+        #expect(error.hint?.english.contains("ARCHIVER_ASKPASS") == true && error.hint?.english.contains("--password-stdin") == true)
     }
 }

@@ -23,7 +23,7 @@ import Testing
         let refusal = BudgetEstimate.checkPDF(bytes: 100_000_000, budget: 2)
         #expect(refusal?.code == .budget)
         #expect(
-            refusal?.message.hasPrefix("Not started: compressing it would take about") == true,
+            refusal?.message.english.hasPrefix("Not started: compressing it would take about") == true,
             "\(String(describing: refusal))")
     }
 

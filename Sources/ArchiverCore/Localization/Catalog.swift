@@ -1,0 +1,80 @@
+private import CGettext
+import Glibc
+
+/// The gettext catalog of the `archiver` domain: bound once at start-up, then only read.
+public enum Catalog {
+    /// The gettext domain every Archiver string belongs to.
+    public static let domain = "archiver"
+
+    /// Picks up the user's locale and binds the catalogs. Call once at start-up, before any thread starts.
+    ///
+    /// The catalogs are looked up in `$ARCHIVER_LOCALEDIR` when set (tests, a build folder), otherwise in
+    /// `share/locale` beside the executable's `bin` folder, so `PREFIX=/usr/local` and `~/.local` both work
+    /// without glibc's default `/usr/share/locale`.
+    public static func bootstrap() {
+        // LC_ALL from the environment; a locale that is not UTF-8 (or not generated) becomes C.UTF-8, which
+        // still honours LANGUAGE, so the bytes we get back are always UTF-8.
+        setlocale(LC_ALL, "")
+        if !codesetIsUTF8 { setlocale(LC_ALL, "C.UTF-8") }
+        let override = getenv("ARCHIVER_LOCALEDIR").map { String(cString: $0) }
+        let directory = override.flatMap { $0.isEmpty ? nil : $0 } ?? installedDirectory
+        if let directory { bindtextdomain(domain, directory) }
+        bind_textdomain_codeset(domain, "UTF-8")
+    }
+
+    /// `share/locale` beside the folder the running executable is in.
+    static var installedDirectory: String? {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return nil }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        var parts = path.split(separator: "/", omittingEmptySubsequences: false)
+        guard parts.count >= 3 else { return nil }
+        parts.removeLast(2)
+        return parts.joined(separator: "/") + "/share/locale"
+    }
+
+    private static var codesetIsUTF8: Bool {
+        guard let codeset = nl_langinfo(nl_item(CODESET)) else { return false }
+        return String(cString: codeset).uppercased().filter { $0 != "-" } == "UTF8"
+    }
+
+    /// True when a catalog for the user's language is in use, so sizes and dates follow their locale too.
+    /// (gettext answers the empty msgid with the catalog's header, and with "" when there is none.)
+    public static var isTranslating: Bool { !translate("").isEmpty }
+
+    static func translate(_ msgid: String) -> String {
+        guard let result = dgettext(domain, msgid) else { return msgid }
+        return String(cString: result)
+    }
+
+    static func translate(_ msgid: String, context: String) -> String {
+        let key = context + "\u{04}" + msgid
+        guard let result = dcgettext(domain, key, LC_MESSAGES) else { return msgid }
+        let text = String(cString: result)
+        return text == key ? msgid : text
+    }
+
+    static func translate(_ singular: String, _ plural: String, count: Int64) -> String {
+        let n = UInt(clamping: count < 0 ? -count : count)
+        guard let result = dngettext(domain, singular, plural, n) else { return count == 1 ? singular : plural }
+        return String(cString: result)
+    }
+}
+
+/// How sizes and dates are written for a person. The desktop layer installs GLib's formatters at start-up
+/// (the same the file managers use); until then, and when no catalog is in use, the English ones apply.
+public enum Formatters {
+    nonisolated(unsafe) static var sizeFormatter: (@Sendable (Int64) -> String)?
+
+    /// Installs the locale's size formatter; call once at start-up, next to `Catalog.bootstrap`.
+    public static func install(size: @escaping @Sendable (Int64) -> String) {
+        sizeFormatter = size
+    }
+
+    /// A size for a person: the locale's format when Archiver speaks the user's language.
+    public static func bytes(_ count: Int64) -> String {
+        guard let sizeFormatter, Catalog.isTranslating else { return HumanFormat.bytes(count) }
+        return sizeFormatter(count)
+    }
+}

@@ -1,0 +1,75 @@
+import SystemPackage
+
+/// A value that goes into a `Text`'s placeholder, rendered for the same audience as the sentence.
+public enum TextValue: Sendable {
+    case string(String)
+    case int(Int64)
+    case text(Text)
+    /// A file size: `1.5 MB`, or `1,5 MB` under de_DE.
+    case fileSize(Int64)
+    /// A duration in words: `45 s`, `2 h 5 min`.
+    case spokenDuration(Double)
+    /// A clock-style duration: `1:05`.
+    case clock(Double)
+
+    func render(_ audience: Text.Audience) -> String {
+        switch self {
+        case .string(let text): text
+        case .int(let value): String(value)
+        case .text(let text): text.render(audience)
+        case .fileSize(let count): audience == .user ? Formatters.bytes(count) : HumanFormat.bytes(count)
+        case .spokenDuration(let seconds): HumanFormat.spokenText(seconds).render(audience)
+        case .clock(let seconds): HumanFormat.duration(seconds)
+        }
+    }
+}
+
+/// Anything that can be passed to `tr`, `ntr` or `ptr` as a value.
+public protocol TextArgument {
+    var textValue: TextValue { get }
+}
+
+extension TextValue: TextArgument {
+    public var textValue: TextValue { self }
+}
+
+extension Text: TextArgument {
+    public var textValue: TextValue { .text(self) }
+}
+
+extension String: TextArgument {
+    public var textValue: TextValue { .string(self) }
+}
+
+extension Substring: TextArgument {
+    public var textValue: TextValue { .string(String(self)) }
+}
+
+extension Int: TextArgument {
+    public var textValue: TextValue { .int(Int64(self)) }
+}
+
+extension Int64: TextArgument {
+    public var textValue: TextValue { .int(self) }
+}
+
+extension Int32: TextArgument {
+    public var textValue: TextValue { .int(Int64(self)) }
+}
+
+extension FilePath: TextArgument {
+    public var textValue: TextValue { .string(description) }
+}
+
+extension FilePath.Component: TextArgument {
+    public var textValue: TextValue { .string(string) }
+}
+
+extension TextArgument where Self == TextValue {
+    /// A file size in the user's format: `tr("%@ free", .bytes(free))`.
+    public static func bytes(_ count: Int64) -> TextValue { .fileSize(count) }
+    /// A file size in the user's format.
+    public static func bytes(_ count: Int) -> TextValue { .fileSize(Int64(count)) }
+    /// A duration in words: `tr("about %@", .spoken(seconds))`.
+    public static func spoken(_ seconds: Double) -> TextValue { .spokenDuration(seconds) }
+}
