@@ -15,12 +15,14 @@ cd "$(dirname "$0")/.."
 DOMAIN=archiver
 KEYWORDS=(--keyword=tr --keyword=ntr:1,2 --keyword=ptr:1c,2)
 
+SCRATCH=$(mktemp -d)
+trap 'rm -rf "$SCRATCH"' EXIT
+
 files_of() { grep -v '^#' po/POTFILES | grep . | grep -E "$1" || true; }
 
 pot() {
     local out=${1:-po/$DOMAIN.pot} tmp
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' RETURN
+    tmp=$(mktemp -d -p "$SCRATCH")
     local common=(--from-code=UTF-8 --add-comments=TRANSLATORS: --package-name=Archiver --msgid-bugs-address="Archiver issue tracker"
         --sort-by-file --no-wrap)
     # shellcheck disable=SC2046
@@ -68,8 +70,7 @@ update() {
 
 check() {
     local failed=0 lang tmp
-    tmp=$(mktemp -d)
-    trap 'rm -rf "$tmp"' RETURN
+    tmp=$(mktemp -d -p "$SCRATCH")
     for lang in $(languages); do
         msgfmt --check --statistics -o /dev/null "po/$lang.po" || failed=1
         # Untranslated and fuzzy entries both fail here.
