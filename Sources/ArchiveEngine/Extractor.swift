@@ -58,7 +58,15 @@ public struct ExtractResult: Sendable {
     /// An entry that was not extracted, and why.
     public struct Refused: Sendable {
         public var path: String
-        public var reason: String
+        public var refusal: EntryPath.Refusal
+
+        public init(path: String, refusal: EntryPath.Refusal) {
+            self.path = path
+            self.refusal = refusal
+        }
+
+        /// Why, in words (English for `--json`'s `reason`, the user's language for people).
+        public var reason: Text { refusal.text }
     }
 
     /// The file or folder created; nil when there was nothing to extract.
@@ -461,7 +469,7 @@ struct StagingSession {
         let components: [[UInt8]]
         switch EntryPath.components(of: info.path) {
         case .failure(let refusal):
-            result.refused.append(.init(path: name, reason: refusal.description))
+            result.refused.append(.init(path: name, refusal: refusal))
             return .skip
         case .success(let parts):
             components = parts
@@ -474,16 +482,16 @@ struct StagingSession {
             return .skip
         }
         func refuse(_ refusal: EntryPath.Refusal) -> Decision {
-            result.refused.append(.init(path: name, reason: refusal.description))
+            result.refused.append(.init(path: name, refusal: refusal))
             return .skip
         }
         if passesThroughSymlink(components, includingLast: false) { return refuse(.throughSymlink) }
         var hardlink: [UInt8]?
         switch info.kind {
-        case .characterDevice: return refuse(.specialFile("character device"))
-        case .blockDevice: return refuse(.specialFile("block device"))
-        case .fifo: return refuse(.specialFile("named pipe"))
-        case .socket: return refuse(.specialFile("socket"))
+        case .characterDevice: return refuse(.specialFile(.characterDevice))
+        case .blockDevice: return refuse(.specialFile(.blockDevice))
+        case .fifo: return refuse(.specialFile(.namedPipe))
+        case .socket: return refuse(.specialFile(.socket))
         case .symlink:
             guard let target = info.linkTarget, EntryPath.symlinkStaysInside(target: target, linkPath: components) else {
                 return refuse(.linkLeavesDestination)

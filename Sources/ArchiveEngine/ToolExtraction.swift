@@ -128,7 +128,7 @@ enum StagingSweep {
             guard let info = FileSystem.status(path) else { continue }
             func refuse(_ refusal: EntryPath.Refusal) {
                 FileSystem.removeTree(path)
-                report.refused.append(.init(path: EntryPath.join(components).displayName, reason: refusal.description))
+                report.refused.append(.init(path: EntryPath.join(components).displayName, refusal: refusal))
             }
             let permissions = info.st_mode & 0o777
             switch info.st_mode & S_IFMT {
@@ -154,10 +154,10 @@ enum StagingSweep {
                 if info.st_mode & 0o7000 != 0 { _ = path.withPlatformString { chmod($0, permissions) } }
                 report.files += 1
                 report.bytes += Int64(info.st_size)
-            case S_IFCHR: refuse(.specialFile("character device"))
-            case S_IFBLK: refuse(.specialFile("block device"))
-            case S_IFIFO: refuse(.specialFile("named pipe"))
-            default: refuse(.specialFile("socket"))
+            case S_IFCHR: refuse(.specialFile(.characterDevice))
+            case S_IFBLK: refuse(.specialFile(.blockDevice))
+            case S_IFIFO: refuse(.specialFile(.namedPipe))
+            default: refuse(.specialFile(.socket))
             }
         }
     }
@@ -171,13 +171,13 @@ enum StagingSweep {
             let refusal: EntryPath.Refusal
             switch (EntryPath.components(of: entry.path), entry.kind) {
             case (.failure(let reason), _): refusal = reason
-            case (_, .characterDevice): refusal = .specialFile("character device")
-            case (_, .blockDevice): refusal = .specialFile("block device")
-            case (_, .fifo): refusal = .specialFile("named pipe")
-            case (_, .socket): refusal = .specialFile("socket")
+            case (_, .characterDevice): refusal = .specialFile(.characterDevice)
+            case (_, .blockDevice): refusal = .specialFile(.blockDevice)
+            case (_, .fifo): refusal = .specialFile(.namedPipe)
+            case (_, .socket): refusal = .specialFile(.socket)
             default: return nil
             }
-            return (entry.path, .init(path: entry.path.displayName, reason: refusal.description))
+            return (entry.path, .init(path: entry.path.displayName, refusal: refusal))
         }
     }
 

@@ -136,7 +136,7 @@ public enum UnRAR {
             if entry.kind == .symlink, let target = entry.linkTarget,
                 !EntryPath.symlinkStaysInside(target: target, linkPath: parts)
             {
-                report.refused.append(.init(path: name, reason: EntryPath.Refusal.linkLeavesDestination.description))
+                report.refused.append(.init(path: name, refusal: .linkLeavesDestination))
             } else {
                 report.warnings.append(
                     entry.kind == .symlink
@@ -331,7 +331,7 @@ extension UnRAR {
             } else if line.hasPrefix(unsafeLink) {
                 let rest = line.dropFirst(unsafeLink.count)
                 let link = rest.firstRange(of: " -> ").map { rest[..<$0.lowerBound] } ?? rest
-                refused.append(.init(path: String(link), reason: EntryPath.Refusal.linkLeavesDestination.description))
+                refused.append(.init(path: String(link), refusal: .linkLeavesDestination))
             } else if line.hasPrefix("The specified password is incorrect") {
                 unnamed = true
             } else if line.hasPrefix("WARNING: Symbolic link ") {

@@ -218,7 +218,7 @@ public struct ExtractCommand: ParsableCommand {
                 ("format", .string(result.format)), ("nameEncoding", result.nameEncoding.map(JSON.string) ?? .null),
                 ("files", .int(result.files)), ("folders", .int(result.folders)), ("symlinks", .int(result.symlinks)),
                 ("bytes", .int(result.bytes)),
-                ("refused", .array(result.refused.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
+                ("refused", .array(result.refused.map { .object([("path", .string($0.path)), ("reason", .string($0.reason.english)), ("reasonCode", .string($0.refusal.code))]) })),
                 ("skippedJunk", .array(result.skippedJunk.map(JSON.string))),
                 ("warnings", .array(result.warnings.map(JSON.string))),
             ]

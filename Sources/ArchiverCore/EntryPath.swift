@@ -11,19 +11,44 @@ public enum EntryPath {
         case linkLeavesDestination
         case hardlinkLeavesDestination
         case throughSymlink
-        case specialFile(String)
+        case specialFile(SpecialFile)
 
-        public var description: String {
+        /// The kinds of file that are never extracted.
+        public enum SpecialFile: String, Sendable {
+            case characterDevice = "character-device", blockDevice = "block-device", namedPipe = "named-pipe"
+            case socket
+        }
+
+        /// Why, for a person: "Refused “x”: its path is absolute."
+        public var text: Text {
             switch self {
-            case .absolutePath: "its path is absolute"
-            case .parentReference: "its path goes up with “..”"
-            case .emptyName: "it has no name"
-            case .linkLeavesDestination: "it is a symlink pointing outside the destination"
-            case .hardlinkLeavesDestination: "it is a hard link to a file outside the destination"
-            case .throughSymlink: "it would be written through a symlink"
-            case .specialFile(let kind): "it is a \(kind), which is never extracted"
+            case .absolutePath: tr("its path is absolute")
+            case .parentReference: tr("its path goes up with “..”")
+            case .emptyName: tr("it has no name")
+            case .linkLeavesDestination: tr("it is a symlink pointing outside the destination")
+            case .hardlinkLeavesDestination: tr("it is a hard link to a file outside the destination")
+            case .throughSymlink: tr("it would be written through a symlink")
+            case .specialFile(.characterDevice): tr("it is a character device, which is never extracted")
+            case .specialFile(.blockDevice): tr("it is a block device, which is never extracted")
+            case .specialFile(.namedPipe): tr("it is a named pipe, which is never extracted")
+            case .specialFile(.socket): tr("it is a socket, which is never extracted")
             }
         }
+
+        /// A stable name for scripts (`--json`'s `reasonCode`), never translated.
+        public var code: String {
+            switch self {
+            case .absolutePath: "absolute-path"
+            case .parentReference: "parent-reference"
+            case .emptyName: "empty-name"
+            case .linkLeavesDestination: "symlink-outside"
+            case .hardlinkLeavesDestination: "hardlink-outside"
+            case .throughSymlink: "through-symlink"
+            case .specialFile(let kind): kind.rawValue
+            }
+        }
+
+        public var description: String { text.localized }
     }
 
     private static let slash = UInt8(ascii: "/")

@@ -495,7 +495,7 @@ struct SevenZipTests {
             Set(report.messages) == [
                 "Refused “../escape.txt”: \(EntryPath.Refusal.parentReference).",
                 "Refused “\(absolute)”: \(EntryPath.Refusal.absolutePath).",
-                "Refused “pipe”: \(EntryPath.Refusal.specialFile("named pipe")).",
+                "Refused “pipe”: \(EntryPath.Refusal.specialFile(.namedPipe)).",
             ])
         #expect(try FileManager.default.contentsOfDirectory(atPath: staging) == ["good.txt"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.sub("out")) == ["staging"])
