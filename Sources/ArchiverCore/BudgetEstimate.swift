@@ -47,12 +47,12 @@ public enum BudgetEstimate {
         guard let budget else { return nil }
         let estimate = compressSeconds(bytes: bytes, format: format, level: level)
         guard estimate > budget * margin else { return nil }
-        var options: [String] = []
-        if let fit = fasterChoice(bytes: bytes, format: format, level: level, budget: budget) {
-            options.append(fit)
-        }
-        options.append("allow more time with --time-budget \(roundedUp(estimate * 1.5)) (0 = no limit)")
-        return refusal(estimate: estimate, budget: budget, what: "\(format.rawValue) at level \(level.rawValue)", options: options)
+        let fit = fasterChoice(bytes: bytes, format: format, level: level, budget: budget)
+        return ArchiverError(
+            .budget,
+            // TRANSLATORS: %1$@ is a format (zip, tar.xz), %2$@ a level (store, fast, normal, maximum).
+            tr("Not started: %1$@ at level %2$@ would take about %3$@, far over the time budget of %4$@.", format.rawValue, level.rawValue, .spoken(estimate), .spoken(budget)),
+            hint: moreTime(estimate, fit: fit))
     }
 
     /// The refusal for an extraction far over `budget`; nil when it may fit.
@@ -60,9 +60,9 @@ public enum BudgetEstimate {
         guard let budget else { return nil }
         let estimate = extractSeconds(archiveBytes: archiveBytes)
         guard estimate > budget * margin else { return nil }
-        return refusal(
-            estimate: estimate, budget: budget, what: "extracting it",
-            options: ["allow more time with --time-budget \(roundedUp(estimate * 1.5)) (0 = no limit)"])
+        return ArchiverError(
+            .budget, tr("Not started: extracting it would take about %1$@, far over the time budget of %2$@.", .spoken(estimate), .spoken(budget)),
+            hint: moreTime(estimate))
     }
 
     /// PDF bytes per second of "Compress PDF" (bench/RESULTS-pdf.md: about 7 MB/s on the 300-dpi scan, the
@@ -74,14 +74,17 @@ public enum BudgetEstimate {
         guard let budget else { return nil }
         let estimate = Double(bytes) / pdfRate
         guard estimate > budget * margin else { return nil }
-        return refusal(
-            estimate: estimate, budget: budget, what: "compressing it",
-            options: ["allow more time with --time-budget \(roundedUp(estimate * 1.5)) (0 = no limit)"])
+        return ArchiverError(
+            .budget, tr("Not started: compressing it would take about %1$@, far over the time budget of %2$@.", .spoken(estimate), .spoken(budget)),
+            hint: moreTime(estimate))
     }
 
     /// The first of: this format at a faster level, then zip and tar.zst at fast, whose estimate fits
     /// the budget with room to spare.
-    static func fasterChoice(bytes: Int64, format: ArchiveFormat, level: CompressionLevel, budget: Double) -> String? {
+    /// - Returns: the flags to use instead (`--format zip --level fast`) and how long that would take.
+    static func fasterChoice(
+        bytes: Int64, format: ArchiveFormat, level: CompressionLevel, budget: Double
+    ) -> (flags: String, seconds: Double)? {
         var candidates: [(ArchiveFormat, CompressionLevel)] = []
         if level != .fast, level != .store { candidates.append((format, .fast)) }
         if !format.isSingleStream {
@@ -93,25 +96,22 @@ public enum BudgetEstimate {
             let seconds = compressSeconds(bytes: bytes, format: candidate, level: candidateLevel)
             if seconds <= budget * 0.8 {
                 let flags = candidate == format ? "--level \(candidateLevel.rawValue)" : "--format \(candidate.rawValue) --level \(candidateLevel.rawValue)"
-                return "\(flags) would take about \(HumanFormat.spokenDuration(seconds))"
+                return (flags, seconds)
             }
         }
         return nil
     }
 
-    private static func refusal(estimate: Double, budget: Double, what: String, options: [String]) -> ArchiverError {
-        ArchiverError(
-            .budget,
-            "Not started: \(what) would take about \(HumanFormat.spokenDuration(estimate)), far over the time budget of \(HumanFormat.spokenDuration(budget)).",
-            hint: options.joined(separator: "; or ").capitalizedFirst + ".")
+    /// The hint of a refusal: a faster choice that fits, if any, then more time (rounded up generously).
+    public static func moreTime(_ estimate: Double, fit: (flags: String, seconds: Double)? = nil) -> Text {
+        let seconds = roundedUp(estimate * 1.5)
+        guard let fit else { return tr("Allow more time with --time-budget %ld (0 = no limit).", seconds) }
+        // TRANSLATORS: %1$@ are command-line flags such as "--format zip --level fast"; keep them as they are.
+        return tr("%1$@ would take about %2$@; or allow more time with --time-budget %3$ld (0 = no limit).", fit.flags, .spoken(fit.seconds), seconds)
     }
 
     private static func roundedUp(_ seconds: Double) -> Int {
         let step = seconds < 600 ? 60.0 : 600.0
         return Int((seconds / step).rounded(.up) * step)
     }
-}
-
-extension String {
-    fileprivate var capitalizedFirst: String { prefix(1).uppercased() + dropFirst() }
 }

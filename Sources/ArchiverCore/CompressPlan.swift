@@ -48,25 +48,27 @@ public struct CompressPlan: Equatable, Sendable {
         throws(ArchiverError) -> CompressPlan
     {
         guard let first = inputs.first else {
-            throw ArchiverError(.usage, "Nothing to compress.", hint: "Name at least one file or folder.")
+            throw ArchiverError(.usage, tr("Nothing to compress."), hint: tr("Name at least one file or folder."))
         }
         if format.isSingleStream, inputs.count > 1 || first.isDirectory {
-            let what = inputs.count > 1 ? "several items" : "a folder"
             throw ArchiverError(
-                .usage, "The \(format.rawValue) format compresses one file, not \(what).",
-                hint: "Use --format \(format.tarEquivalent.rawValue) instead.")
+                .usage,
+                inputs.count > 1
+                    ? tr("The %@ format compresses one file, not several items.", format.rawValue)
+                    : tr("The %@ format compresses one file, not a folder.", format.rawValue),
+                hint: tr("Use --format %@ instead.", format.tarEquivalent.rawValue))
         }
         var items: [Item] = []
         var seen: Set<[UInt8]> = []
         for input in inputs {
             guard let component = input.path.lastComponent else {
-                throw ArchiverError(.usage, "Cannot compress the root folder “/”.", hint: "Name the items inside it.")
+                throw ArchiverError(.usage, tr("Cannot compress the root folder “/”."), hint: tr("Name the items inside it."))
             }
             let bytes = component.bytes
             guard seen.insert(bytes).inserted else {
                 throw ArchiverError(
-                    .usage, "Two of the items are called “\(bytes.displayName)”; they cannot both sit at the archive’s top level.",
-                    hint: "Move one into a folder, or compress them separately.")
+                    .usage, tr("Two of the items are called “%@”; they cannot both sit at the archive’s top level.", bytes.displayName),
+                    hint: tr("Move one into a folder, or compress them separately."))
             }
             items.append(Item(source: input.path, nameInArchive: bytes))
         }
@@ -74,7 +76,7 @@ public struct CompressPlan: Equatable, Sendable {
         switch destination {
         case .path(let path):
             guard let component = path.lastComponent else {
-                throw ArchiverError(.usage, "The output path “\(path)” names no file.", hint: "Give a file name.")
+                throw ArchiverError(.usage, tr("The output path “%@” names no file.", path), hint: tr("Give a file name."))
             }
             return CompressPlan(items: items, folder: path.removingLastComponent(), archiveName: component.bytes, exact: true)
         case .name(let name):

@@ -8,13 +8,13 @@ public enum EncryptionSupport {
         case .sevenZip:
             guard sevenZipInstalled else {
                 throw ArchiverError(
-                    .usage, "Encrypting 7z needs 7-Zip, which is not installed; no archive was made.",
-                    hint: "Install the 7zip package, or use --format zip (AES-256).")
+                    .usage, tr("Encrypting 7z needs 7-Zip, which is not installed; no archive was made."),
+                    hint: tr("Install the 7zip package, or use --format zip (AES-256)."))
             }
         case .tar, .raw:
             throw ArchiverError(
-                .usage, "\(format.rawValue) has no standard encryption; no archive was made.",
-                hint: "Use --format zip (AES-256, opens almost everywhere) or --format 7z (also hides the file names).")
+                .usage, tr("%@ has no standard encryption; no archive was made.", format.rawValue),
+                hint: tr("Use --format zip (AES-256, opens almost everywhere) or --format 7z (also hides the file names)."))
         }
     }
 
@@ -28,16 +28,16 @@ public enum EncryptionSupport {
         switch family {
         case .rar:
             ArchiverError(
-                .password, "“\(archive)” is password-protected, and encrypted rar archives can only be opened by unrar; nothing was extracted.",
-                hint: "Install unrar (Debian's non-free “unrar” package), then try again.", path: archive)
+                .password, tr("“%@” is password-protected, and encrypted rar archives can only be opened by unrar; nothing was extracted.", archive),
+                hint: tr("Install unrar (Debian's non-free “unrar” package), then try again."), path: archive)
         case .sevenZip:
             ArchiverError(
-                .password, "“\(archive)” is password-protected, and encrypted 7z archives are opened by 7-Zip, which is not installed; nothing was extracted.",
-                hint: "Install the 7zip package, then try again.", path: archive)
+                .password, tr("“%@” is password-protected, and encrypted 7z archives are opened by 7-Zip, which is not installed; nothing was extracted.", archive),
+                hint: tr("Install the 7zip package, then try again."), path: archive)
         case .zip, .other:
             ArchiverError(
-                .password, "“\(archive)” is password-protected; nothing was extracted.",
-                hint: "Run it from a terminal, install zenity for a password dialog, or give the password with --password-stdin.",
+                .password, tr("“%@” is password-protected; nothing was extracted.", archive),
+                hint: tr("Run it from a terminal, install zenity for a password dialog, or give the password with --password-stdin."),
                 path: archive)
         }
     }

@@ -20,35 +20,45 @@ public enum FailureClassifier {
     }
 
     /// A sentence and hint for a failure reading `archive` (a display name), optionally at `entry`.
+    /// `message` is libarchive's own English text, shown as it is.
     public static func describeReadFailure(message: String, archive: String, entry: String?) -> ArchiverError {
         let code = readFailure(message: message)
-        let at = entry.map { " at “\($0)”" } ?? ""
         let text = message.lowercased()
         switch code {
         case .password where text.contains("unsupported block header size"):
             return ArchiverError(
-                code, "“\(archive)” is probably password-protected\(at): libarchive cannot read that entry.",
-                hint: "Encrypted rar archives can only be opened by unrar: install Debian's non-free “unrar” package.", path: archive)
+                code,
+                entry.map { tr("“%1$@” is probably password-protected at “%2$@”: libarchive cannot read that entry.", archive, $0) }
+                    ?? tr("“%@” is probably password-protected: libarchive cannot read that entry.", archive),
+                hint: tr("Encrypted rar archives can only be opened by unrar: install Debian's non-free “unrar” package."), path: archive)
         case .password:
             return ArchiverError(
-                code, "“\(archive)” is password-protected\(at) (\(message)).",
-                hint: "Encrypted 7z and rar archives need 7-Zip (the 7zip package) or unrar.", path: archive)
+                code,
+                entry.map { tr("“%1$@” is password-protected at “%2$@” (%3$@).", archive, $0, message) }
+                    ?? tr("“%1$@” is password-protected (%2$@).", archive, message),
+                hint: tr("Encrypted 7z and rar archives need 7-Zip (the 7zip package) or unrar."), path: archive)
         case .notAnArchive where text.contains("unrecognized archive format"):
             return ArchiverError(
-                code, "“\(archive)” is not an archive Archiver can read.",
-                hint: "Check that the file is complete and really an archive.", path: archive)
+                code, tr("“%@” is not an archive Archiver can read.", archive),
+                hint: tr("Check that the file is complete and really an archive."), path: archive)
         case .notAnArchive where text.contains("deflation-64") || text.contains("deflate64"):
             return ArchiverError(
-                code, "“\(archive)” uses Deflate64 compression\(at), which libarchive cannot read.",
-                hint: "7-Zip can extract it: 7zz x “\(archive)”.", path: archive)
+                code,
+                entry.map { tr("“%1$@” uses Deflate64 compression at “%2$@”, which libarchive cannot read.", archive, $0) }
+                    ?? tr("“%@” uses Deflate64 compression, which libarchive cannot read.", archive),
+                hint: tr("7-Zip can extract it: 7zz x “%@”.", archive), path: archive)
         case .notAnArchive:
             return ArchiverError(
-                code, "“\(archive)” uses a feature Archiver cannot read\(at): \(message).",
-                hint: "7-Zip (7zz x) may be able to extract it.", path: archive)
+                code,
+                entry.map { tr("“%1$@” uses a feature Archiver cannot read at “%2$@”: %3$@.", archive, $0, message) }
+                    ?? tr("“%1$@” uses a feature Archiver cannot read: %2$@.", archive, message),
+                hint: tr("7-Zip (7zz x) may be able to extract it."), path: archive)
         default:
             return ArchiverError(
-                .corrupt, "“\(archive)” is damaged or incomplete\(at): \(message).",
-                hint: "Download or copy it again; nothing was extracted.", path: archive)
+                .corrupt,
+                entry.map { tr("“%1$@” is damaged or incomplete at “%2$@”: %3$@.", archive, $0, message) }
+                    ?? tr("“%1$@” is damaged or incomplete: %2$@.", archive, message),
+                hint: tr("Download or copy it again; nothing was extracted."), path: archive)
         }
     }
 }

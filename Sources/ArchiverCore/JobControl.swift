@@ -39,14 +39,14 @@ public final class JobControl: Sendable {
     /// - Throws: `ArchiverError` `.cancelled` after `cancel()`, `.budget` once the deadline has passed.
     public func check() throws(ArchiverError) {
         if isCancelled {
-            throw ArchiverError(.cancelled, "Cancelled; nothing was left behind.")
+            throw ArchiverError(.cancelled, tr("Cancelled; nothing was left behind."))
         }
         if let deadline, ContinuousClock.now >= deadline.advanced(by: .nanoseconds(waited.load(ordering: .relaxed))),
             let budget
         {
             throw ArchiverError(
-                .budget, "Stopped after \(HumanFormat.spokenDuration(budget)), the time budget; nothing was left behind.",
-                hint: "Change it in settings (time-budget) or with --time-budget SECONDS (0 = no limit).")
+                .budget, tr("Stopped after %@, the time budget; nothing was left behind.", .spoken(budget)),
+                hint: tr("Change it in settings (time-budget) or with --time-budget SECONDS (0 = no limit)."))
         }
     }
 }

@@ -25,14 +25,16 @@ public enum PartSize {
     }
 
     /// The sizes offered by "Compress in parts…", as `--split` values with what each is for.
-    public static let presets: [(size: String, use: String)] = [
-        // Mail limits count the encoded message, about 37 % larger than the attachment.
-        ("15M", "Mail attachments (fits a 20–25 MB limit)"),
-        ("100M", "100 MB parts (upload forms)"),
-        ("700M", "CD (700 MB)"),
-        // FAT32 files stop one byte short of 4 GiB; 7-Zip offers 4092M for the same reason.
-        ("4092M", "FAT32 USB stick (4 GB limit)"),
-    ]
+    public static var presets: [(size: String, use: Text)] {
+        [
+            // Mail limits count the encoded message, about 37 % larger than the attachment.
+            ("15M", tr("Mail attachments (fits a 20–25 MB limit)")),
+            ("100M", tr("100 MB parts (upload forms)")),
+            ("700M", tr("CD (700 MB)")),
+            // FAT32 files stop one byte short of 4 GiB; 7-Zip offers 4092M for the same reason.
+            ("4092M", tr("FAT32 USB stick (4 GB limit)")),
+        ]
+    }
 
     /// More parts than this is a mistake in the size, not a plan.
     public static let maximumParts: Int64 = 10_000
@@ -42,7 +44,7 @@ public enum PartSize {
     public static func check(_ size: Int64, inputBytes: Int64) -> ArchiverError? {
         guard inputBytes / size > maximumParts else { return nil }
         return ArchiverError(
-            .usage, "Parts of \(HumanFormat.bytes(size)) would cut \(HumanFormat.bytes(inputBytes)) into more than \(maximumParts) files.",
-            hint: "Choose a larger --split size.")
+            .usage, tr("Parts of %1$@ would cut %2$@ into more than %3$ld files.", .bytes(size), .bytes(inputBytes), maximumParts),
+            hint: tr("Choose a larger --split size."))
     }
 }

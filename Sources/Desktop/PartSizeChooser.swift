@@ -15,7 +15,7 @@ public enum PartSizeChooser {
 
     public static func ask(title: String, currentDesktop: String?) -> Outcome {
         let onKDE = currentDesktop?.split(separator: ":").contains { $0.uppercased() == "KDE" } ?? false
-        let rows = PartSize.presets.map { ($0.size, $0.use) } + [(other, "Other size…")]
+        let rows = PartSize.presets.map { ($0.size, $0.use.localized) } + [(other, "Other size…")]
         let zenity =
             ["zenity", "--list", "--title=\(title)", "--text=Split the archive into parts of", "--column=Size",
              "--column=For", "--hide-column=1", "--print-column=1", "--hide-header"] + rows.flatMap { [$0.0, $0.1] }
