@@ -14,6 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 DOMAIN=archiver
 KEYWORDS=(--keyword=tr --keyword=ntr:1,2 --keyword=ptr:1c,2)
+SOURCES=${PO_SOURCES:-Sources}   # where the lint looks (a test plants mistakes in a folder of its own)
 
 SCRATCH=$(mktemp -d)
 trap 'rm -rf "$SCRATCH"' EXIT
@@ -46,7 +47,7 @@ po_data_args() { [ -f po/data-args ] && grep -v '^#' po/data-args | tr '\n' ' ' 
 
 # The Swift files that call tr(, ntr( or ptr( with a literal, outside comments.
 translating_files() {
-    grep -rnE '(^|[^A-Za-z0-9_.])(tr|ntr|ptr)\("' Sources --include='*.swift' | grep -vE '^[^:]+:[0-9]+:\s*//' \
+    grep -rnE '(^|[^A-Za-z0-9_.])(tr|ntr|ptr)\("' "$SOURCES" --include='*.swift' | grep -vE '^[^:]+:[0-9]+:\s*//' \
         | cut -d: -f1 | sort -u
 }
 
@@ -90,7 +91,7 @@ check() {
         fi
     done < <(translating_files)
     # xgettext reads "\(x)" as "(x)" without a word, and multi-line or raw literals as nothing.
-    if grep -rnE '(^|[^A-Za-z0-9_.])(tr|ntr|ptr)\((#|"""|"[^"]*\\\()' Sources | grep -vE '^[^:]+:[0-9]+:\s*//' >&2; then
+    if grep -rnE '(^|[^A-Za-z0-9_.])(tr|ntr|ptr)\((#|"""|"[^"]*\\\()' "$SOURCES" | grep -vE '^[^:]+:[0-9]+:\s*//' >&2; then
         echo "a translatable call holds an interpolated, raw or multi-line literal" >&2; failed=1
     fi
     return $failed
