@@ -14,12 +14,22 @@
 #
 # Every file, directory and cache that install creates is listed in a manifest, and uninstall removes
 # exactly those (directories only when empty), so a folder or cache that was there before survives.
+#
+# Translations: every menu and "Open with" file is written in English from its template, then msgfmt
+# --desktop/--xml adds each language in po/LINGUAS from po/LL.po (Name[de]=…, <name xml:lang="de">). The
+# catalogs are compiled from po/ too and installed into $PREFIX/share/locale, beside $PREFIX/bin, where the
+# executables and the nautilus-python extension look. Nautilus scripts are labelled by their file names
+# alone, so those are chosen once, in the language of the installer's own locale (LANGUAGE, LC_ALL,
+# LC_MESSAGES, LANG), through gettext(1).
 set -euo pipefail
 shopt -u patsub_replacement 2>/dev/null || true  # bash 5.2: "&" in ${s//x/y} must stay literal
 
 APP=io.github.archiver
-SRC=$(cd "$(dirname "$0")/.." && pwd)/desktop-files
-MIME_PACKAGE=$(cd "$(dirname "$0")/.." && pwd)/mime/$APP.xml
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+SRC=$ROOT/desktop-files
+MIME_PACKAGE=$ROOT/mime/$APP.xml
+PO=$ROOT/po
+DOMAIN=archiver
 PREFIX=${PREFIX:-$HOME/.local}
 BINDIR=${BINDIR:-$PREFIX/bin}
 DESTDIR=${DESTDIR:-}
@@ -35,6 +45,7 @@ MANIFEST=$STATE/installed
 USER_STATE=$XDG_DATA_HOME/$APP          # set-default is always per user, even after a system-wide install
 DEFAULTS_RECORD=$USER_STATE/defaults
 HANDLER=$APP.Extract.desktop
+LOCALEDIR=$PREFIX/share/locale          # <bindir>/../share/locale: where the executables look
 
 die() { printf 'desktop-integration: %s\n' "$*" >&2; exit 1; }
 
@@ -98,6 +109,27 @@ put() {
     note f "$2"
 }
 
+# put_file SOURCE DEST: a copy of a file (a compiled catalog), written the same way.
+put_file() {
+    make_dir "$(dirname "$2")"
+    install -m 644 "$1" "$2.tmp-$$"
+    mv -f "$2.tmp-$$" "$2"
+    note f "$2"
+}
+
+# drop_stale FILE: files an earlier install recorded and this one did not write (a Nautilus script named
+# in another language) are removed, and leave the record.
+drop_stale() {
+    [ -e "$1" ] || return 0
+    local kind path kept=() written
+    written=$(printf '%s\n' "${RECORD[@]}")
+    while IFS=$'\t' read -r kind path; do
+        if [ "$kind" = f ] && ! grep -qxF "f"$'\t'"$path" <<< "$written"; then rm -f "$path"; continue; fi
+        kept+=("$kind"$'\t'"$path")
+    done < "$1"
+    if [ "${#kept[@]}" -gt 0 ]; then printf '%s\n' "${kept[@]}" > "$1"; else : > "$1"; fi
+}
+
 # save_record FILE: the old record plus what this run noted, each line once, in first-seen order.
 save_record() {
     [ "${#RECORD[@]}" -gt 0 ] || [ -e "$1" ] || return 0
@@ -119,28 +151,59 @@ fill_keyfile() {
     printf '%s' "$t"
 }
 
-# --- The menu entries: one table, each file manager's file made from it ----------------------------
+# --- Translations ------------------------------------------------------------------------------
 
-# id|short label (in an "Archiver" submenu)|long label (flat menus)|executable|options|selection
-ACTIONS='compress|Compress|Compress with Archiver|compress|-|any
-compress-zip|Compress to ZIP|Compress to ZIP with Archiver|compress|--format zip|any
-compress-7z|Compress to 7z|Compress to 7z with Archiver|compress|--format 7z|any
-compress-tar-xz|Compress to tar.xz|Compress to tar.xz with Archiver|compress|--format tar.xz|any
-compress-password|Compress with Password…|Compress with Password… with Archiver|compress|--encrypt|any
-compress-each|Compress Each Separately|Compress Each Separately with Archiver|compress|--each|any
-compress-parts|Compress in Parts…|Compress in Parts… with Archiver|compress|--split ask|any
-extract-here|Extract Here|Extract Here with Archiver|extract|-|archives
-extract-to|Extract to…|Extract to… with Archiver|extract|--choose-folder|archives
-compress-pdf|Compress PDF|Compress PDF with Archiver|compress-pdf|-|pdf
-compress-photos|Compress Photos|Compress Photos with Archiver|compress-photos|-|photos'
+WORK=""
+work_dir() {  # a scratch folder for this run: the English files before msgfmt, the compiled catalogs
+    if [ -z "$WORK" ]; then WORK=$(mktemp -d); trap 'rm -rf "$WORK"' EXIT; fi
+}
+
+# Every po/LL.po compiled into $WORK/locale (gettext(1) reads them there before they are installed).
+compile_catalogs() {
+    command -v msgfmt > /dev/null || die "msgfmt is missing: install gettext (make deps)"
+    bash "$ROOT/scripts/po.sh" mo "$WORK/locale"
+}
+
+# translated desktop|xml TEXT: TEXT (an English key file or Thunar <actions>) with every language's labels
+# added by msgfmt. gettext 0.21 drops its default keys once one is named, so all of them are named.
+translated() {
+    case $1 in
+        desktop)
+            printf '%s' "$2" > "$WORK/english.desktop"
+            msgfmt --desktop -d "$PO" --template="$WORK/english.desktop" -o "$WORK/translated" \
+                --keyword=Name --keyword=GenericName --keyword=Comment --keyword=Keywords \
+                --keyword=X-KDE-Submenu --keyword=Tooltip ;;
+        xml)  # po/its/thunar-uca.its: <name> and <description> of a file named *uca.xml with root <actions>
+            printf '%s' "$2" > "$WORK/uca.xml"
+            GETTEXTDATADIRS=$PO msgfmt --xml -d "$PO" --template="$WORK/uca.xml" -o "$WORK/translated" ;;
+    esac
+    cat "$WORK/translated"
+}
+
+# label_here MSGID: MSGID in the language of this process's locale, from the catalogs just compiled.
+label_here() {
+    if command -v gettext > /dev/null; then TEXTDOMAINDIR=$WORK/locale gettext -d "$DOMAIN" -- "$1"; else printf '%s' "$1"; fi
+}
+
+# --- The menu entries: one table (desktop-files/menu-entries.in), each file manager's file made from it -
+
+# Lines "id|name|label|run|for", one per group of the table.
+menu_entries() {
+    awk '
+        function flush() { if (id != "") print id "|" v["Name"] "|" v["Label"] "|" v["Run"] "|" v["For"]; delete v }
+        /^#/ || !/[^ \t]/ { next }
+        /^\[/ { flush(); id = substr($0, 2, length($0) - 2); next }
+        { v[substr($0, 1, index($0, "=") - 1)] = substr($0, index($0, "=") + 1) }
+        END { flush() }' "$SRC/menu-entries.in"
+}
 
 # Thunar matches names, not types; its globs know only * and ?.
 THUNAR_PATTERNS='*.zip;*.ZIP;*.7z;*.7Z;*.7z.0??;*.zip.0??;*.rar;*.RAR;*.r0?;*.r1?;*.z0?;*.z1?;*.001;*.tar;*.tar.gz;*.tgz;*.gz;*.tar.bz2;*.tbz2;*.tbz;*.tb2;*.bz2;*.bz;*.tar.xz;*.txz;*.xz;*.tar.zst;*.tar.zstd;*.tzst;*.zst;*.tar.lz4;*.lz4;*.tar.lz;*.lz;*.tar.lzma;*.tlz;*.lzma;*.tar.lzo;*.tzo;*.lzo;*.tar.Z;*.taz;*.Z;*.cpio;*.iso;*.deb;*.udeb;*.rpm;*.cab;*.ar;*.lha;*.lzh;*.xar'
 
 install_actions() {
-    local id short long exe options selection cmd t nemo_filter types thunar_filter patterns thunar=""
-    while IFS='|' read -r id short long exe options selection; do
-        [ "$options" = - ] && options=""
+    local id short long run exe options selection cmd t nemo_filter types thunar_filter patterns thunar="" name
+    while IFS='|' read -r id short long run selection; do
+        read -r exe options <<< "$run"
         cmd="$(exec_quote "$BINDIR/$exe-with-archiver")${options:+ $options} --"
         case $selection in
             any)
@@ -158,19 +221,20 @@ install_actions() {
         # Nemo and DES-EMA (Caja, PCManFM): one key file per entry, top level, so the long label.
         t=$(<"$SRC/nemo-action.nemo_action.in")$'\n'
         t=${t//@LABEL@/$long}; t=${t//@NEMO_FILTER@/$nemo_filter}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
-        put "$t" "$DATA/nemo/actions/$APP.$id.nemo_action"
+        put "$(translated desktop "$t")"$'\n' "$DATA/nemo/actions/$APP.$id.nemo_action"
         t=$(<"$SRC/file-manager-action.desktop.in")$'\n'
         t=${t//@LABEL@/$long}; t=${t//@TYPES@/$types}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
-        put "$t" "$DATA/file-manager/actions/$APP.$id.desktop"
+        put "$(translated desktop "$t")"$'\n' "$DATA/file-manager/actions/$APP.$id.desktop"
         [ "$PER_USER" = 1 ] || continue
-        # Nautilus scripts: the folder name becomes a submenu of "Scripts".
+        # Nautilus scripts: the folder name becomes a submenu of "Scripts", the file name is the label.
         t=$(<"$SRC/nautilus-script.in")$'\n'
-        put "${t//@COMMAND@/$cmd}" "$DATA/nautilus/scripts/Archiver/$short" 755
+        name=$(label_here "$short"); name=${name//\//-}
+        put "${t//@COMMAND@/$cmd}" "$DATA/nautilus/scripts/Archiver/$name" 755
         t=$(<"$SRC/thunar-action.xml.in")$'\n'
         t=${t//@ID@/$id}; t=${t//@SHORT@/$short}; t=${t//@LABEL@/$long}; t=${t//@PATTERNS@/$patterns}
         t=${t//@THUNAR_FILTER@/$thunar_filter}; thunar+=${t//@COMMAND@/$(xml_escape "$cmd")}
-    done <<< "$ACTIONS"
-    [ "$PER_USER" = 1 ] && merge_thunar "$thunar"
+    done < <(menu_entries)
+    [ "$PER_USER" = 1 ] && merge_thunar "$(translated xml "<actions>"$'\n'"$thunar</actions>"$'\n')"
     return 0
 }
 
@@ -194,7 +258,7 @@ root = tree.getroot()
 for action in [a for a in root if ours(a)]:
     root.remove(action)
 if mode == "merge":
-    root.extend(ET.fromstring("<actions>" + sys.stdin.read() + "</actions>"))
+    root.extend(ET.fromstring(sys.stdin.buffer.read()))
 elif len(sys.argv) > 3 and canon(root) == canon(ET.parse(sys.argv[3]).getroot()):
     os.remove(path)  # we created it and the user added nothing: leave no trace
     sys.exit(0)
@@ -268,15 +332,22 @@ do_install() {
         [ -x "$DESTDIR$BINDIR/$exe" ] || printf 'desktop-integration: warning: %s is not installed yet\n' "$BINDIR/$exe" >&2
     done <<< "$EXECUTABLES"
     make_dir "$STATE"
+    work_dir
+    compile_catalogs
+    for t in "$WORK"/locale/*/LC_MESSAGES/"$DOMAIN".mo; do
+        put_file "$t" "$DESTDIR$LOCALEDIR/${t#"$WORK/locale/"}"
+    done
     for t in Extract Compress CompressPdf CompressPhotos; do
-        put "$(fill_keyfile "$(<"$SRC/$APP.$t.desktop.in")")"$'\n' "$DATA/applications/$APP.$t.desktop"
+        put "$(translated desktop "$(fill_keyfile "$(<"$SRC/$APP.$t.desktop.in")")")"$'\n' "$DATA/applications/$APP.$t.desktop"
     done
     # Dolphin (KF >= 5.85) ignores service menus outside system folders unless they are executable.
     for t in compress extract compress-pdf compress-photos; do
-        put "$(fill_keyfile "$(<"$SRC/dolphin/$APP.$t.desktop.in")")"$'\n' "$DATA/kio/servicemenus/$APP.$t.desktop" 755
+        put "$(translated desktop "$(fill_keyfile "$(<"$SRC/dolphin/$APP.$t.desktop.in")")")"$'\n' \
+            "$DATA/kio/servicemenus/$APP.$t.desktop" 755
     done
     t=$(<"$SRC/nautilus-python/io_github_archiver.py.in")$'\n'
-    t=${t//@BIN_DIR_PY@/$(python_string "$BINDIR")}; t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
+    t=${t//@BIN_DIR_PY@/$(python_string "$BINDIR")}; t=${t//@LOCALE_DIR_PY@/$(python_string "$LOCALEDIR")}
+    t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
     t=${t//@PHOTO_TYPES@/$PHOTO_TYPES}
     put "$t" "$DATA/nautilus-python/extensions/io_github_archiver.py"
     put "$(<"$MIME_PACKAGE")"$'\n' "$DATA/mime/packages/$APP.xml"
@@ -285,6 +356,7 @@ do_install() {
     update_cache desktop "$DATA/applications"
     update_cache mime "$DATA/mime"
     update_cache schemas "$DATA/glib-2.0/schemas"
+    drop_stale "$MANIFEST"
     save_record "$MANIFEST"
     printf 'Desktop integration installed into %s (manifest: %s)\n' "$DATA" "$MANIFEST"
 }

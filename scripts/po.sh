@@ -13,6 +13,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 DOMAIN=archiver
+# shellcheck disable=SC2054  # the commas belong to xgettext's keyword syntax
 KEYWORDS=(--keyword=tr --keyword=ntr:1,2 --keyword=ptr:1c,2)
 SOURCES=${PO_SOURCES:-Sources}   # where the lint looks (a test plants mistakes in a folder of its own)
 
@@ -28,22 +29,46 @@ pot() {
         --sort-by-file --no-wrap)
     # shellcheck disable=SC2046
     xgettext "${common[@]}" -L ObjectiveC -k "${KEYWORDS[@]}" -o "$tmp/swift.pot" $(files_of '\.swift$')
-    local parts=("$tmp/swift.pot")
-    local extra
-    extra=$(files_of '\.(in|xml|py|sh)$')
-    if [ -n "$extra" ]; then
-        # shellcheck disable=SC2086
-        GETTEXTDATADIRS=$PWD/po xgettext "${common[@]}" -o "$tmp/data.pot" $(po_data_args) $extra 2>/dev/null || \
-            GETTEXTDATADIRS=$PWD/po xgettext "${common[@]}" -o "$tmp/data.pot" $(po_data_args) $extra
-        [ -f "$tmp/data.pot" ] && parts+=("$tmp/data.pot")
-    fi
+    local parts=("$tmp/swift.pot") n=0 pattern options file files
+    local -A kind_of=()
+    while IFS= read -r file; do
+        kind_of[$file]=$(data_kind "$file") || return 1
+    done < <(files_of '.' | grep -v '\.swift$')
+    # The data files, one xgettext run per kind (po/data-args); Thunar's ITS rules are in po/its.
+    while IFS=$'\t' read -r pattern options; do
+        files=()
+        for file in "${!kind_of[@]}"; do [ "${kind_of[$file]}" = "$pattern" ] && files+=("$file"); done
+        [ "${#files[@]}" -gt 0 ] || continue
+        n=$((n + 1))
+        # shellcheck disable=SC2086  # options are words
+        GETTEXTDATADIRS=$PWD/po xgettext "${common[@]}" $options -o "$tmp/data-$n.pot" "${files[@]}"
+        [ -f "$tmp/data-$n.pot" ] && parts+=("$tmp/data-$n.pot")
+    done < <(data_kinds)
     msgcat --use-first --no-wrap --sort-by-file -o "$tmp/all.pot" "${parts[@]}"
     # The creation date changes on every run; keep the file stable so "is it current?" is a plain diff.
     sed -e '/^"POT-Creation-Date:/d' "$tmp/all.pot" > "$out"
 }
 
-# Extra xgettext arguments for data files; the desktop integration adds its own (see po/data-args).
-po_data_args() { [ -f po/data-args ] && grep -v '^#' po/data-args | tr '\n' ' ' || true; }
+# po/data-args: "PATTERN<TAB>XGETTEXT OPTIONS" per kind of data file; the first pattern a path matches.
+data_kinds() {
+    if [ -f po/data-args ]; then grep -v '^#' po/data-args | grep . | sed 's/[[:space:]]\{1,\}/\t/'; fi
+}
+data_kind() {
+    local pattern options
+    while IFS=$'\t' read -r pattern options; do
+        # shellcheck disable=SC2053
+        [[ $1 == $pattern ]] && { printf '%s' "$pattern"; return; }
+    done < <(data_kinds)
+    echo "po.sh: $1 is in po/POTFILES but no pattern in po/data-args matches it" >&2
+    return 1
+}
+# Every data file po/data-args names, for po/POTFILES.
+data_files() {
+    local pattern options file
+    while IFS=$'\t' read -r pattern options; do
+        for file in $pattern; do [ -f "$file" ] && printf '%s\n' "$file"; done
+    done < <(data_kinds)
+}
 
 # The Swift files that call tr(, ntr( or ptr( with a literal, outside comments.
 translating_files() {
@@ -112,6 +137,6 @@ case ${1:-} in
     mo) mo "${2:?po.sh mo DIR}" ;;
     check) check ;;
     pseudo) pseudo "${2:?po.sh pseudo DIR}" ;;
-    potfiles) translating_files ;;
+    potfiles) translating_files; data_files | awk '!seen[$0]++' ;;
     *) echo "usage: po.sh pot|update|mo DIR|check|pseudo DIR" >&2; exit 2 ;;
 esac
