@@ -68,8 +68,8 @@ public enum Compressor {
         }
         let tree = try FileTree.walk(plan.items, control: control)
         if format.isSingleStream, let only = tree.items.first, only.kind != .file {
-            // TRANSLATORS: %1$@ is a format name (gz, xz, zst …), %2$@ the item given.
             throw ArchiverError(
+                // TRANSLATORS: %1$@ is a format name (gz, xz, zst …), %2$@ the item given.
                 .usage, tr("The %1$@ format compresses one regular file, and “%2$@” is not one.", format.rawValue, only.source),
                 // TRANSLATORS: %@ is a format name such as tar.gz; “--format” is the command-line option.
                 hint: tr("Use --format %@ instead.", format.tarEquivalent.rawValue))
@@ -212,8 +212,8 @@ private struct Backend {
             }
             let file = item.source.withPlatformString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
             guard file >= 0 else {
-                // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
                 throw ArchiverError(
+                    // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
                     .inputUnreadable, tr("Cannot read “%1$@”: %2$@.", item.source, String(cString: strerror(errno))),
                     hint: tr("Check its permissions; no archive was made."), path: item.source.string)
             }
@@ -225,8 +225,8 @@ private struct Backend {
                 let count = read(file, buffer.baseAddress, min(buffer.count, Int(clamping: remaining)))
                 if count < 0 {
                     if errno == EINTR { continue }
-                    // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
                     throw ArchiverError(
+                        // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
                         .inputUnreadable, tr("Reading “%1$@” failed: %2$@.", item.source, String(cString: strerror(errno))),
                         hint: tr("No archive was made."), path: item.source.string)
                 }

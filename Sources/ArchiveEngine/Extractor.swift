@@ -272,8 +272,8 @@ public enum Extractor {
             return overflow ? Int64.max : sum
         }
         if let free = FileSystem.freeSpace(folder), needed > free {
-            // TRANSLATORS: %1$@ is the archive, %2$@ and %3$@ are sizes (“1.5 GB”), %4$@ the destination folder.
             throw ArchiverError(
+                // TRANSLATORS: %1$@ is the archive, %2$@ and %3$@ are sizes (“1.5 GB”), %4$@ the destination folder.
                 .destination, tr("“%1$@” needs %2$@ but only %3$@ is free in “%4$@”.", archive, .bytes(needed), .bytes(free), folder),
                 hint: tr("Free some space or extract somewhere else with --to."), path: folder.string)
         }
@@ -288,8 +288,10 @@ public enum Extractor {
             let matches = Suggestions.closeMatches(for: first.displayName, in: paths.map(\.displayName))
             // TRANSLATORS: one suggested entry name, in quotes; several are listed with “, ” between them.
             let quoted = matches.map { tr("“%@”", $0) }
-            // TRANSLATORS: %@ is one or more quoted entry names, separated by commas.
-            let hint = matches.isEmpty ? tr("Use --list to see what it holds.") : tr("Did you mean %@?", Text.sentences(quoted, separator: ", "))
+            let hint = matches.isEmpty
+                ? tr("Use --list to see what it holds.")
+                // TRANSLATORS: %@ is one or more quoted entry names, separated by commas.
+                : tr("Did you mean %@?", Text.sentences(quoted, separator: ", "))
             throw ArchiverError(.usage, tr("“%1$@” has no entry “%2$@”.", archive, first.displayName), hint: hint)
         }
     }
@@ -414,8 +416,8 @@ public enum Extractor {
             // libarchive ends some entries early without an error (the first part of a multi-volume rar);
             // the disk writer would then pad the file to its recorded size. Tar may end in a sparse hole.
             if info.kind == .file, let size = info.size, end < size, !reader.mayEndInHole {
-                // TRANSLATORS: %1$@ is the archive, %2$@ an entry in it; %3$ld and %4$ld are byte counts.
                 throw ArchiverError(
+                    // TRANSLATORS: %1$@ is the archive, %2$@ an entry in it; %3$ld and %4$ld are byte counts.
                     .corrupt, tr("“%1$@” is incomplete: “%2$@” stops after %3$ld of its %4$ld bytes.", reader.displayName, name, end, size),
                     hint: tr("If it is one part of a multi-part set, all parts are needed; nothing was extracted."),
                     path: reader.displayName)

@@ -147,6 +147,7 @@ public enum SevenZip {
         let excluded = unsafe.map { Array("-x!".utf8) + $0.path }
         guard excluded.joined().count < 512 * 1024 else {
             throw ArchiverError(
+                // TRANSLATORS: %1$ld is how many entries, %2$@ the archive.
                 .corrupt, ntr("“%2$@” has %1$ld entry with an unsafe path; nothing was extracted.", "“%2$@” has %1$ld entries with unsafe paths; nothing was extracted.", excluded.count, name),
                 path: archive.string)
         }
@@ -297,8 +298,8 @@ extension SevenZip {
                 hint: tr("Check that the file is complete and really an archive."), path: archive.string)
         }
         if errors.contains("Unsupported") {
-            // TRANSLATORS: %2$@ is 7-Zip's own message (English).
             return ArchiverError(
+                // TRANSLATORS: %2$@ is 7-Zip's own message (English).
                 .notAnArchive, tr("“%1$@” uses a feature 7-Zip cannot read: %2$@.", name, summary(errors)), path: archive.string)
         }
         // TRANSLATORS: %2$@ is 7-Zip's own message (English).
@@ -326,8 +327,8 @@ extension SevenZip {
                     hint: tr("Check its permissions; no archive was made."), path: String(path))
             }
         }
-        // TRANSLATORS: %@ is 7-Zip's own message (English).
         return ArchiverError(
+            // TRANSLATORS: %@ is 7-Zip's own message (English).
             .destination, tr("7-Zip could not make the archive: %@.", summary(run.errors)), path: output.string)
     }
 

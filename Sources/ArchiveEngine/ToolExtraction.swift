@@ -90,8 +90,8 @@ enum ToolArchive {
 
         /// "“x.7z” is damaged or incomplete: it ends too early."
         func error(_ archive: String, path: String) -> ArchiverError {
-            // TRANSLATORS: %1$@ is the archive, %2$@ what is wrong with it (“it ends too early”).
             ArchiverError(
+                // TRANSLATORS: %1$@ is the archive, %2$@ what is wrong with it (“it ends too early”).
                 .corrupt, tr("“%1$@” is damaged or incomplete: %2$@.", archive, reason),
                 hint: tr("Download or copy it again; nothing was extracted."), path: path)
         }
@@ -107,10 +107,11 @@ enum ToolArchive {
     static func checkReadable(_ archive: FilePath) throws(ArchiverError) {
         let descriptor = archive.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else {
-            // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
             let message =
                 errno == ENOENT
-                ? tr("“%@” does not exist.", archive) : tr("Cannot open “%1$@”: %2$@.", archive, String(cString: strerror(errno)))
+                ? tr("“%@” does not exist.", archive)
+                // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
+                : tr("Cannot open “%1$@”: %2$@.", archive, String(cString: strerror(errno)))
             throw ArchiverError(
                 .inputUnreadable, message, hint: tr("Check the name and its permissions."), path: archive.string)
         }
@@ -130,8 +131,8 @@ extension Secret {
     /// (an archive made with "ab\ncd" would open with "ab") or misread.
     func checkFitsOneLine(for program: String) throws(ArchiverError) {
         if withBytes({ $0.contains { $0 == 0 || $0 == 10 || $0 == 13 } }) {
-            // TRANSLATORS: %@ is a program's name: 7-Zip or unrar.
             throw ArchiverError(
+                // TRANSLATORS: %@ is a program's name: 7-Zip or unrar.
                 .password, tr("%@ cannot take a password with a line break or a NUL byte in it.", program),
                 hint: tr("Choose one without."))
         }

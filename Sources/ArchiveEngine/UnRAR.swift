@@ -269,8 +269,8 @@ extension UnRAR {
                 return FileSystem.destinationError(code, folder)
             }
             if run.status == 5 || run.status == 9 {
-                // TRANSLATORS: %2$@ is unrar's own message (English).
                 return ArchiverError(
+                    // TRANSLATORS: %2$@ is unrar's own message (English).
                     .destination, tr("unrar could not write in “%1$@”: %2$@.", folder, summary(errors)), path: folder.string)
             }
         } else if saysWrongPassword(run) {
@@ -286,8 +286,8 @@ extension UnRAR {
                 hint: tr("Check that the file is complete and really an archive."), path: archive.string)
         }
         if errors.contains("Cannot find volume") {
-            // TRANSLATORS: %2$@ is unrar's own message (English).
             return ArchiverError(
+                // TRANSLATORS: %2$@ is unrar's own message (English).
                 .corrupt, tr("“%1$@” is one part of a set whose next part is missing: %2$@.", name, summary(errors)),
                 hint: tr("Put all parts in one folder; nothing was extracted."), path: archive.string)
         }

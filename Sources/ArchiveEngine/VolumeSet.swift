@@ -36,14 +36,14 @@ struct VolumeSet: Sendable {
             return VolumeSet(parts: [path], name: ownName)
         case .missing(let part):
             let missing = part.name(number: part.number).displayName
-            // TRANSLATORS: %1$@ is one part's file name (“photos.7z.003”), %2$@ the name of the whole set.
             throw ArchiverError(
+                // TRANSLATORS: %1$@ is one part's file name (“photos.7z.003”), %2$@ the name of the whole set.
                 .inputUnreadable, tr("Part “%1$@” of “%2$@” is missing, so nothing was extracted.", missing, given.setName.displayName),
                 hint: tr("Put every part of the set in the same folder, then try again."), path: missing)
         case .shortPart(let part):
             let short = part.name(number: part.number).displayName
-            // TRANSLATORS: %1$@ is one part's file name (“photos.7z.003”), %2$@ the name of the whole set.
             throw ArchiverError(
+                // TRANSLATORS: %1$@ is one part's file name (“photos.7z.003”), %2$@ the name of the whole set.
                 .corrupt, tr("Part “%1$@” of “%2$@” is shorter than the others: it was cut short, so nothing was extracted.", short, given.setName.displayName),
                 hint: tr("Download or copy that part again."), path: short)
         }
