@@ -43,31 +43,31 @@ struct ArchiveReader: ~Copyable {
         let name = path.lastComponent?.string ?? path.string
         guard let info = FileSystem.status(path) ?? FileSystem.resolve(path).flatMap(FileSystem.status) else {
             throw ArchiverError(
-                .inputUnreadable, "“\(path)” does not exist.", hint: "Check the name and try again.", path: path.string)
+                .inputUnreadable, tr("“%@” does not exist.", path), hint: tr("Check the name and try again."), path: path.string)
         }
         var target = info
         if FileSystem.isSymlink(info) {
             var followed = stat()
             guard path.withPlatformString({ stat($0, &followed) }) == 0 else {
-                throw ArchiverError(.inputUnreadable, "“\(path)” is a broken symlink.", path: path.string)
+                throw ArchiverError(.inputUnreadable, tr("“%@” is a broken symlink.", path), path: path.string)
             }
             target = followed
         }
         if FileSystem.isDirectory(target) {
             throw ArchiverError(
-                .inputUnreadable, "“\(path)” is a folder, not an archive.", hint: "Name an archive file.",
+                .inputUnreadable, tr("“%@” is a folder, not an archive.", path), hint: tr("Name an archive file."),
                 path: path.string)
         }
         guard path.withPlatformString({ access($0, R_OK) }) == 0 else {
             throw ArchiverError(
-                .inputUnreadable, "You do not have permission to read “\(path)”.", hint: "Check its permissions.",
+                .inputUnreadable, tr("You do not have permission to read “%@”.", path), hint: tr("Check its permissions."),
                 path: path.string)
         }
         let volumes = try VolumeSet.find(path)
         if target.st_size == 0, FileSystem.isRegular(target), !volumes.isMultiPart {
             throw ArchiverError(
-                .notAnArchive, "“\(name)” is empty (0 bytes), so it is not an archive.",
-                hint: "The download or copy may have failed; get the file again.", path: path.string)
+                .notAnArchive, tr("“%@” is empty (0 bytes), so it is not an archive.", name),
+                hint: tr("The download or copy may have failed; get the file again."), path: path.string)
         }
 
         let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
@@ -102,7 +102,7 @@ struct ArchiveReader: ~Copyable {
         _ path: FilePath, name: String, password: Secret?, source: VolumeSource?, volumes: VolumeSet
     ) throws(ArchiverError) -> OpaquePointer {
         guard let handle = archive_read_new() else {
-            throw ArchiverError(.inputUnreadable, "Out of memory while opening “\(name)”.")
+            throw ArchiverError(.inputUnreadable, tr("Out of memory while opening “%@”.", name))
         }
         archive_read_support_filter_all(handle)
         archive_read_support_format_all(handle)
@@ -114,7 +114,8 @@ struct ArchiveReader: ~Copyable {
             let (message, code) = lastError(handle)
             archive_read_free(handle)
             if code == EACCES || code == ENOENT {
-                throw ArchiverError(.inputUnreadable, "Cannot open “\(name)”: \(message).", path: path.string)
+                // TRANSLATORS: %1$@ is a file, %2$@ libarchive's own message (English).
+                throw ArchiverError(.inputUnreadable, tr("Cannot open “%1$@”: %2$@.", name, message), path: path.string)
             }
             throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil))
         }

@@ -17,7 +17,7 @@ struct ArchiveWriter: ~Copyable {
     /// The corresponding C function is `archive_write_new`.
     init(format: ArchiveFormat, settings: CompressionSettings, threads: Int, password: Secret? = nil) throws(ArchiverError) {
         guard let handle = archive_write_new() else {
-            throw ArchiverError(.destination, "Out of memory while starting the archive.")
+            throw ArchiverError(.destination, tr("Out of memory while starting the archive."))
         }
         switch format.container {
         case .zip: archive_write_set_format_zip(handle)
@@ -41,7 +41,8 @@ struct ArchiveWriter: ~Copyable {
         if !options.isEmpty, archive_write_set_options(handle, options) != ARCHIVE_OK {
             let (message, _) = lastError(handle)
             archive_write_free(handle)
-            throw ArchiverError(.notAnArchive, "libarchive refused the options “\(options)”: \(message).")
+            // TRANSLATORS: %1$@ is a list of libarchive options (“zip:compression=deflate”), %2$@ libarchive's own message.
+            throw ArchiverError(.notAnArchive, tr("libarchive refused the options “%1$@”: %2$@.", options, message))
         }
         // A custom destination pads the last block to 10240 bytes unless told otherwise.
         archive_write_set_bytes_in_last_block(handle, 1)
@@ -139,7 +140,8 @@ struct ArchiveWriter: ~Copyable {
         if FileSystem.diskFailures.contains(code) || code == EACCES || code == EPERM {
             throw FileSystem.destinationError(code, .init(folder))
         }
-        throw ArchiverError(.destination, "Writing the archive failed: \(message).", path: folder)
+        // TRANSLATORS: %@ is libarchive's own message (English).
+        throw ArchiverError(.destination, tr("Writing the archive failed: %@.", message), path: folder)
     }
 
     /// An `archive_entry` owned by Swift.

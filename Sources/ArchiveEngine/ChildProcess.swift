@@ -112,7 +112,8 @@ package struct ChildProcess {
         }
         guard fits else {
             close(readEnd)
-            throw ArchiverError(.password, "The password is too long to hand to \(name).", hint: "Use a shorter one.")
+            // TRANSLATORS: %@ is a program's name: 7-Zip or unrar.
+            throw ArchiverError(.password, tr("The password is too long to hand to %@.", name), hint: tr("Use a shorter one."))
         }
         return readEnd
     }
@@ -209,7 +210,8 @@ package struct ChildProcess {
     }
 
     private static func startFailure(_ name: String, _ code: Int32) -> ArchiverError {
-        ArchiverError(.notAnArchive, "Cannot start \(name): \(String(cString: strerror(code))).")
+        // TRANSLATORS: %1$@ is a program's name (7-Zip, unrar), %2$@ the system's reason (from the C library).
+        ArchiverError(.notAnArchive, tr("Cannot start %1$@: %2$@.", name, String(cString: strerror(code))))
     }
 }
 

@@ -14,8 +14,8 @@ public struct CompressResult: Sendable {
     public var symlinks: Int
     /// Every file made: the archive, or its parts in order when it was split.
     public var parts: [FilePath] = []
-    /// Items skipped or changed while being read, in words.
-    public var warnings: [String]
+    /// Items skipped or changed while being read.
+    public var warnings: [JobWarning]
 }
 
 /// Files and folders → one archive, written under a temporary name and published when complete.
@@ -48,7 +48,7 @@ public enum Compressor {
             let path = input.madeAbsolute
             guard let info = FileSystem.status(path) else {
                 throw ArchiverError(
-                    .inputUnreadable, "“\(input)” does not exist.", hint: "Check the name and try again.",
+                    .inputUnreadable, tr("“%@” does not exist.", input), hint: tr("Check the name and try again."),
                     path: input.string)
             }
             planned.append(.init(path: path, isDirectory: FileSystem.isDirectory(info)))
@@ -63,20 +63,23 @@ public enum Compressor {
         guard let folderInfo = FileSystem.resolve(plan.folder).flatMap(FileSystem.status), FileSystem.isDirectory(folderInfo)
         else {
             throw ArchiverError(
-                .destination, "The folder “\(plan.folder)” does not exist.", hint: "Create it first, or choose another.",
+                .destination, tr("The folder “%@” does not exist.", plan.folder), hint: tr("Create it first, or choose another."),
                 path: plan.folder.string)
         }
         let tree = try FileTree.walk(plan.items, control: control)
         if format.isSingleStream, let only = tree.items.first, only.kind != .file {
             throw ArchiverError(
-                .usage, "The \(format.rawValue) format compresses one regular file, and “\(only.source)” is not one.",
-                hint: "Use --format \(format.tarEquivalent.rawValue) instead.")
+                // TRANSLATORS: %1$@ is a format name (gz, xz, zst …), %2$@ the item given.
+                .usage, tr("The %1$@ format compresses one regular file, and “%2$@” is not one.", format.rawValue, only.source),
+                // TRANSLATORS: %@ is a format name such as tar.gz; “--format” is the command-line option.
+                hint: tr("Use --format %@ instead.", format.tarEquivalent.rawValue))
         }
 
         try preflight(tree.totalBytes)
         // 7z names are UTF-16: bytes that are not UTF-8 cannot survive, whoever writes them.
         let renamed = format.container != .sevenZip ? [] : tree.items.filter { String(validating: $0.nameInArchive, as: UTF8.self) == nil }.map {
-            "“\($0.nameInArchive.displayName)” is stored with “\u{FFFD}” in place of the bytes that are not UTF-8: 7z names are Unicode. Use zip or tar to keep the name exactly."
+            // TRANSLATORS: %1$@ is a file name, %2$@ the replacement character “�”.
+            JobWarning("name-not-utf8", tr("“%1$@” is stored with “%2$@” in place of the bytes that are not UTF-8: 7z names are Unicode. Use zip or tar to keep the name exactly.", $0.nameInArchive.displayName, "\u{FFFD}"))
         }
         var result = CompressResult(
             output: plan.folder.appending(bytes: plan.archiveName), size: 0, inputBytes: tree.totalBytes,
@@ -94,7 +97,7 @@ public enum Compressor {
             let parts = try backend.writeParts(into: staging, name: plan.archiveName, size: partSize, progress: progress)
             result.size = parts.reduce(0) { $0 + (FileSystem.status($1).map { Int64($0.st_size) } ?? 0) }
             withdrawn = true
-            guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, "Cancelled.") }
+            guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
             defer { FileSystem.removeTree(staging) }
             result.parts = try FileSystem.publishParts(parts, in: plan.folder, as: plan.archiveName, exact: plan.exact)
             result.output = result.parts[0]
@@ -154,7 +157,7 @@ private struct Backend {
                 VolumeName.parse(entry).map { (number: $0.number, path: folder.appending(bytes: entry)) }
             }.sorted { $0.number < $1.number }
             guard made.map(\.number) == Array(1...max(1, made.count)) else {
-                throw ArchiverError(.destination, "7-Zip did not write the parts of “\(name.displayName)” as expected; nothing was made.")
+                throw ArchiverError(.destination, tr("7-Zip did not write the parts of “%@” as expected; nothing was made.", name.displayName))
             }
             return made.map(\.path)
         }
@@ -210,8 +213,9 @@ private struct Backend {
             let file = item.source.withPlatformString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
             guard file >= 0 else {
                 throw ArchiverError(
-                    .inputUnreadable, "Cannot read “\(item.source)”: \(String(cString: strerror(errno))).",
-                    hint: "Check its permissions; no archive was made.", path: item.source.string)
+                    // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
+                    .inputUnreadable, tr("Cannot read “%1$@”: %2$@.", item.source, String(cString: strerror(errno))),
+                    hint: tr("Check its permissions; no archive was made."), path: item.source.string)
             }
             defer { close(file) }
             _ = posix_fadvise(file, 0, 0, POSIX_FADV_SEQUENTIAL)
@@ -222,14 +226,15 @@ private struct Backend {
                 if count < 0 {
                     if errno == EINTR { continue }
                     throw ArchiverError(
-                        .inputUnreadable, "Reading “\(item.source)” failed: \(String(cString: strerror(errno))).",
-                        hint: "No archive was made.", path: item.source.string)
+                        // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
+                        .inputUnreadable, tr("Reading “%1$@” failed: %2$@.", item.source, String(cString: strerror(errno))),
+                        hint: tr("No archive was made."), path: item.source.string)
                 }
                 if count == 0 {
                     // The file shrank after it was listed; the format pads the entry to the recorded size.
                     throw ArchiverError(
-                        .inputUnreadable, "“\(item.source)” got shorter while it was being compressed.",
-                        hint: "Try again when nothing is writing to it; no archive was made.", path: item.source.string)
+                        .inputUnreadable, tr("“%@” got shorter while it was being compressed.", item.source),
+                        hint: tr("Try again when nothing is writing to it; no archive was made."), path: item.source.string)
                 }
                 try writer.writeData(UnsafeRawBufferPointer(rebasing: buffer[..<count]), folder: folderName)
                 remaining -= Int64(count)
@@ -255,7 +260,7 @@ struct FileTree {
 
     var items: [Item] = []
     var totalBytes: Int64 = 0
-    var warnings: [String] = []
+    var warnings: [JobWarning] = []
 
     func count(_ kind: Kind) -> Int { items.lazy.filter { $0.kind == kind }.count }
 
@@ -271,7 +276,7 @@ struct FileTree {
     private mutating func add(_ path: FilePath, as name: [UInt8], control: JobControl) throws(ArchiverError) {
         try control.check()
         guard let info = FileSystem.status(path) else {
-            throw ArchiverError(.inputUnreadable, "“\(path)” disappeared while it was being read.", path: path.string)
+            throw ArchiverError(.inputUnreadable, tr("“%@” disappeared while it was being read.", path), path: path.string)
         }
         switch info.st_mode & S_IFMT {
         case S_IFREG:
@@ -284,7 +289,7 @@ struct FileTree {
                 children = try FileSystem.entries(of: path)
             } catch {
                 throw ArchiverError(
-                    .inputUnreadable, "Cannot read the folder “\(path)”.", hint: "Check its permissions; no archive was made.",
+                    .inputUnreadable, tr("Cannot read the folder “%@”.", path), hint: tr("Check its permissions; no archive was made."),
                     path: path.string)
             }
             for child in children.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
@@ -292,11 +297,11 @@ struct FileTree {
             }
         case S_IFLNK:
             guard let target = FileSystem.symlinkTarget(path) else {
-                throw ArchiverError(.inputUnreadable, "Cannot read the symlink “\(path)”.", path: path.string)
+                throw ArchiverError(.inputUnreadable, tr("Cannot read the symlink “%@”.", path), path: path.string)
             }
             items.append(Item(source: path, nameInArchive: name, status: info, kind: .symlink, symlinkTarget: target))
         default:
-            warnings.append("Skipped “\(path)”: sockets, pipes and device files are not archived.")
+            warnings.append(JobWarning("special-file-skipped", tr("Skipped “%@”: sockets, pipes and device files are not archived.", path)))
         }
     }
 }

@@ -16,7 +16,7 @@ struct DiskWriter: ~Copyable {
 
     init() throws(ArchiverError) {
         guard let handle = archive_write_disk_new() else {
-            throw ArchiverError(.destination, "Out of memory while starting extraction.")
+            throw ArchiverError(.destination, tr("Out of memory while starting extraction."))
         }
         // PERM so that a folder's mode applies even when its entry comes after its files (libarchive's 7z
         // writer puts folders last); `EntryRewrite.limitPermissions` has already dropped the special bits
@@ -51,7 +51,8 @@ struct DiskWriter: ~Copyable {
     /// Applies the deferred folder times and modes. The corresponding C function is `archive_write_close`.
     func close(folder: String) throws(ArchiverError) {
         if case .skipped(let message) = try outcome(archive_write_close(handle), folder: folder) {
-            throw ArchiverError(.destination, "Finishing the extraction failed: \(message).", path: folder)
+            // TRANSLATORS: %@ is libarchive's own message (English).
+            throw ArchiverError(.destination, tr("Finishing the extraction failed: %@.", message), path: folder)
         }
     }
 
@@ -63,7 +64,8 @@ struct DiskWriter: ~Copyable {
             throw FileSystem.destinationError(code, .init(folder))
         }
         if status == .fatal {
-            throw ArchiverError(.destination, "Extraction failed: \(message).", path: folder)
+            // TRANSLATORS: %@ is libarchive's own message (English).
+            throw ArchiverError(.destination, tr("Extraction failed: %@.", message), path: folder)
         }
         return .skipped(message)
     }

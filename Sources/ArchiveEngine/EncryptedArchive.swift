@@ -142,7 +142,7 @@ struct EncryptedArchive {
         progress(size, size)
 
         withdrawn = true
-        guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, "Cancelled.") }
+        guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
         defer { FileSystem.removeTree(staging) }
         result.output = try Extractor.publishLayout(
             staging, in: folder, archiveName: archive.lastComponent?.bytes ?? Array(name.utf8),

@@ -67,6 +67,12 @@ public struct ExtractResult: Sendable {
 
         /// Why, in words (English for `--json`'s `reason`, the user's language for people).
         public var reason: Text { refusal.text }
+
+        /// The whole sentence: "Refused “x”: its path is absolute."
+        public var text: Text {
+            // TRANSLATORS: %1$@ is an entry of the archive, %2$@ the reason (“its path is absolute”).
+            tr("Refused “%1$@”: %2$@.", path, reason)
+        }
     }
 
     /// The file or folder created; nil when there was nothing to extract.
@@ -78,8 +84,9 @@ public struct ExtractResult: Sendable {
     public var bytes: Int64 = 0
     public var refused: [Refused] = []
     public var skippedJunk: [String] = []
-    /// Entries that failed alone (a name too long for the disk, a missing link target…), in words.
-    public var warnings: [String] = []
+    /// Entries that failed alone (a name too long for the disk, a missing link target…), and libarchive's
+    /// own warnings.
+    public var warnings: [JobWarning] = []
     /// libarchive's name of the format.
     public var format = ""
     /// The code page the names were read in, when they were not UTF-8.
@@ -89,6 +96,20 @@ public struct ExtractResult: Sendable {
 
     /// True when something was refused or failed, so the exit status is "done with warnings".
     public var hasWarnings: Bool { !refused.isEmpty || !warnings.isEmpty }
+}
+
+extension JobWarning {
+    /// One entry could not be written; `reason` is the library's or the program's own words.
+    static func entryFailed(_ entry: String, _ reason: String) -> JobWarning {
+        // TRANSLATORS: %1$@ is an entry of the archive, %2$@ the reason in libarchive's own words (English).
+        JobWarning("entry-failed", tr("Could not extract “%1$@”: %2$@.", entry, reason))
+    }
+
+    /// A warning libarchive, 7-Zip or unrar gave about `archive`, in its own words.
+    static func archiveWarning(_ archive: String, _ message: some StringProtocol) -> JobWarning {
+        // TRANSLATORS: %1$@ is the archive, %2$@ a warning in the words of libarchive, 7-Zip or unrar (English).
+        JobWarning("archive-warning", tr("“%1$@”: %2$@.", archive, String(message)))
+    }
 }
 
 /// An archive → files on disk, inside a hidden staging folder renamed into place at the end.
@@ -170,14 +191,16 @@ public enum Extractor {
     /// `café.txt`, which a migrated disk can hold): then every name stays as stored, so that no file
     /// replaces another, and the reason is a warning.
     private static func keepingNamesApart(_ decoder: NameDecoder?, _ entries: [ArchiveEntryInfo]) -> (
-        decoder: NameDecoder?, warning: String?
+        decoder: NameDecoder?, warning: JobWarning?
     ) {
         guard let decoder else { return (nil, nil) }
         var seen: [[UInt8]: [UInt8]] = [:]
         for entry in entries {
             let decoded = decoder(entry.path)
             if let earlier = seen.updateValue(entry.path, forKey: decoded), earlier != entry.path {
-                return (nil, "Names were kept as stored: read as \(decoder.encoding), two entries would both be “\(decoded.displayName)”.")
+                // TRANSLATORS: %1$@ is a code page such as CP437 or windows-1252, %2$@ a file name.
+                let text = tr("Names were kept as stored: read as %1$@, two entries would both be “%2$@”.", decoder.encoding, decoded.displayName)
+                return (nil, JobWarning("names-clash", text))
             }
         }
         return (decoder, nil)
@@ -250,9 +273,9 @@ public enum Extractor {
         }
         if let free = FileSystem.freeSpace(folder), needed > free {
             throw ArchiverError(
-                .destination,
-                "“\(archive)” needs \(HumanFormat.bytes(needed)) but only \(HumanFormat.bytes(free)) is free in “\(folder)”.",
-                hint: "Free some space or extract somewhere else with --to.", path: folder.string)
+                // TRANSLATORS: %1$@ is the archive, %2$@ and %3$@ are sizes (“1.5 GB”), %4$@ the destination folder.
+                .destination, tr("“%1$@” needs %2$@ but only %3$@ is free in “%4$@”.", archive, .bytes(needed), .bytes(free), folder),
+                hint: tr("Free some space or extract somewhere else with --to."), path: folder.string)
         }
     }
 
@@ -263,10 +286,13 @@ public enum Extractor {
         let unknown = selection.unmatched(in: paths)
         if let first = unknown.first {
             let matches = Suggestions.closeMatches(for: first.displayName, in: paths.map(\.displayName))
+            // TRANSLATORS: one suggested entry name, in quotes; several are listed with “, ” between them.
+            let quoted = matches.map { tr("“%@”", $0) }
             let hint = matches.isEmpty
-                ? "Use --list to see what it holds."
-                : "Did you mean " + matches.map { "“\($0)”" }.joined(separator: ", ") + "?"
-            throw ArchiverError(.usage, "“\(archive)” has no entry “\(first.displayName)”.", hint: hint)
+                ? tr("Use --list to see what it holds.")
+                // TRANSLATORS: %@ is one or more quoted entry names, separated by commas.
+                : tr("Did you mean %@?", Text.sentences(quoted, separator: ", "))
+            throw ArchiverError(.usage, tr("“%1$@” has no entry “%2$@”.", archive, first.displayName), hint: hint)
         }
     }
 
@@ -292,8 +318,8 @@ public enum Extractor {
             if try opens(password) { return password }
         }
         throw ArchiverError(
-            .password, "Wrong password for “\(name)”; nothing was extracted.",
-            hint: "Check the password (capitals count) and try again. If it is right, the archive is damaged.",
+            .password, tr("Wrong password for “%@”; nothing was extracted.", name),
+            hint: tr("Check the password (capitals count) and try again. If it is right, the archive is damaged."),
             path: name)
     }
 
@@ -373,7 +399,7 @@ public enum Extractor {
             }
             let name = info.path.displayName
             if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
-                result.warnings.append("Could not extract “\(name)”: \(message).")
+                result.warnings.append(.entryFailed(name, message))
                 continue
             }
             var failed: String?
@@ -391,24 +417,25 @@ public enum Extractor {
             // the disk writer would then pad the file to its recorded size. Tar may end in a sparse hole.
             if info.kind == .file, let size = info.size, end < size, !reader.mayEndInHole {
                 throw ArchiverError(
-                    .corrupt, "“\(reader.displayName)” is incomplete: “\(name)” stops after \(end) of its \(size) bytes.",
-                    hint: "If it is one part of a multi-part set, all parts are needed; nothing was extracted.",
+                    // TRANSLATORS: %1$@ is the archive, %2$@ an entry in it; %3$ld and %4$ld are byte counts.
+                    .corrupt, tr("“%1$@” is incomplete: “%2$@” stops after %3$ld of its %4$ld bytes.", reader.displayName, name, end, size),
+                    hint: tr("If it is one part of a multi-part set, all parts are needed; nothing was extracted."),
                     path: reader.displayName)
             }
             if failed == nil, case .skipped(let message) = try disk.finishEntry(folder: folderName) { failed = message }
             if let failed {
                 // Never leave a half-written file to be published under its name.
                 if case .write(let target, _) = decision { FileSystem.removeTree(FilePath(bytes: target)) }
-                result.warnings.append("Could not extract “\(name)”: \(failed).")
+                result.warnings.append(.entryFailed(name, failed))
                 continue
             }
             session.record(info, result: &result)
         }
         try disk.close(folder: folderName)
-        result.warnings += reader.warnings.map { "“\(reader.displayName)”: \($0)." }
+        result.warnings += reader.warnings.map { .archiveWarning(reader.displayName, $0) }
         progress(reader.fileSize, reader.fileSize)
         withdrawn = true
-        guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, "Cancelled.") }
+        guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
         defer { FileSystem.removeTree(staging) }
 
         result.output = try publishLayout(staging, in: folder, archiveName: archiveName, linksReachTop: session.linksReachTop)

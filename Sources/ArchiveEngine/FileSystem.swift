@@ -68,7 +68,7 @@ package enum FileSystem {
             if isDirectory(info) || (isSymlink(info) && resolve(path).flatMap(status).map(isDirectory) == true) {
                 return
             }
-            throw ArchiverError(.destination, "“\(path)” exists and is not a folder.", hint: "Choose another destination.")
+            throw ArchiverError(.destination, tr("“%@” exists and is not a folder.", path), hint: tr("Choose another destination."))
         }
         if !path.removingLastComponent().isEmpty, path.removingLastComponent() != path {
             try makeDirectories(path.removingLastComponent())
@@ -99,11 +99,11 @@ package enum FileSystem {
             if try claim(source, at: candidate, isDirectory: isDirectory) { return candidate }
             if exact {
                 throw ArchiverError(
-                    .destination, "“\(candidate)” already exists; nothing was overwritten.",
-                    hint: "Choose another name, or move the existing file away.", path: candidate.string)
+                    .destination, tr("“%@” already exists; nothing was overwritten.", candidate),
+                    hint: tr("Choose another name, or move the existing file away."), path: candidate.string)
             }
         }
-        throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(folder)”.")
+        throw ArchiverError(.destination, tr("No free name for “%1$@” in “%2$@”.", name.displayName, folder))
     }
 
     /// Moves the parts of a split archive to `NAME.001`, `NAME.002`, … in `folder`, all under the first
@@ -137,11 +137,11 @@ package enum FileSystem {
             giveBack()
             if exact {
                 throw ArchiverError(
-                    .destination, "“\(targets[0])” or another part of that name already exists; nothing was overwritten.",
-                    hint: "Choose another name, or move the existing parts away.", path: targets[0].string)
+                    .destination, tr("“%@” or another part of that name already exists; nothing was overwritten.", targets[0]),
+                    hint: tr("Choose another name, or move the existing parts away."), path: targets[0].string)
             }
         }
-        throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(folder)”.")
+        throw ArchiverError(.destination, tr("No free name for “%1$@” in “%2$@”.", name.displayName, folder))
     }
 
     /// Tries to move `source` to `target`; false when `target` is taken.
@@ -195,8 +195,9 @@ package enum FileSystem {
     /// The names in a folder, without `.` and `..`.
     package static func entries(of folder: FilePath) throws(ArchiverError) -> [[UInt8]] {
         guard let dir = folder.withPlatformString({ opendir($0) }) else {
-            throw ArchiverError(.inputUnreadable, "Cannot read the folder “\(folder)”: \(String(cString: strerror(errno))).",
-                hint: "Check its permissions.", path: folder.string)
+            // TRANSLATORS: %1$@ is a folder, %2$@ the system's reason (from the C library, already translated).
+            throw ArchiverError(.inputUnreadable, tr("Cannot read the folder “%1$@”: %2$@.", folder, String(cString: strerror(errno))),
+                hint: tr("Check its permissions."), path: folder.string)
         }
         defer { closedir(dir) }
         var names: [[UInt8]] = []
@@ -234,18 +235,19 @@ package enum FileSystem {
         switch code {
         case ENOSPC, EDQUOT:
             return ArchiverError(
-                .destination, "The disk holding “\(folder)” is full; nothing was left behind.",
-                hint: "Free some space or choose another destination.", path: folder.string)
+                .destination, tr("The disk holding “%@” is full; nothing was left behind.", folder),
+                hint: tr("Free some space or choose another destination."), path: folder.string)
         case EROFS:
             return ArchiverError(
-                .destination, "“\(folder)” is on a read-only disk.", hint: "Choose another destination.",
+                .destination, tr("“%@” is on a read-only disk.", folder), hint: tr("Choose another destination."),
                 path: folder.string)
         case EACCES, EPERM:
             return ArchiverError(
-                .destination, "You do not have permission to write in “\(folder)”.",
-                hint: "Choose a folder you own.", path: folder.string)
+                .destination, tr("You do not have permission to write in “%@”.", folder),
+                hint: tr("Choose a folder you own."), path: folder.string)
         default:
-            return ArchiverError(.destination, "Cannot write in “\(folder)”: \(reason).", path: folder.string)
+            // TRANSLATORS: %1$@ is a folder, %2$@ the system's reason (from the C library, already translated).
+            return ArchiverError(.destination, tr("Cannot write in “%1$@”: %2$@.", folder, reason), path: folder.string)
         }
     }
 }

@@ -83,7 +83,7 @@ package final class PendingFile {
     /// Moves it to `name` in its folder (numbered when taken, unless `exact`).
     /// - Throws: `.cancelled` when a stop already took it; the publisher's error, the file then removed.
     package func publish(as name: [UInt8], exact: Bool = false) throws(ArchiverError) -> FilePath {
-        guard withdraw() else { throw ArchiverError(.cancelled, "Cancelled.") }
+        guard withdraw() else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
         // Some file systems (NFS, a full quota) report a lost write only when the file is closed.
         closed = true
         if close(descriptor) != 0 { throw FileSystem.destinationError(errno, folder) }

@@ -29,7 +29,7 @@ public enum SevenZip {
     ) throws(ArchiverError) {
         guard FileSystem.status(output) == nil else {
             throw ArchiverError(
-                .destination, "“\(output)” already exists; nothing was overwritten.", path: output.string)
+                .destination, tr("“%@” already exists; nothing was overwritten.", output), path: output.string)
         }
         let base = folder.madeAbsolute
         // -sae: the name exactly as given (7-Zip adds .7z to a name without an extension);
@@ -123,7 +123,7 @@ public enum SevenZip {
     @discardableResult
     public static func extract(
         _ archive: FilePath, into staging: FilePath, password: Secret?, control: JobControl, progress: (Double) -> Void
-    ) throws(ArchiverError) -> [String] {
+    ) throws(ArchiverError) -> [Text] {
         try extractTree(archive, into: staging, password: password, control: control, progress: progress).messages
     }
 
@@ -147,8 +147,8 @@ public enum SevenZip {
         let excluded = unsafe.map { Array("-x!".utf8) + $0.path }
         guard excluded.joined().count < 512 * 1024 else {
             throw ArchiverError(
-                .corrupt,
-                "“\(name)” has \(excluded.count) entries with unsafe paths; nothing was extracted.",
+                // TRANSLATORS: %1$ld is how many entries, %2$@ the archive.
+                .corrupt, ntr("“%2$@” has %1$ld entry with an unsafe path; nothing was extracted.", "“%2$@” has %1$ld entries with unsafe paths; nothing was extracted.", excluded.count, name),
                 path: archive.string)
         }
         do throws(ArchiverError) {
@@ -189,8 +189,8 @@ extension SevenZip {
         try password?.checkFitsOneLine(for: "7-Zip")
         guard let sevenZip = executable else {
             throw ArchiverError(
-                .notAnArchive, "7-Zip is not installed; it is needed for encrypted 7z archives.",
-                hint: "Install the 7zip package.")
+                .notAnArchive, tr("7-Zip is not installed; it is needed for encrypted 7z archives."),
+                hint: tr("Install the 7zip package."))
         }
         // -spd: names are never wildcards.
         let output = showsProgress ? ["-bso0", "-bsp1"] : ["-bsp0"]
@@ -257,13 +257,13 @@ extension SevenZip {
 
 extension SevenZip {
     /// 7-Zip's error lines without its `ERROR:` labels, for messages.
-    private static func summary(_ errors: String) -> String {
+    private static func summary(_ errors: String) -> Text {
         let lines = errors.split(whereSeparator: \.isNewline).map { line in
             line.hasPrefix("ERROR: ") ? line.dropFirst(7) : line
         }
         let meaningful = lines.filter { !["ERROR:", "ERRORS:", "System ERROR:", "WARNING:", "WARNINGS:"].contains($0) }
         let text = meaningful.joined(separator: "; ")
-        return text.isEmpty ? "it stopped without saying why" : String(text.prefix(300))
+        return text.isEmpty ? tr("it stopped without saying why") : .verbatim(String(text.prefix(300)))
     }
 
     /// The `errno=N` values 7-Zip printed.
@@ -277,34 +277,33 @@ extension SevenZip {
         let errors = run.errors
         if errors.contains("Wrong password") {
             return ArchiverError(
-                .password, "Wrong password for “\(name)”.", hint: "Check it and try again.", path: archive.string)
+                .password, tr("Wrong password for “%@”.", name), hint: tr("Check it and try again."), path: archive.string)
         }
         if let folder, let code = errorNumbers(errors).first(where: FileSystem.diskFailures.contains) {
             return FileSystem.destinationError(code, folder)
         }
         if run.status == 255 {
-            return ArchiverError(.cancelled, "7-Zip was stopped; nothing was left behind.")
+            return ArchiverError(.cancelled, tr("7-Zip was stopped; nothing was left behind."))
         }
         let damage = [
-            ("Unexpected end", "it ends too early"), ("Headers Error", "its headers are damaged"),
-            ("CRC Failed", "a checksum does not match"), ("Data Error", "its data is damaged"),
+            ("Unexpected end", ToolArchive.Damage.endsEarly), ("Headers Error", .headers), ("CRC Failed", .checksum), ("Data Error", .data),
         ]
         if let (_, reason) = damage.first(where: { errors.contains($0.0) }) {
-            return ArchiverError(
-                .corrupt, "“\(name)” is damaged or incomplete: \(reason).",
-                hint: "Download or copy it again; nothing was extracted.", path: archive.string)
+            return reason.error(name, path: archive.string)
         }
         // "Cannot open the file as [7z] archive" alone, or with "Is not archive" when the name says 7z.
         if ["Cannot open the file as", "Can not open the file as", "Is not archive"].contains(where: errors.contains) {
             return ArchiverError(
-                .notAnArchive, "“\(name)” is not an archive 7-Zip can read.",
-                hint: "Check that the file is complete and really an archive.", path: archive.string)
+                .notAnArchive, tr("“%@” is not an archive 7-Zip can read.", name),
+                hint: tr("Check that the file is complete and really an archive."), path: archive.string)
         }
         if errors.contains("Unsupported") {
             return ArchiverError(
-                .notAnArchive, "“\(name)” uses a feature 7-Zip cannot read: \(summary(errors)).", path: archive.string)
+                // TRANSLATORS: %2$@ is 7-Zip's own message (English).
+                .notAnArchive, tr("“%1$@” uses a feature 7-Zip cannot read: %2$@.", name, summary(errors)), path: archive.string)
         }
-        return ArchiverError(.corrupt, "7-Zip could not read “\(name)”: \(summary(errors)).", path: archive.string)
+        // TRANSLATORS: %2$@ is 7-Zip's own message (English).
+        return ArchiverError(.corrupt, tr("7-Zip could not read “%1$@”: %2$@.", name, summary(errors)), path: archive.string)
     }
 
     /// The error for a failed `7zz a`.
@@ -314,7 +313,7 @@ extension SevenZip {
             return FileSystem.destinationError(code, output.removingLastComponent())
         }
         if run.status == 255 {
-            return ArchiverError(.cancelled, "7-Zip was stopped; nothing was left behind.")
+            return ArchiverError(.cancelled, tr("7-Zip was stopped; nothing was left behind."))
         }
         // An input it cannot open: `WARNING: errno=13 : Permission denied` and the path on the next line.
         if let code = numbers.first {
@@ -324,18 +323,19 @@ extension SevenZip {
             }
             if code == EACCES || code == ENOENT || code == EPERM, let path {
                 return ArchiverError(
-                    .inputUnreadable, "Cannot read “\(path)”: \(String(cString: strerror(code))).",
-                    hint: "Check its permissions; no archive was made.", path: String(path))
+                    .inputUnreadable, tr("Cannot read “%1$@”: %2$@.", path, String(cString: strerror(code))),
+                    hint: tr("Check its permissions; no archive was made."), path: String(path))
             }
         }
         return ArchiverError(
-            .destination, "7-Zip could not make the archive: \(summary(run.errors)).", path: output.string)
+            // TRANSLATORS: %@ is 7-Zip's own message (English).
+            .destination, tr("7-Zip could not make the archive: %@.", summary(run.errors)), path: output.string)
     }
 
     /// The warnings of a finished extraction, or the error when it failed. 7-Zip exits with 2 after
     /// refusing a dangerous link, which is not a failure: the sweep reports the link.
     private static func extractionWarnings(_ run: ToolRun, archive: FilePath, staging: FilePath) throws(ArchiverError)
-        -> [String]
+        -> [JobWarning]
     {
         let lines = run.errors.split(whereSeparator: \.isNewline)
         let errors = lines.filter { $0.hasPrefix("ERROR:") }
@@ -344,7 +344,7 @@ extension SevenZip {
             return []
         case 1:
             let warnings = lines.filter { $0.hasPrefix("WARNING:") }.map { $0.dropFirst(8).trimmingPrefix(" ") }
-            return warnings.map { "“\(ToolArchive.displayName(archive))”: \($0)." }
+            return warnings.map { .archiveWarning(ToolArchive.displayName(archive), $0) }
         case 2 where !errors.isEmpty && errors.allSatisfy({ $0.hasPrefix("ERROR: Dangerous link") }):
             return []
         default:

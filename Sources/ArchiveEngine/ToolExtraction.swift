@@ -15,8 +15,8 @@ public enum ArchiveEncryption: Equatable, Sendable {
 public struct ToolExtraction: Sendable {
     /// Entries not extracted, or removed afterwards, and why.
     public var refused: [ExtractResult.Refused] = []
-    /// Other problems the program reported without failing, in words.
-    public var warnings: [String] = []
+    /// Other problems the program reported without failing.
+    public var warnings: [JobWarning] = []
     public var files = 0
     public var folders = 0
     public var symlinks = 0
@@ -27,7 +27,7 @@ public struct ToolExtraction: Sendable {
     public var linksReachTop = false
 
     /// The refusals in the extractor's words, then the warnings.
-    public var messages: [String] { refused.map { "Refused “\($0.path)”: \($0.reason)." } + warnings }
+    public var messages: [Text] { refused.map(\.text) + warnings.map(\.text) }
 }
 
 /// One finished run of 7-Zip or unrar, and the way both are run.
@@ -75,9 +75,31 @@ struct ToolRun {
 enum ToolArchive {
     static func displayName(_ archive: FilePath) -> String { archive.lastComponent?.string ?? archive.string }
 
+    /// The damage 7-Zip and unrar name, in our words.
+    enum Damage {
+        case endsEarly, headers, checksum, data
+
+        var reason: Text {
+            switch self {
+            case .endsEarly: tr("it ends too early")
+            case .headers: tr("its headers are damaged")
+            case .checksum: tr("a checksum does not match")
+            case .data: tr("its data is damaged")
+            }
+        }
+
+        /// "“x.7z” is damaged or incomplete: it ends too early."
+        func error(_ archive: String, path: String) -> ArchiverError {
+            ArchiverError(
+                // TRANSLATORS: %1$@ is the archive, %2$@ what is wrong with it (“it ends too early”).
+                .corrupt, tr("“%1$@” is damaged or incomplete: %2$@.", archive, reason),
+                hint: tr("Download or copy it again; nothing was extracted."), path: path)
+        }
+    }
+
     static func passwordNeeded(_ archive: FilePath) -> ArchiverError {
         ArchiverError(
-            .password, "“\(displayName(archive))” is password-protected.", hint: "Give its password.",
+            .password, tr("“%@” is password-protected.", displayName(archive)), hint: tr("Give its password."),
             path: archive.string)
     }
 
@@ -87,16 +109,18 @@ enum ToolArchive {
         guard descriptor >= 0 else {
             let message =
                 errno == ENOENT
-                ? "“\(archive)” does not exist." : "Cannot open “\(archive)”: \(String(cString: strerror(errno)))."
+                ? tr("“%@” does not exist.", archive)
+                // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
+                : tr("Cannot open “%1$@”: %2$@.", archive, String(cString: strerror(errno)))
             throw ArchiverError(
-                .inputUnreadable, message, hint: "Check the name and its permissions.", path: archive.string)
+                .inputUnreadable, message, hint: tr("Check the name and its permissions."), path: archive.string)
         }
         var info = stat()
         let isFolder = fstat(descriptor, &info) == 0 && FileSystem.isDirectory(info)
         close(descriptor)
         if isFolder {
             throw ArchiverError(
-                .inputUnreadable, "“\(archive)” is a folder, not an archive.", hint: "Name an archive file.",
+                .inputUnreadable, tr("“%@” is a folder, not an archive.", archive), hint: tr("Name an archive file."),
                 path: archive.string)
         }
     }
@@ -108,8 +132,9 @@ extension Secret {
     func checkFitsOneLine(for program: String) throws(ArchiverError) {
         if withBytes({ $0.contains { $0 == 0 || $0 == 10 || $0 == 13 } }) {
             throw ArchiverError(
-                .password, "\(program) cannot take a password with a line break or a NUL byte in it.",
-                hint: "Choose one without.")
+                // TRANSLATORS: %@ is a program's name: 7-Zip or unrar.
+                .password, tr("%@ cannot take a password with a line break or a NUL byte in it.", program),
+                hint: tr("Choose one without."))
         }
     }
 }

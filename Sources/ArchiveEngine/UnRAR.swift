@@ -81,8 +81,8 @@ public enum UnRAR {
         }
         if selection.names.contains(where: isPattern) {
             throw ArchiverError(
-                .usage, "Names with * or ? cannot be picked out of an encrypted rar: unrar reads them as patterns.",
-                hint: "Extract the whole archive instead.")
+                .usage, tr("Names with * or ? cannot be picked out of an encrypted rar: unrar reads them as patterns."),
+                hint: tr("Extract the whole archive instead."))
         }
         var report = ToolExtraction()
         let unsafe = StagingSweep.unsafeEntries(entries)
@@ -92,7 +92,7 @@ public enum UnRAR {
         guard unsafe.count < 10_000, !unsafe.contains(where: { isPattern($0.path) || $0.path.first == UInt8(ascii: "@") })
         else {
             throw ArchiverError(
-                .corrupt, "“\(name)” has entries with unsafe names that cannot be left out; nothing was extracted.",
+                .corrupt, tr("“%@” has entries with unsafe names that cannot be left out; nothing was extracted.", name),
                 path: archive.string)
         }
         // A selected folder's name alone would extract only the folder: `name/*` brings what it holds.
@@ -140,8 +140,8 @@ public enum UnRAR {
             } else {
                 report.warnings.append(
                     entry.kind == .symlink
-                        ? "Could not extract “\(name)”: unrar did not make the link."
-                        : "Could not extract “\(name)”: the password does not open it (it may have another one, or be damaged).")
+                        ? JobWarning("link-not-made", tr("Could not extract “%@”: unrar did not make the link.", name))
+                        : .passwordDoesNotOpen(name))
             }
         }
     }
@@ -172,14 +172,14 @@ extension UnRAR {
         try password?.checkFitsOneLine(for: "unrar")
         guard let unrar = executable else {
             throw ArchiverError(
-                .notAnArchive, "unrar is not installed; it is needed for encrypted rar archives.",
-                hint: "Install Debian's non-free “unrar” package.")
+                .notAnArchive, tr("unrar is not installed; it is needed for encrypted rar archives."),
+                hint: tr("Install Debian's non-free “unrar” package."))
         }
         // unrar would open every file the name matches, other archives included.
         if isPattern(archive.bytes) {
             throw ArchiverError(
-                .usage, "unrar cannot be given “\(ToolArchive.displayName(archive))”: it reads * and ? in a file name as patterns.",
-                hint: "Rename the archive (and its other parts) without * or ?, then try again.", path: archive.string)
+                .usage, tr("unrar cannot be given “%@”: it reads * and ? in a file name as patterns.", ToolArchive.displayName(archive)),
+                hint: tr("Rename the archive (and its other parts) without * or ?, then try again."), path: archive.string)
         }
         // -cfg-: neither a .rarrc nor the RAR variable may change what the switches say; -idc: no banner;
         // -@: a name starting with @ is a name, not a list of names to read.
@@ -207,8 +207,8 @@ extension UnRAR {
         }
         if listed.garbled {
             throw ArchiverError(
-                .corrupt, "“\(ToolArchive.displayName(archive))” has names that cannot be listed faithfully (a line break in a name); nothing was extracted.",
-                hint: "Extract it with unrar itself if you trust where it came from.", path: archive.string)
+                .corrupt, tr("“%@” has names that cannot be listed faithfully (a line break in a name); nothing was extracted.", ToolArchive.displayName(archive)),
+                hint: tr("Extract it with unrar itself if you trust where it came from."), path: archive.string)
         }
         return listed
     }
@@ -244,13 +244,13 @@ extension UnRAR {
 
 extension UnRAR {
     /// unrar's message lines, for errors.
-    private static func summary(_ errors: String) -> String {
+    private static func summary(_ errors: String) -> Text {
         let lines = errors.split(whereSeparator: \.isNewline).filter {
             !$0.hasPrefix("Enter password") && !$0.hasPrefix("Total errors") && !$0.allSatisfy(\.isWhitespace)
         }
         let text = lines.map { $0.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ") }
             .joined(separator: "; ")
-        return text.isEmpty ? "it stopped without saying why" : String(text.prefix(300))
+        return text.isEmpty ? tr("it stopped without saying why") : .verbatim(String(text.prefix(300)))
     }
 
     /// The error for a failed read (list, test, extract) of `archive`. While extracting into `folder`,
@@ -270,36 +270,36 @@ extension UnRAR {
             }
             if run.status == 5 || run.status == 9 {
                 return ArchiverError(
-                    .destination, "unrar could not write in “\(folder)”: \(summary(errors)).", path: folder.string)
+                    // TRANSLATORS: %2$@ is unrar's own message (English).
+                    .destination, tr("unrar could not write in “%1$@”: %2$@.", folder, summary(errors)), path: folder.string)
             }
         } else if saysWrongPassword(run) {
             return ArchiverError(
-                .password, "Wrong password for “\(name)”.", hint: "Check it and try again.", path: archive.string)
+                .password, tr("Wrong password for “%@”.", name), hint: tr("Check it and try again."), path: archive.string)
         }
         if run.status == 255 {
-            return ArchiverError(.cancelled, "unrar was stopped; nothing was left behind.")
+            return ArchiverError(.cancelled, tr("unrar was stopped; nothing was left behind."))
         }
         if errors.contains("is not RAR archive") {
             return ArchiverError(
-                .notAnArchive, "“\(name)” is not an archive unrar can read.",
-                hint: "Check that the file is complete and really an archive.", path: archive.string)
+                .notAnArchive, tr("“%@” is not an archive unrar can read.", name),
+                hint: tr("Check that the file is complete and really an archive."), path: archive.string)
         }
         if errors.contains("Cannot find volume") {
             return ArchiverError(
-                .corrupt, "“\(name)” is one part of a set whose next part is missing: \(summary(errors)).",
-                hint: "Put all parts in one folder; nothing was extracted.", path: archive.string)
+                // TRANSLATORS: %2$@ is unrar's own message (English).
+                .corrupt, tr("“%1$@” is one part of a set whose next part is missing: %2$@.", name, summary(errors)),
+                hint: tr("Put all parts in one folder; nothing was extracted."), path: archive.string)
         }
         let damage = [
-            ("Unexpected end of archive", "it ends too early"), ("checksum error", "a checksum does not match"),
-            ("Checksum error", "a checksum does not match"), ("header is corrupt", "its headers are damaged"),
-            ("Corrupt header", "its headers are damaged"),
+            ("Unexpected end of archive", ToolArchive.Damage.endsEarly), ("checksum error", .checksum),
+            ("Checksum error", .checksum), ("header is corrupt", .headers), ("Corrupt header", .headers),
         ]
         if let (_, reason) = damage.first(where: { errors.contains($0.0) }) {
-            return ArchiverError(
-                .corrupt, "“\(name)” is damaged or incomplete: \(reason).",
-                hint: "Download or copy it again; nothing was extracted.", path: archive.string)
+            return reason.error(name, path: archive.string)
         }
-        return ArchiverError(.corrupt, "unrar could not read “\(name)”: \(summary(errors)).", path: archive.string)
+        // TRANSLATORS: %2$@ is unrar's own message (English).
+        return ArchiverError(.corrupt, tr("unrar could not read “%1$@”: %2$@.", name, summary(errors)), path: archive.string)
     }
 
     /// The warnings and refusals of a finished extraction, or the error when it failed. Every message unrar
@@ -311,9 +311,9 @@ extension UnRAR {
     /// - Returns: also whether a file was left out for its password without being named (unrar 5).
     private static func extractionReport(
         _ run: ToolRun, archive: FilePath, staging: FilePath, refused: [ExtractResult.Refused]
-    ) throws(ArchiverError) -> (warnings: [String], refused: [ExtractResult.Refused], unnamed: Bool) {
+    ) throws(ArchiverError) -> (warnings: [JobWarning], refused: [ExtractResult.Refused], unnamed: Bool) {
         guard run.status != 0 else { return ([], refused, false) }
-        var warnings: [String] = []
+        var warnings: [JobWarning] = []
         var refused = refused
         var unnamed = false
         let unopened = [
@@ -327,7 +327,7 @@ extension UnRAR {
             if let (prefix, suffix) = unopened.first(where: { line.hasPrefix($0.0) }) {
                 let rest = line.dropFirst(prefix.count)
                 let file = rest.hasSuffix(suffix) ? rest.dropLast(suffix.count) : rest
-                warnings.append("Could not extract “\(file)”: the password does not open it (it may have another one, or be damaged).")
+                warnings.append(.passwordDoesNotOpen(String(file)))
             } else if line.hasPrefix(unsafeLink) {
                 let rest = line.dropFirst(unsafeLink.count)
                 let link = rest.firstRange(of: " -> ").map { rest[..<$0.lowerBound] } ?? rest
@@ -335,7 +335,7 @@ extension UnRAR {
             } else if line.hasPrefix("The specified password is incorrect") {
                 unnamed = true
             } else if line.hasPrefix("WARNING: Symbolic link ") {
-                warnings.append("“\(ToolArchive.displayName(archive))”: \(line.dropFirst(9)).")
+                warnings.append(.archiveWarning(ToolArchive.displayName(archive), line.dropFirst(9)))
             } else {
                 throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
             }
@@ -344,5 +344,14 @@ extension UnRAR {
             throw readFailure(run, archive: archive, writingIn: staging.removingLastComponent())
         }
         return (warnings, refused, unnamed)
+    }
+}
+
+extension JobWarning {
+    /// A file of a rar that the password given does not open (rar allows one password per file).
+    fileprivate static func passwordDoesNotOpen(_ file: String) -> JobWarning {
+        JobWarning(
+            "password-does-not-open",
+            tr("Could not extract “%@”: the password does not open it (it may have another one, or be damaged).", file))
     }
 }

@@ -37,13 +37,15 @@ struct VolumeSet: Sendable {
         case .missing(let part):
             let missing = part.name(number: part.number).displayName
             throw ArchiverError(
-                .inputUnreadable, "Part “\(missing)” of “\(given.setName.displayName)” is missing, so nothing was extracted.",
-                hint: "Put every part of the set in the same folder, then try again.", path: missing)
+                // TRANSLATORS: %1$@ is one part's file name (“photos.7z.003”), %2$@ the name of the whole set.
+                .inputUnreadable, tr("Part “%1$@” of “%2$@” is missing, so nothing was extracted.", missing, given.setName.displayName),
+                hint: tr("Put every part of the set in the same folder, then try again."), path: missing)
         case .shortPart(let part):
             let short = part.name(number: part.number).displayName
             throw ArchiverError(
-                .corrupt, "Part “\(short)” of “\(given.setName.displayName)” is shorter than the others: it was cut short, so nothing was extracted.",
-                hint: "Download or copy that part again.", path: short)
+                // TRANSLATORS: %1$@ is one part's file name (“photos.7z.003”), %2$@ the name of the whole set.
+                .corrupt, tr("Part “%1$@” of “%2$@” is shorter than the others: it was cut short, so nothing was extracted.", short, given.setName.displayName),
+                hint: tr("Download or copy that part again."), path: short)
         }
     }
 
@@ -60,9 +62,11 @@ struct VolumeSet: Sendable {
     /// have more parts than are here, which no name can tell.
     func incomplete(_ error: ArchiverError) -> ArchiverError {
         guard isMultiPart, error.code == .corrupt, let last = parts.last?.lastComponent?.string else { return error }
+        // TRANSLATORS: follows the sentence saying what is damaged; %@ is the last part's file name.
+        let end = tr("The set ends at “%@”: a later part may be missing, or that one cut short.", last)
         return ArchiverError(
-            error.code, "\(error.message) The set ends at “\(last)”: a later part may be missing, or that one cut short.",
-            hint: "Put every part of the set in the same folder, then try again.", path: error.path)
+            error.code, Text.sentences([error.message, end]),
+            hint: tr("Put every part of the set in the same folder, then try again."), path: error.path)
     }
 }
 
@@ -92,7 +96,7 @@ final class VolumeSource {
             guard let size = VolumeSet.size(of: path), path.withPlatformString({ access($0, R_OK) }) == 0 else {
                 let reason = String(cString: strerror(errno))
                 buffer.deallocate()
-                throw ArchiverError(.inputUnreadable, "Cannot open “\(path)”: \(reason).", path: path.string)
+                throw ArchiverError(.inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, reason), path: path.string)
             }
             parts.append(Part(path: path, start: start, size: size))
             start += size

@@ -136,7 +136,7 @@ public struct CompressCommand: ParsableCommand {
                     },
                     progress: { progress.update(done: $0, total: $1); desktop.update(done: $0, total: $1) })
                 progress.finish()
-                for warning in result.warnings { report.warn(warning) }
+                for warning in result.warnings { report.warn(warning.text.localized) }
                 made.append(result)
             } catch {
                 progress.finish()

@@ -136,7 +136,7 @@ public struct ExtractCommand: ParsableCommand {
                     })
                 progress.finish()
                 for refused in result.refused { report.warn("Refused “\(refused.path)”: \(refused.reason).") }
-                for warning in result.warnings { report.warn(warning) }
+                for warning in result.warnings { report.warn(warning.text.localized) }
                 warned = warned || result.hasWarnings
                 // Only a complete extraction lets the archive go, and only to the trash.
                 if trashArchive || settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
@@ -220,7 +220,7 @@ public struct ExtractCommand: ParsableCommand {
                 ("bytes", .int(result.bytes)),
                 ("refused", .array(result.refused.map { .object([("path", .string($0.path)), ("reason", .string($0.reason.english)), ("reasonCode", .string($0.refusal.code))]) })),
                 ("skippedJunk", .array(result.skippedJunk.map(JSON.string))),
-                ("warnings", .array(result.warnings.map(JSON.string))),
+                ("warnings", .array(result.warnings.map { JSON.string($0.text.english) })),
             ]
         } else {
             fields += [

@@ -452,9 +452,9 @@ struct SevenZipTests {
         let report = try SevenZip.extractTree(
             FilePath(archive), into: FilePath(staging), password: nil, control: JobControl()
         ) { _ in }
-        let linkReason = EntryPath.Refusal.linkLeavesDestination.description
+        let linkReason = EntryPath.Refusal.linkLeavesDestination.text.english
         #expect(
-            Set(report.messages) == [
+            Set(report.messages.map(\.english)) == [
                 "Refused “Hostile/passwd”: \(linkReason).", "Refused “Hostile/dir/up”: \(linkReason).",
             ])
         #expect(try fm.destinationOfSymbolicLink(atPath: staging + "/Hostile/dir/back") == "../file.txt")
@@ -492,10 +492,10 @@ struct SevenZipTests {
             FilePath(archive), into: FilePath(staging), password: nil, control: JobControl()
         ) { _ in }
         #expect(
-            Set(report.messages) == [
-                "Refused “../escape.txt”: \(EntryPath.Refusal.parentReference).",
-                "Refused “\(absolute)”: \(EntryPath.Refusal.absolutePath).",
-                "Refused “pipe”: \(EntryPath.Refusal.specialFile(.namedPipe)).",
+            Set(report.messages.map(\.english)) == [
+                "Refused “../escape.txt”: \(EntryPath.Refusal.parentReference.text.english).",
+                "Refused “\(absolute)”: \(EntryPath.Refusal.absolutePath.text.english).",
+                "Refused “pipe”: \(EntryPath.Refusal.specialFile(.namedPipe).text.english).",
             ])
         #expect(try FileManager.default.contentsOfDirectory(atPath: staging) == ["good.txt"])
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.sub("out")) == ["staging"])
