@@ -43,22 +43,25 @@ public enum Catalog {
     /// (gettext answers the empty msgid with the catalog's header, and with "" when there is none.)
     public static var isTranslating: Bool { !translate("").isEmpty }
 
+    // gettext returns its argument itself when there is no translation, so every lookup copies the result
+    // while the C strings it was given are still alive.
     static func translate(_ msgid: String) -> String {
-        guard let result = dgettext(domain, msgid) else { return msgid }
-        return String(cString: result)
+        msgid.withCString { id in dgettext(domain, id).map { String(cString: $0) } ?? msgid }
     }
 
     static func translate(_ msgid: String, context: String) -> String {
         let key = context + "\u{04}" + msgid
-        guard let result = dcgettext(domain, key, LC_MESSAGES) else { return msgid }
-        let text = String(cString: result)
+        let text = key.withCString { id in dcgettext(domain, id, LC_MESSAGES).map { String(cString: $0) } ?? key }
         return text == key ? msgid : text
     }
 
     static func translate(_ singular: String, _ plural: String, count: Int64) -> String {
         let n = UInt(clamping: count < 0 ? -count : count)
-        guard let result = dngettext(domain, singular, plural, n) else { return count == 1 ? singular : plural }
-        return String(cString: result)
+        return singular.withCString { one in
+            plural.withCString { many in
+                dngettext(domain, one, many, n).map { String(cString: $0) } ?? (count == 1 ? singular : plural)
+            }
+        }
     }
 }
 
