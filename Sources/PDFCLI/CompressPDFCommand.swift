@@ -215,8 +215,8 @@ extension CompressPDFCommand {
         let images =
             result.flattened
             ? ntr("%ld page rendered as pictures", "%ld pages rendered as pictures", result.pages)
-            // TRANSLATORS: %2$ld images of the %1$ld drawn on the pages were made smaller.
-            : ntr("%2$ld of %1$ld image resampled", "%2$ld of %1$ld images resampled", result.imagesPlaced, result.imagesReplaced)
+            // TRANSLATORS: %2$ld images of the %1$ld drawn on the pages were made smaller. English says “1 of 1 images”.
+            : ntr("%2$ld of %1$ld images resampled", "%2$ld of %1$ld images resampled", result.imagesPlaced, result.imagesReplaced)
         let saving = PDFNaming.saving(before: result.inputBytes, after: result.outputBytes)
         // TRANSLATORS: the copy made, its size before → after, how much smaller (“98 % smaller”), and what was done to its images.
         return tr("Created %1$@: %2$@ → %3$@ (%4$@); %5$@.", output, .bytes(result.inputBytes), .bytes(result.outputBytes), saving, images)

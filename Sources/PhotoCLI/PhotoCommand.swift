@@ -152,10 +152,11 @@ public struct PhotoCommand: ParsableCommand {
             let done = result.photos.count
             let total = plan.photoCount
             var error = stopped
-            // TRANSLATORS: %2$ld photos of %1$ld were finished when the job stopped.
             let after = stopped.code == .cancelled
-                ? ntr("Cancelled after %2$ld of %1$ld photo; the one in progress was removed.", "Cancelled after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
-                : ntr("Stopped by the time budget after %2$ld of %1$ld photo; the one in progress was removed.", "Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
+                // TRANSLATORS: %2$ld photos of %1$ld were finished when the job stopped. English says “0 of 1 photos”.
+                ? ntr("Cancelled after %2$ld of %1$ld photos; the one in progress was removed.", "Cancelled after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
+                // TRANSLATORS: %2$ld photos of %1$ld were finished when the time budget ran out.
+                : ntr("Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", "Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
             error.message = done == 0 ? after : [after, ntr("The %ld photo finished is kept.", "The %ld photos finished are kept.", done)]
             report.finished(result, plan: plan, failures: failures, exitCode: stopped.code.exitStatus, error: error, elapsed: progress.elapsed)
             let stoppedSummary = single.map { tr("Stopped compressing “%@”", $0) }
@@ -239,8 +240,8 @@ private final class ProgressDisplay: @unchecked Sendable {
 
     /// The batch calls this one worker at a time.
     func show(_ progress: PhotoProgress) {
-        // TRANSLATORS: the photo being worked on (%2$ld) of all (%1$ld), in a progress line.
-        let counts = ntr("%2$ld of %1$ld photo", "%2$ld of %1$ld photos", progress.total, min(progress.finished + 1, progress.total))
+        // TRANSLATORS: the photo being worked on (%2$ld) of all (%1$ld), in a progress line. English says “1 of 1 photos”.
+        let counts = ntr("%2$ld of %1$ld photos", "%2$ld of %1$ld photos", progress.total, min(progress.finished + 1, progress.total))
         let saved = progress.saved > 0 ? tr("%@ saved", .bytes(progress.saved)) : nil
         let name = Text.verbatim(progress.current.displayName)
         let terminalLine = Text.sentences([counts, name] + (saved.map { [$0] } ?? []), separator: "  ")
@@ -258,9 +259,10 @@ enum PhotoSettingsStore {
         for key in PhotoSettings.Key.allCases {
             guard let value = values[key.rawValue] else { continue }
             guard !settings.apply(key, value) else { continue }
-            // TRANSLATORS: %@ is the name of a setting (photo-format); jpeg is a format name.
             let warning = key == .format
+                // TRANSLATORS: %@ is the name of a setting (photo-format); jpeg is a format name.
                 ? tr("warning: the setting %@ is unusable; using jpeg.", key.rawValue)
+                // TRANSLATORS: %@ is the name of a setting (photo-max-size, photo-quality, photo-strip-location).
                 : tr("warning: the setting %@ is unusable; using the default.", key.rawValue)
             printError(warning.localized)
         }

@@ -51,6 +51,7 @@ final class PhotoReport {
         guard !photos.isEmpty else { return }
         let line = PhotoSummary.line(photos: photos.count, inputBytes: result.inputBytes, outputBytes: result.outputBytes)
         if !plan.createdFolders.isEmpty {
+            // TRANSLATORS: a folder's path in quotes, one of a list.
             let folders = Text.sentences(plan.createdFolders.map { tr("“%@”", $0) }, separator: ", ")
             // TRANSLATORS: the batch's summary (“48 photos, 212 MB → 31 MB (85 % smaller)”), then the folders made.
             print(tr("%1$@ in %2$@.", line, folders).localized)
@@ -58,7 +59,7 @@ final class PhotoReport {
             // TRANSLATORS: the summary (“1 photo, 3.1 MB → 420 kB (86 % smaller)”), then the copy made.
             print(tr("%1$@: “%2$@”.", line, photos[0].output).localized)
         } else {
-            // TRANSLATORS: the batch's summary as a sentence: “48 photos, 212 MB → 31 MB (85 % smaller)”.
+            // TRANSLATORS: a phrase made a sentence: “48 photos, 212 MB → 31 MB (85 % smaller)”, “3 already small, kept as they were”.
             print(tr("%@.", line).localized)
         }
         if kept > 0 { print(tr("%@.", Self.kept(kept)).localized) }
