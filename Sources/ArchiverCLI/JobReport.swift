@@ -7,16 +7,21 @@ import ArgumentParser
 package final class JobReport {
     let operation: String
     let json: Bool
-    private var warnings: [String] = []
+    private var warnings: [JobWarning] = []
 
     package init(operation: String, json: Bool) {
         self.operation = operation
         self.json = json
     }
 
+    package func warn(_ warning: JobWarning) {
+        warnings.append(warning)
+        printError("warning: \(warning.text.localized)")
+    }
+
+    // Glue until every caller passes a JobWarning with its own code.
     package func warn(_ text: String) {
-        warnings.append(text)
-        printError("warning: \(text)")
+        warn(JobWarning("warning", .verbatim(text)))
     }
 
     /// The archives made (several with `--each`), and the items of an `--each` batch that failed.
@@ -75,7 +80,11 @@ package final class JobReport {
             ("operation", .string(operation)), ("exitCode", .int(Int64(exitCode))),
             ("durationSeconds", .double((elapsed * 1000).rounded() / 1000)),
         ]
-        print(JSON.object(head + fields + [("warnings", .array(warnings.map(JSON.string)))]).rendered)
+        let notes: [(String, JSON)] = [
+            ("warnings", .array(warnings.map { .string($0.text.english) })),
+            ("warningCodes", .array(warnings.map { .string($0.code) })),
+        ]
+        print(JSON.object(head + fields + notes).rendered)
     }
 
     package static func json(_ error: ArchiverError) -> JSON {

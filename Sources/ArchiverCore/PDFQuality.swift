@@ -32,10 +32,22 @@ public enum PDFQuality: String, CaseIterable, Sendable {
         }
     }
 
+    /// The level's name for a person: `Medium`.
+    public var name: Text {
+        switch self {
+        case .best: ptr("PDF quality", "Best")
+        case .high: ptr("PDF quality", "High")
+        case .medium: ptr("PDF quality", "Medium")
+        case .low: ptr("PDF quality", "Low")
+        case .veryLow: ptr("PDF quality", "Very low")
+        case .minimum: ptr("PDF quality", "Minimum")
+        }
+    }
+
     /// `Medium (150 dpi, JPEG 50)`, for help texts and results.
-    public var label: String {
-        let name = self == .veryLow ? "Very low" : rawValue.prefix(1).uppercased() + rawValue.dropFirst()
-        return "\(name) (\(dpi) dpi, JPEG \(jpegQuality))"
+    public var label: Text {
+        // TRANSLATORS: a PDF quality level: its name, the resolution images get, and their JPEG quality.
+        tr("%1$@ (%2$ld dpi, JPEG %3$ld)", name, dpi, jpegQuality)
     }
 }
 
@@ -63,16 +75,17 @@ public enum PDFNaming {
     }
 
     /// `report.pdf: 31.8 MB → 612 kB (98 % smaller)`.
-    public static func summary(name: String, before: Int64, after: Int64) -> String {
-        "\(name): \(HumanFormat.bytes(before)) → \(HumanFormat.bytes(after)) (\(saving(before: before, after: after)))"
+    public static func summary(name: String, before: Int64, after: Int64) -> Text {
+        // TRANSLATORS: a PDF's name, its size before → after, and how much smaller it got ("98 % smaller").
+        tr("%1$@: %2$@ → %3$@ (%4$@)", name, .bytes(before), .bytes(after), saving(before: before, after: after))
     }
 
     /// `98 % smaller`; a saving under half a percent is `less than 1 % smaller`, and anything left is
     /// never `100 %`.
-    public static func saving(before: Int64, after: Int64) -> String {
-        guard before > 0, after < before else { return "not smaller" }
+    public static func saving(before: Int64, after: Int64) -> Text {
+        guard before > 0, after < before else { return tr("not smaller") }
         let percent = min(99, 100 - Int((Double(after) * 100 / Double(before)).rounded()))
-        return percent < 1 ? "less than 1 % smaller" : "\(percent) % smaller"
+        return percent < 1 ? tr("less than 1 %% smaller") : tr("%ld %% smaller", percent)
     }
 
     private static func lowercased(_ byte: UInt8) -> UInt8 {

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <libintl.h>
 #include <vips/vips.h>
 
 /* libvips's warnings ("error in tile 0 x 536", "ignoring nclx profile") say nothing to a person; the
@@ -13,6 +14,12 @@ static void drop_message(const gchar *domain, GLogLevelFlags level, const gchar 
 
 int archiver_photo_init(int concurrency) {
     if (VIPS_INIT("compress-photos-with-archiver")) return -1;
+    /* libvips's own messages stay English in every language: PhotoCodec.plainReason recognises them by
+       their English words, and --json must not change with the locale. vips_init bound its catalog
+       (domain "vips<major>.<minor>"); bound to a folder without catalogs, gettext returns the English. */
+    char domain[32];
+    snprintf(domain, sizeof domain, "vips%d.%d", vips_version(0), vips_version(1));
+    bindtextdomain(domain, "/nonexistent");
     const char *debug = g_getenv("ARCHIVER_DEBUG");
     if (!debug || strcmp(debug, "1") != 0)
         g_log_set_handler("VIPS", G_LOG_LEVEL_WARNING | G_LOG_LEVEL_MESSAGE | G_LOG_LEVEL_INFO, drop_message, NULL);

@@ -14,47 +14,50 @@ extension PDFQuality: ExpressibleByArgument {}
 public struct CompressPDFCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "compress-pdf-with-archiver",
-        abstract: "Make smaller copies of PDFs: images resampled, text, links and outline kept.",
-        discussion: """
-            report.pdf becomes report (compressed).pdf beside it (report (compressed) (2).pdf if taken). Images \
-            drawn above the quality's resolution are resampled and re-encoded as JPEG; text, fonts, drawings, \
-            links, forms and the outline are copied as they are, and the file is rewritten compactly. A copy that \
-            would not be smaller is not made: the original is already optimal. Encrypted PDFs stay encrypted.
-            Qualities (image resolution as drawn, JPEG quality): \(PDFQuality.allCases.map { "\($0.rawValue) \($0.dpi) dpi/\($0.jpegQuality)" }.joined(separator: ", ")).
-            \(exitCodesHelp)
-            """,
+        abstract: tr("Make smaller copies of PDFs: images resampled, text, links and outline kept.").localized,
+        discussion: Self.discussion,
         version: archiverVersion)
 
     @Option(
         name: [.short, .long],
-        help: "best, high, medium, low, very-low or minimum (default: the pdf-quality setting, medium).")
+        // TRANSLATORS: the values of --quality, which stay as they are; %@ is the name of a setting (pdf-quality).
+        help: ArgumentHelp(tr("best, high, medium, low, very-low or minimum (default: the %@ setting, medium).", "pdf-quality").localized))
     var quality: PDFQuality?
 
-    @Option(name: [.short, .long], help: "Write exactly this file (one input only); fails if it exists.")
+    @Option(name: [.short, .long], help: ArgumentHelp(tr("Write exactly this file (one input only); fails if it exists.").localized))
     var output: String?
 
     @Flag(
-        help:
-            "Scanned documents only: render every page to a picture and rebuild the PDF from them. Text can no longer be selected or searched, and links and the outline are lost."
-    )
+        help: ArgumentHelp(
+            tr("Scanned documents only: render every page to a picture and rebuild the PDF from them. Text can no longer be selected or searched, and links and the outline are lost.").localized))
     var flatten = false
 
-    @Flag(help: "Read the password of encrypted PDFs from one line of standard input, for scripts.")
+    @Flag(help: ArgumentHelp(tr("Read the password of encrypted PDFs from one line of standard input, for scripts.").localized))
     var passwordStdin = false
 
     @OptionGroup var job: JobOptions
 
-    @Argument(help: "PDF files to compress.")
+    @Argument(help: ArgumentHelp(tr("PDF files to compress.").localized))
     var files: [String] = []
 
     public init() {}
 
+    /// The `--help` discussion; the names of copies are made by rule and stay as they are in every language.
+    static var discussion: String {
+        // TRANSLATORS: %1$@ … %3$@ are file names Archiver makes (“report (compressed).pdf”): keep them as they are.
+        let copies = tr("%1$@ becomes %2$@ beside it (%3$@ if taken). Images drawn above the quality's resolution are resampled and re-encoded as JPEG; text, fonts, drawings, links, forms and the outline are copied as they are, and the file is rewritten compactly. A copy that would not be smaller is not made: the original is already optimal. Encrypted PDFs stay encrypted.", "report.pdf", "report (compressed).pdf", "report (compressed) (2).pdf")
+        let ladder = PDFQuality.allCases.map { "\($0.rawValue) \($0.dpi) dpi/\($0.jpegQuality)" }.joined(separator: ", ")
+        // TRANSLATORS: %@ lists the values of --quality: “best 300 dpi/90, high 200 dpi/70, …”.
+        let qualities = tr("Qualities (image resolution as drawn, JPEG quality): %@.", ladder)
+        return Text.sentences([copies, qualities], separator: "\n").localized + "\n" + exitCodesHelp
+    }
+
     public func validate() throws {
         if job.forgetRecent { return }
-        if files.isEmpty { throw ValidationError("Name at least one PDF to compress.") }
+        if files.isEmpty { throw ValidationError(tr("Name at least one PDF to compress.").localized) }
         if output != nil, files.count > 1 {
             throw ValidationError(
-                "--output names one file, so it takes one PDF; without it each copy goes beside its PDF.")
+                tr("--output names one file, so it takes one PDF; without it each copy goes beside its PDF.").localized)
         }
     }
 
@@ -65,19 +68,25 @@ public struct CompressPDFCommand: ParsableCommand {
         var raw = RawArguments.current()
         let inputs = files.map { raw.path(for: $0) }
         let outputPath = output.map { raw.path(for: $0) }
-        let first = inputs[0].lastComponent?.string ?? inputs[0].string
-        let what = inputs.count == 1 ? "“\(first)”" : "\(inputs.count) PDFs"
+        // The one input's name, or nil for several: each sentence about them has both forms.
+        let single = inputs.count == 1 ? inputs[0].lastComponent?.string ?? inputs[0].string : nil
+        let notCompressed = single.map { tr("Could not compress “%@”", $0) }
+            ?? ntr("Could not compress %ld PDF", "Could not compress %ld PDFs", inputs.count)
 
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
-        let progress = TerminalProgress(label: flatten ? "Flattening" : "Compressing")
+        // TRANSLATORS: the label before the progress bar on the terminal.
+        let progress = TerminalProgress(label: (flatten ? tr("Flattening") : tr("Compressing")).localized)
         let report = JobReport(operation: "compress-pdf", json: job.json)
+        let title =
+            flatten
+            ? single.map { tr("Flattening “%@”", $0) } ?? ntr("Flattening %ld PDF", "Flattening %ld PDFs", inputs.count)
+            : single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld PDF", "Compressing %ld PDFs", inputs.count)
         let desktop = DesktopFeedback(
-            title: "\(flatten ? "Flattening" : "Compressing") \(what)", notify: job.notifications, settings: settings,
-            control: control)
+            title: title.localized, notify: job.notifications, settings: settings, control: control)
         CommandRunner.onAbandon = {
             report.failed($0, elapsed: progress.elapsed)
-            desktop.failed(summary: "Could not compress \(what)", $0)
+            desktop.failed(summary: notCompressed.localized, $0)
         }
         let bytes = inputs.reduce(Int64(0)) { total, input in
             var info = stat()
@@ -85,13 +94,13 @@ public struct CompressPDFCommand: ParsableCommand {
         }
         if let refusal = BudgetEstimate.checkPDF(bytes: bytes, budget: control.budget) {
             report.failed(refusal, elapsed: 0)
-            desktop.failed(summary: "Could not compress \(what)", refusal)
+            desktop.failed(summary: notCompressed.localized, refusal)
             throw ExitCode(refusal.code.exitStatus)
         }
         if flatten {
-            report.warn(
-                "--flatten turns every page into a picture: its text can no longer be selected or searched, and links and the outline are lost."
-            )
+            report.warn(JobWarning(
+                "pdf-flattened",
+                tr("--flatten turns every page into a picture: its text can no longer be selected or searched, and links and the outline are lost.")))
         }
 
         let batch = Batch(count: inputs.count) { done, total in
@@ -99,7 +108,7 @@ public struct CompressPDFCommand: ParsableCommand {
             desktop.update(done: done, total: total)
         }
         let passwords = Self.serialized(
-            Passwords.asker(fromStandardInput: passwordStdin, nothingMade: "nothing was made"))
+            Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was made").localized))
         let options = PDFCompressor.Options(quality: quality, output: outputPath, flatten: flatten)
         let results = Self.compressAll(inputs, options: options, control: control, passwords: passwords, batch: batch)
         progress.finish()
@@ -113,14 +122,14 @@ public struct CompressPDFCommand: ParsableCommand {
                 made.append(result)
                 entries.append(Self.json(input: input, result: result, error: nil))
                 for warning in Self.warnings(result) { report.warn(warning) }
-                if !job.json { print(Self.describe(result)) }
+                if !job.json { print(Self.describe(result).localized) }
             case .failure(let error):
                 failures.append(error)
                 entries.append(Self.json(input: input, result: nil, error: error))
                 printProblem(error)
             }
         }
-        Self.notify(desktop, what: what, made: made, failures: failures, flattened: flatten)
+        Self.notify(desktop, failed: notCompressed, made: made, failures: failures, flattened: flatten)
         let status: Int32 =
             if let stop = failures.first(where: { $0.code == .cancelled || $0.code == .budget }) {
                 stop.code.exitStatus
@@ -174,14 +183,16 @@ extension CompressPDFCommand {
     }
 
     /// What a person should know about a copy that was made: repairs, signatures it voids.
-    static func warnings(_ result: PDFCompressResult) -> [String] {
+    static func warnings(_ result: PDFCompressResult) -> [JobWarning] {
         let name = result.input.lastComponent?.string ?? result.input.string
-        var warnings: [String] = []
-        if result.repaired { warnings.append("“\(name)” has errors that qpdf repaired; check the copy.") }
+        var warnings: [JobWarning] = []
+        if result.repaired {
+            warnings.append(JobWarning("pdf-repaired", tr("“%@” has errors that qpdf repaired; check the copy.", name)))
+        }
         if result.signed, result.output != nil {
-            warnings.append(
-                "“\(name)” is digitally signed: the signatures do not verify in the compressed copy (the original keeps them)."
-            )
+            warnings.append(JobWarning(
+                "pdf-signed",
+                tr("“%@” is digitally signed: the signatures do not verify in the compressed copy (the original keeps them).", name)))
         }
         return warnings
     }
@@ -195,19 +206,20 @@ extension CompressPDFCommand {
     }
 
     /// `Created /docs/report (compressed).pdf: 31.8 MB → 612 kB (98 % smaller); 4 of 6 images resampled.`
-    static func describe(_ result: PDFCompressResult) -> String {
+    static func describe(_ result: PDFCompressResult) -> Text {
         let name = result.input.lastComponent?.string ?? result.input.string
         guard let output = result.output else {
-            return
-                "“\(name)” is already optimal: a compressed copy would not be smaller (\(HumanFormat.bytes(result.outputBytes))); the original is kept."
+            // TRANSLATORS: %2$@ is the size the compressed copy would have had.
+            return tr("“%1$@” is already optimal: a compressed copy would not be smaller (%2$@); the original is kept.", name, .bytes(result.outputBytes))
         }
         let images =
             result.flattened
-            ? "\(result.pages) pages rendered as pictures"
-            : "\(result.imagesReplaced) of \(result.imagesPlaced) images resampled"
-        let sizes = "\(HumanFormat.bytes(result.inputBytes)) → \(HumanFormat.bytes(result.outputBytes))"
-        return
-            "Created \(output): \(sizes) (\(PDFNaming.saving(before: result.inputBytes, after: result.outputBytes))); \(images)."
+            ? ntr("%ld page rendered as pictures", "%ld pages rendered as pictures", result.pages)
+            // TRANSLATORS: %2$ld images of the %1$ld drawn on the pages were made smaller. English says “1 of 1 images”.
+            : ntr("%2$ld of %1$ld images resampled", "%2$ld of %1$ld images resampled", result.imagesPlaced, result.imagesReplaced)
+        let saving = PDFNaming.saving(before: result.inputBytes, after: result.outputBytes)
+        // TRANSLATORS: the copy made, its size before → after, how much smaller (“98 % smaller”), and what was done to its images.
+        return tr("Created %1$@: %2$@ → %3$@ (%4$@); %5$@.", output, .bytes(result.inputBytes), .bytes(result.outputBytes), saving, images)
     }
 
     static func json(input: FilePath, result: PDFCompressResult?, error: ArchiverError?) -> JSON {
@@ -229,37 +241,42 @@ extension CompressPDFCommand {
 
     /// One result notification for the batch: before → after with Open folder, or the failure.
     static func notify(
-        _ desktop: DesktopFeedback, what: String, made: [PDFCompressResult], failures: [ArchiverError], flattened: Bool
+        _ desktop: DesktopFeedback, failed: Text, made: [PDFCompressResult], failures: [ArchiverError], flattened: Bool
     ) {
         if made.isEmpty, let failure = failures.first {
-            desktop.failed(summary: "Could not compress \(what)", failure)
+            desktop.failed(summary: failed.localized, failure)
             return
         }
-        let verb = flattened ? "Flattened" : "Compressed"
         var lines = made.map { result in
             let name = result.input.lastComponent?.string ?? result.input.string
-            return result.output == nil
-                ? "\(name): already optimal, kept as it is"
-                : PDFNaming.summary(name: name, before: result.inputBytes, after: result.outputBytes)
-                    + (result.signed ? "; its signatures do not verify in the copy" : "")
+            guard result.output != nil else { return tr("%@: already optimal, kept as it is", name) }
+            let summary = PDFNaming.summary(name: name, before: result.inputBytes, after: result.outputBytes)
+            // TRANSLATORS: %@ is “report.pdf: 31.8 MB → 612 kB (98 % smaller)”.
+            return result.signed ? tr("%@; its signatures do not verify in the copy", summary) : summary
         }
         if let failure = failures.first {
-            lines.append("\(failures.count) failed: \(failure.message)")
+            // TRANSLATORS: how many PDFs failed, then why the first one did.
+            lines.append(ntr("%1$ld failed: %2$@", "%1$ld failed: %2$@", failures.count, failure.message))
         }
         let item = made.first { $0.output != nil }.flatMap(\.output) ?? made.first?.input
-        if let item { lines.append("in \(item.removingLastComponent())") }
+        // TRANSLATORS: a line of its own under the result: the folder the copies are in.
+        if let item { lines.append(tr("in %@", item.removingLastComponent())) }
         let summary =
             if made.count == 1, failures.isEmpty, let only = made.first {
-                only.output == nil
-                    ? "“\(only.input.lastComponent?.string ?? "")” is already optimal"
-                    : "\(verb) \(only.output?.lastComponent?.string ?? "")"
+                if let output = only.output?.lastComponent?.string {
+                    flattened ? tr("Flattened %@", output) : tr("Compressed %@", output)
+                } else {
+                    tr("“%@” is already optimal", only.input.lastComponent?.string ?? "")
+                }
             } else {
-                "\(verb) \(made.count) PDFs"
+                flattened
+                    ? ntr("Flattened %ld PDF", "Flattened %ld PDFs", made.count)
+                    : ntr("Compressed %ld PDF", "Compressed %ld PDFs", made.count)
             }
         let attachable = made.count == 1 ? made.first?.output : nil
         desktop.succeeded(
-            summary: summary, body: lines.joined(separator: "\n"), item: item, attachable: attachable,
-            recent: (mimeType: "application/pdf", exec: "xdg-open %u"))
+            summary: summary.localized, body: Text.sentences(lines, separator: "\n").localized, item: item,
+            attachable: attachable, recent: (mimeType: "application/pdf", exec: "xdg-open %u"))
     }
 }
 

@@ -13,8 +13,8 @@ enum Flattener {
     ) throws(ArchiverError) {
         guard let pdftoppm = Programs.find("pdftoppm") else {
             throw ArchiverError(
-                .notAnArchive, "--flatten needs pdftoppm, which is not installed.",
-                hint: "Install it (Debian: sudo apt install poppler-utils).")
+                .notAnArchive, tr("--flatten needs pdftoppm, which is not installed."),
+                hint: tr("Install it (Debian: sudo apt install poppler-utils)."))
         }
         // Rendered pages cannot carry the input's encryption: say so rather than make an open copy.
         var inspected = pdfshim_result()
@@ -22,8 +22,8 @@ enum Flattener {
         let name = input.lastComponent?.string ?? input.string
         if opened == PDFSHIM_NEEDS_PASSWORD || inspected.encrypted != 0 {
             throw ArchiverError(
-                .notAnArchive, "--flatten cannot keep the encryption of “\(name)”; nothing was made.",
-                hint: "Compress it without --flatten, which keeps its encryption.", path: input.string)
+                .notAnArchive, tr("--flatten cannot keep the encryption of “%@”; nothing was made.", name),
+                hint: tr("Compress it without --flatten, which keeps its encryption."), path: input.string)
         }
         try PDFCompressor.check(opened, inspected, input: input, temporary: temporary, callback: nil)
         let folder = temporary.removingLastComponent()
@@ -38,18 +38,18 @@ enum Flattener {
             _ in
         }
         guard outcome.status == 0 else {
-            let said = String(decoding: outcome.errorOutput, as: UTF8.self)
+            let said = String(decoding: outcome.errorOutput, as: UTF8.self).split(separator: "\n").first
+            let reason = said.map { Text.verbatim(String($0)) } ?? tr("exit status %ld", outcome.status)
             throw ArchiverError(
-                .corrupt,
-                "pdftoppm could not render “\(name)”: \(said.split(separator: "\n").first ?? "exit status \(outcome.status)").",
-                path: input.string)
+                // TRANSLATORS: a PDF's name, then pdftoppm's own message (or "exit status 1").
+                .corrupt, tr("pdftoppm could not render “%1$@”: %2$@.", name, reason), path: input.string)
         }
         progress(1, 2)
         try control.check()
         // pdftoppm pads page numbers to the same width, so the names sort in page order.
         let jpegs = try FileSystem.entries(of: pages).map { pages.appending(bytes: $0).string }.sorted()
         guard !jpegs.isEmpty else {
-            throw ArchiverError(.corrupt, "pdftoppm found no pages to render in “\(name)”.", path: input.string)
+            throw ArchiverError(.corrupt, tr("pdftoppm found no pages to render in “%@”.", name), path: input.string)
         }
         var rebuilt = pdfshim_result()
         let status = withCStrings(jpegs) { list in

@@ -67,14 +67,14 @@ public enum PDFCompressor {
             name = output.lastComponent?.bytes ?? []
             if output == input {
                 throw ArchiverError(
-                    .usage, "--output names the input itself; the input is never replaced.",
-                    hint: "Choose another name.")
+                    .usage, tr("--output names the input itself; the input is never replaced."),
+                    hint: tr("Choose another name."))
             }
             // Said before the work rather than after it; publishing checks again, atomically.
             if FileSystem.status(output) != nil {
                 throw ArchiverError(
-                    .destination, "“\(output)” already exists; nothing was overwritten.",
-                    hint: "Choose another name, or move the existing file away.", path: output.string)
+                    .destination, tr("“%@” already exists; nothing was overwritten.", output),
+                    hint: tr("Choose another name, or move the existing file away."), path: output.string)
             }
         } else {
             folder = input.removingLastComponent()
@@ -82,8 +82,8 @@ public enum PDFCompressor {
         }
         guard let info = FileSystem.resolve(folder).flatMap(FileSystem.status), FileSystem.isDirectory(info) else {
             throw ArchiverError(
-                .destination, "The folder “\(folder)” does not exist.", hint: "Create it first, or choose another.",
-                path: folder.string)
+                .destination, tr("The folder “%@” does not exist.", folder),
+                hint: tr("Create it first, or choose another."), path: folder.string)
         }
         try control.check()
         FileSystem.removeStaleTemporaries(in: folder)
@@ -105,7 +105,7 @@ public enum PDFCompressor {
                 passwords: passwords, progress: progress, result: &result)
         }
         result.outputBytes = pending.size
-        guard pending.withdraw() else { throw ArchiverError(.cancelled, "Cancelled.") }
+        guard pending.withdraw() else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
         // Never worse: a copy that is not smaller is thrown away (with `pending`) and the original is the answer.
         guard result.outputBytes < inputBytes else { return result }
         result.output = try pending.publish(as: name, exact: options.output != nil)
@@ -117,30 +117,36 @@ public enum PDFCompressor {
         let descriptor = input.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else {
             let code = errno
-            throw ArchiverError(
-                .inputUnreadable,
-                code == ENOENT
-                    ? "“\(input)” does not exist." : "Cannot read “\(input)”: \(String(cString: strerror(code))).",
-                hint: code == ENOENT ? "Check the name and try again." : "Check its permissions.", path: input.string)
+            throw code == ENOENT
+                ? ArchiverError(
+                    .inputUnreadable, tr("“%@” does not exist.", input), hint: tr("Check the name and try again."),
+                    path: input.string)
+                : ArchiverError(
+                    .inputUnreadable, readFailure(input, code), hint: tr("Check its permissions."), path: input.string)
         }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             throw ArchiverError(
-                .inputUnreadable, "“\(input)” is not a file.", hint: "Choose a PDF file.", path: input.string)
+                .inputUnreadable, tr("“%@” is not a file.", input), hint: tr("Choose a PDF file."), path: input.string)
         }
         var head = [UInt8](repeating: 0, count: 1024)
         let count = head.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
         guard count >= 0 else {
-            throw ArchiverError(
-                .inputUnreadable, "Cannot read “\(input)”: \(String(cString: strerror(errno))).", path: input.string)
+            throw ArchiverError(.inputUnreadable, readFailure(input, errno), path: input.string)
         }
         guard PDFNaming.looksLikePDF(Array(head.prefix(count))) else {
             throw ArchiverError(
-                .notAnArchive, "“\(input.lastComponent?.string ?? input.string)” is not a PDF.",
-                hint: "Compress PDF works on PDF documents only; use Compress for other files.", path: input.string)
+                .notAnArchive, tr("“%@” is not a PDF.", input.lastComponent?.string ?? input.string),
+                // TRANSLATORS: "Compress PDF" and "Compress" are the names of Archiver's file-manager actions.
+                hint: tr("Compress PDF works on PDF documents only; use Compress for other files."), path: input.string)
         }
         return Int64(info.st_size)
+    }
+
+    private static func readFailure(_ input: FilePath, _ code: Int32) -> Text {
+        // TRANSLATORS: a file, then the system's reason ("Permission denied").
+        tr("Cannot read “%1$@”: %2$@.", input, String(cString: strerror(code)))
     }
 
     /// The image pass through the C++ shim, asking for a password as long as the PDF needs one.
@@ -171,9 +177,9 @@ public enum PDFCompressor {
                     throw ArchiverError(
                         .password,
                         password == nil
-                            ? "“\(name)” is protected by a password."
-                            : "Wrong password for “\(name)”; nothing was made.",
-                        hint: "Give its password (it opens the document) at the prompt or with --password-stdin.",
+                            ? tr("“%@” is protected by a password.", name)
+                            : tr("Wrong password for “%@”; nothing was made.", name),
+                        hint: tr("Give its password (it opens the document) at the prompt or with --password-stdin."),
                         path: input.string)
                 }
                 password = try passwords.ask(name, attempt)
@@ -202,19 +208,20 @@ public enum PDFCompressor {
         case PDFSHIM_OK: return
         case PDFSHIM_CANCELLED:
             if let stop = callback?.stop { throw stop }
-            throw ArchiverError(.cancelled, "Cancelled; nothing was left behind.")
+            throw ArchiverError(.cancelled, tr("Cancelled; nothing was left behind."))
         case PDFSHIM_DAMAGED:
             throw ArchiverError(
-                .corrupt, "“\(name)” is damaged beyond what qpdf can repair (\(detail)); nothing was made.",
-                hint: "Open it in a PDF viewer and print it to a new PDF, then compress that.", path: input.string)
+                // TRANSLATORS: a PDF's name, then qpdf's own message.
+                .corrupt, tr("“%1$@” is damaged beyond what qpdf can repair (%2$@); nothing was made.", name, detail),
+                hint: tr("Open it in a PDF viewer and print it to a new PDF, then compress that."), path: input.string)
         case PDFSHIM_WRITE_FAILED where outcome.error_number != 0:
             throw FileSystem.destinationError(outcome.error_number, temporary.removingLastComponent())
         case PDFSHIM_WRITE_FAILED:
             throw ArchiverError(
-                .destination, "Could not write the compressed copy of “\(name)”: \(detail).",
+                .destination, tr("Could not write the compressed copy of “%1$@”: %2$@.", name, detail),
                 path: temporary.removingLastComponent().string)
         default:
-            throw ArchiverError(.corrupt, "Could not compress “\(name)”: \(detail).", path: input.string)
+            throw ArchiverError(.corrupt, tr("Could not compress “%1$@”: %2$@.", name, detail), path: input.string)
         }
     }
 }

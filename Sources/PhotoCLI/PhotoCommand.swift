@@ -11,37 +11,33 @@ extension PhotoFormat: ExpressibleByArgument {}
 public struct PhotoCommand: ParsableCommand {
     public static let configuration = CommandConfiguration(
         commandName: "compress-photos-with-archiver",
-        abstract: "Make smaller copies of photos, keeping their date, place and camera data.",
-        discussion: """
-            A folder Album gets its copies in “Compressed - Album” beside it, subfolders mirrored; a photo \
-            IMG_1.HEIC gets “IMG_1 (compressed).jpg” beside it. Copies are upright (Orientation 1), keep EXIF, \
-            GPS, dates, ICC profile and XMP, lose the stale embedded thumbnail, and keep the original's \
-            modification time. A copy that would not be smaller is the original's bytes (“kept”). A Live \
-            Photo's video (IMG_1.MOV) is copied beside its still. Originals are never changed; --replace moves \
-            them to the trash. Nothing is overwritten: “… (2)”.
-            \(exitCodesHelp)
-            """,
+        abstract: tr("Make smaller copies of photos, keeping their date, place and camera data.").localized,
+        discussion: Self.discussion,
         version: "Archiver 0.1 (libvips \(PhotoCodec.vipsVersion))")
 
-    @Option(help: ArgumentHelp("Longest side in pixels; smaller photos are never enlarged (default: the photo-max-size setting, 1500).", valueName: "px"))
+    // TRANSLATORS: %@ is the name of a setting (photo-max-size).
+    @Option(help: ArgumentHelp(tr("Longest side in pixels; smaller photos are never enlarged (default: the %@ setting, 1500).", PhotoSettings.Key.maxSize.rawValue).localized, valueName: "px"))
     var maxSize: Int?
 
-    @Flag(help: "Keep the size; only recompress.")
+    @Flag(help: ArgumentHelp(tr("Keep the size; only recompress.").localized))
     var keepSize = false
 
-    @Option(help: ArgumentHelp("Quality on JPEG's scale, 1-100; 60-90 is the useful range (default: the photo-quality setting, 75). AVIF and HEIC encoders get 25 less, the same look.", valueName: "q"))
+    // TRANSLATORS: %@ is the name of a setting (photo-quality).
+    @Option(help: ArgumentHelp(tr("Quality on JPEG's scale, 1-100; 60-90 is the useful range (default: the %@ setting, 75). AVIF and HEIC encoders get 25 less, the same look.", PhotoSettings.Key.quality.rawValue).localized, valueName: "q"))
     var quality: Int?
 
-    @Option(help: "Format of the copies (default: the photo-format setting, jpeg); all four are writable with Debian 12's libheif.")
+    // TRANSLATORS: %@ is the name of a setting (photo-format); jpeg is a value of --format.
+    @Option(help: ArgumentHelp(tr("Format of the copies (default: the %@ setting, jpeg); all four are writable with Debian 12's libheif.", PhotoSettings.Key.format.rawValue).localized))
     var format: PhotoFormat?
 
-    @Flag(inversion: .prefixedNo, help: "Remove the GPS position, and only that, for sharing (default: the photo-strip-location setting, off).")
+    // TRANSLATORS: %@ is the name of a setting (photo-strip-location).
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Remove the GPS position, and only that, for sharing (default: the %@ setting, off).", PhotoSettings.Key.stripLocation.rawValue).localized))
     var stripLocation: Bool?
 
-    @Flag(help: "Put the copies in place of the originals, which go to the desktop trash.")
+    @Flag(help: ArgumentHelp(tr("Put the copies in place of the originals, which go to the desktop trash.").localized))
     var replace = false
 
-    @Option(name: [.short, .long], help: ArgumentHelp("Put the copies in this folder (created if needed): a folder as DIR/Folder/…, a photo as DIR/IMG_1.jpg.", valueName: "dir"))
+    @Option(name: [.short, .long], help: ArgumentHelp(tr("Put the copies in this folder (created if needed): a folder as DIR/Folder/…, a photo as DIR/IMG_1.jpg.").localized, valueName: "dir"))
     var output: String?
 
     @Option(help: .hidden)
@@ -49,23 +45,31 @@ public struct PhotoCommand: ParsableCommand {
 
     @OptionGroup var job: JobOptions
 
-    @Argument(help: "Photos (JPEG, HEIC/HEIF, AVIF, PNG, WebP, TIFF) and folders of photos.")
+    @Argument(help: ArgumentHelp(tr("Photos (JPEG, HEIC/HEIF, AVIF, PNG, WebP, TIFF) and folders of photos.").localized))
     var files: [String] = []
 
     public init() {}
 
+    /// The `--help` discussion; the names of copies are made by rule and stay as they are in every language.
+    static var discussion: String {
+        // TRANSLATORS: %1$@ … %4$@ are names Archiver gives copies (“Compressed - Album”, “IMG_1 (compressed).jpg”, “… (2)”) and %3$@ the word “kept” of --json: keep them as they are.
+        tr("A folder Album gets its copies in “%1$@” beside it, subfolders mirrored; a photo IMG_1.HEIC gets “%2$@” beside it. Copies are upright (Orientation 1), keep EXIF, GPS, dates, ICC profile and XMP, lose the stale embedded thumbnail, and keep the original's modification time. A copy that would not be smaller is the original's bytes (“%3$@”). A Live Photo's video (IMG_1.MOV) is copied beside its still. Originals are never changed; --replace moves them to the trash. Nothing is overwritten: “%4$@”.", "Compressed - Album", "IMG_1 (compressed).jpg", PhotoItem.Outcome.kept.rawValue, "… (2)").localized
+            + "\n" + exitCodesHelp
+    }
+
     public func validate() throws {
         if job.forgetRecent { return }
-        if files.isEmpty { throw ValidationError("Name at least one photo or folder.") }
-        if replace, output != nil { throw ValidationError("Use either --replace or --output, not both.") }
-        if keepSize, maxSize != nil { throw ValidationError("Use either --keep-size or --max-size, not both.") }
+        if files.isEmpty { throw ValidationError(tr("Name at least one photo or folder.").localized) }
+        if replace, output != nil { throw ValidationError(tr("Use either --replace or --output, not both.").localized) }
+        if keepSize, maxSize != nil { throw ValidationError(tr("Use either --keep-size or --max-size, not both.").localized) }
         if let maxSize, !PhotoOptions.sizeRange.contains(maxSize) {
-            throw ValidationError("--max-size must be between \(PhotoOptions.sizeRange.lowerBound) and \(PhotoOptions.sizeRange.upperBound) pixels.")
+            let range = PhotoOptions.sizeRange
+            throw ValidationError(tr("--max-size must be between %1$ld and %2$ld pixels.", range.lowerBound, range.upperBound).localized)
         }
         if let quality, !PhotoOptions.qualityRange.contains(quality) {
-            throw ValidationError("--quality must be between 1 and 100 (75 is a good default for JPEG).")
+            throw ValidationError(tr("--quality must be between 1 and 100 (75 is a good default for JPEG).").localized)
         }
-        if let workers, !(1...64).contains(workers) { throw ValidationError("--workers must be between 1 and 64.") }
+        if let workers, !(1...64).contains(workers) { throw ValidationError(tr("--workers must be between 1 and 64.").localized) }
     }
 
     public func run() throws {
@@ -80,16 +84,20 @@ public struct PhotoCommand: ParsableCommand {
         let inputs = files.map { raw.path(for: $0) }
         let destination: PhotoDestination =
             if replace { .replace } else if let output { .folder(raw.path(for: output)) } else { .beside }
-        let what = inputs.count == 1 ? "“\(inputs[0].lastComponent?.string ?? inputs[0].string)”" : "\(inputs.count) items"
+        // The one input's name, or nil for several: each sentence about them has both forms.
+        let single = inputs.count == 1 ? inputs[0].lastComponent?.string ?? inputs[0].string : nil
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
-        let progress = TerminalProgress(label: "Compressing photos")
+        let progress = TerminalProgress(label: tr("Compressing photos").localized)
         let report = PhotoReport(json: job.json)
-        let desktop = DesktopFeedback(title: "Compressing \(what)", notify: job.notifications, settings: settings, control: control)
+        let title = single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld item", "Compressing %ld items", inputs.count)
+        let desktop = DesktopFeedback(title: title.localized, notify: job.notifications, settings: settings, control: control)
+        let notCompressed = single.map { tr("Could not compress “%@”", $0) }
+            ?? ntr("Could not compress %ld item", "Could not compress %ld items", inputs.count)
         let failed = { (error: ArchiverError) in
             progress.finish()
             report.failed(error, elapsed: progress.elapsed)
-            desktop.failed(summary: "Could not compress \(what)", error)
+            desktop.failed(summary: notCompressed.localized, error)
         }
         CommandRunner.onAbandon = failed
         let plan: PhotoPlan
@@ -102,7 +110,8 @@ public struct PhotoCommand: ParsableCommand {
         }
         guard plan.photoCount > 0 else {
             let error = plan.problems.first ?? ArchiverError(
-                .notAnArchive, "No photos in \(what).", hint: "Photos are JPEG, HEIC/HEIF, AVIF, PNG, WebP and TIFF files.")
+                .notAnArchive, single.map { tr("No photos in “%@”.", $0) } ?? ntr("No photos in %ld item.", "No photos in %ld items.", inputs.count),
+                hint: PhotoNaming.formatsHint)
             for problem in plan.problems.dropFirst() { printProblem(problem) }
             plan.removeEmptyFolders()
             failed(error)
@@ -120,11 +129,12 @@ public struct PhotoCommand: ParsableCommand {
         CommandRunner.onAbandon = { error in
             plan.removeEmptyFolders()
             var error = error
-            error.message = .verbatim((error.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
-                + "; the photos already finished are kept, the ones in progress were removed.")
+            error.message = error.code == .cancelled
+                ? tr("Cancelled; the photos already finished are kept, the ones in progress were removed.")
+                : tr("Stopped by the time budget; the photos already finished are kept, the ones in progress were removed.")
             failed(error)
         }
-        if plan.photoCount > 1 { desktop.title = "Compressing \(plan.photoCount) photos" }
+        if plan.photoCount > 1 { desktop.title = ntr("Compressing %ld photo", "Compressing %ld photos", plan.photoCount).localized }
         let display = ProgressDisplay(terminal: progress, desktop: desktop)
         let result: PhotoBatchResult
         do throws(ArchiverError) {
@@ -140,18 +150,24 @@ public struct PhotoCommand: ParsableCommand {
         let failures = plan.problems + result.failures
         if let stopped = result.stopped {
             let done = result.photos.count
-            let kept = done == 0 ? "" : " The \(done) photo\(done == 1 ? "" : "s") finished \(done == 1 ? "is" : "are") kept."
+            let total = plan.photoCount
             var error = stopped
-            error.message = .verbatim((stopped.code == .cancelled ? "Cancelled" : "Stopped by the time budget")
-                + " after \(done) of \(plan.photoCount) photos; the one in progress was removed.\(kept)")
+            let after = stopped.code == .cancelled
+                // TRANSLATORS: %2$ld photos of %1$ld were finished when the job stopped. English says “0 of 1 photos”.
+                ? ntr("Cancelled after %2$ld of %1$ld photos; the one in progress was removed.", "Cancelled after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
+                // TRANSLATORS: %2$ld photos of %1$ld were finished when the time budget ran out.
+                : ntr("Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", "Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
+            error.message = done == 0 ? after : [after, ntr("The %ld photo finished is kept.", "The %ld photos finished are kept.", done)]
             report.finished(result, plan: plan, failures: failures, exitCode: stopped.code.exitStatus, error: error, elapsed: progress.elapsed)
-            desktop.failed(summary: "Stopped compressing \(what)", error)
+            let stoppedSummary = single.map { tr("Stopped compressing “%@”", $0) }
+                ?? ntr("Stopped compressing %ld item", "Stopped compressing %ld items", inputs.count)
+            desktop.failed(summary: stoppedSummary.localized, error)
             throw ExitCode(stopped.code.exitStatus)
         }
         guard !result.photos.isEmpty else {
             // Every photo failed: each is named (stderr, JSON), and the notification says the first.
             report.finished(result, plan: plan, failures: failures, exitCode: failures[0].code.exitStatus, error: nil, elapsed: progress.elapsed)
-            desktop.failed(summary: "Could not compress \(what)", failures[0])
+            desktop.failed(summary: notCompressed.localized, failures[0])
             throw ExitCode(failures[0].code.exitStatus)
         }
         let exitCode = failures.isEmpty ? ExitStatus.success : ExitStatus.warnings
@@ -167,7 +183,7 @@ public struct PhotoCommand: ParsableCommand {
             try Trash.move(file)
         } catch {
             var error = error
-            error.hint = .verbatim("The original is unchanged and no copy was made; without --replace the copy goes beside it.")
+            error.hint = tr("The original is unchanged and no copy was made; without --replace the copy goes beside it.")
             throw error
         }
     }
@@ -177,30 +193,37 @@ public struct PhotoCommand: ParsableCommand {
         guard format != .jpeg else { return try PhotoCodec.start() }
         guard try PhotoCodec.writableFormats().contains(format) else {
             throw ArchiverError(
-                .notAnArchive, "This system's libvips cannot write \(format.rawValue.uppercased()) files.",
-                hint: format == .heic || format == .avif ? "Install libheif1 with its encoders (libx265, libaom), or use --format jpeg." : "Use --format jpeg.")
+                // TRANSLATORS: %@ is a format name: WEBP, AVIF, HEIC.
+                .notAnArchive, tr("This system's libvips cannot write %@ files.", format.rawValue.uppercased()),
+                hint: format == .heic || format == .avif
+                    ? tr("Install libheif1 with its encoders (libx265, libaom), or use --format jpeg.") : tr("Use --format jpeg."))
         }
     }
 
     static func notify(_ desktop: DesktopFeedback, result: PhotoBatchResult, plan: PhotoPlan, failures: [ArchiverError]) {
         let photos = result.photos
-        let line = PhotoSummary.line(photos: photos.count, inputBytes: result.inputBytes, outputBytes: result.outputBytes)
-        var body = line
+        var lines = [PhotoSummary.line(photos: photos.count, inputBytes: result.inputBytes, outputBytes: result.outputBytes)]
         if let root = plan.roots.first {
             let folder = plan.createdFolders.isEmpty ? root.removingLastComponent() : root
-            body += "\nin \(folder)"
+            // TRANSLATORS: a line of its own under the result: the folder the copies are in.
+            lines.append(tr("in %@", folder))
         }
         let kept = photos.count { $0.outcome == .kept }
-        if kept > 0 { body += "\n\(kept) already small, kept as \(kept == 1 ? "it was" : "they were")" }
+        if kept > 0 { lines.append(PhotoReport.kept(kept)) }
         if !failures.isEmpty {
-            body += "\n\(failures.count) could not be compressed: " + failures.prefix(3).map { $0.path.map { FilePath($0).lastComponent?.string ?? $0 } ?? $0.message.localized }.joined(separator: ", ")
-                + (failures.count > 3 ? ", …" : "")
+            let names = failures.prefix(3).map { failure in
+                failure.path.map { Text.verbatim(FilePath($0).lastComponent?.string ?? $0) } ?? failure.message
+            }
+            let list = Text.sentences(names + (failures.count > 3 ? [.verbatim("…")] : []), separator: ", ")
+            // TRANSLATORS: %2$@ names up to three photos: “a.jpg, b.jpg, c.jpg, …”.
+            lines.append(ntr("%1$ld could not be compressed: %2$@", "%1$ld could not be compressed: %2$@", failures.count, list))
         }
         let single = photos.count == 1 && plan.createdFolders.isEmpty ? photos.first?.output : nil
         let item = plan.createdFolders.first ?? photos.first?.output
+        let name = photos.count == 1 ? photos[0].source.lastComponent?.string : nil
         desktop.succeeded(
-            summary: photos.count == 1 ? "Compressed \(photos[0].source.lastComponent?.string ?? "1 photo")" : "Compressed \(photos.count) photos",
-            body: body, item: item, attachable: single,
+            summary: (name.map { tr("Compressed %@", $0) } ?? ntr("Compressed %ld photo", "Compressed %ld photos", photos.count)).localized,
+            body: Text.sentences(lines, separator: "\n").localized, item: item, attachable: single,
             recent: plan.createdFolders.isEmpty ? item.map { (mimeType: RecentFiles.guessedType(of: $0), exec: "xdg-open %u") } : nil)
     }
 }
@@ -217,11 +240,14 @@ private final class ProgressDisplay: @unchecked Sendable {
 
     /// The batch calls this one worker at a time.
     func show(_ progress: PhotoProgress) {
-        let counts = "\(min(progress.finished + 1, progress.total)) of \(progress.total) photos"
-        let saved = progress.saved > 0 ? "  \(HumanFormat.bytes(progress.saved)) saved" : ""
-        let name = progress.current.displayName
-        terminal.update(done: progress.bytesDone, total: progress.bytesTotal, detail: "\(counts)  \(name)\(saved)")
-        desktop.update(done: progress.bytesDone, total: progress.bytesTotal, detail: "\(counts)\(saved)\n\(name)")
+        // TRANSLATORS: the photo being worked on (%2$ld) of all (%1$ld), in a progress line. English says “1 of 1 photos”.
+        let counts = ntr("%2$ld of %1$ld photos", "%2$ld of %1$ld photos", progress.total, min(progress.finished + 1, progress.total))
+        let saved = progress.saved > 0 ? tr("%@ saved", .bytes(progress.saved)) : nil
+        let name = Text.verbatim(progress.current.displayName)
+        let terminalLine = Text.sentences([counts, name] + (saved.map { [$0] } ?? []), separator: "  ")
+        let desktopLine = Text.sentences([Text.sentences([counts] + (saved.map { [$0] } ?? []), separator: "  "), name], separator: "\n")
+        terminal.update(done: progress.bytesDone, total: progress.bytesTotal, detail: terminalLine.localized)
+        desktop.update(done: progress.bytesDone, total: progress.bytesTotal, detail: desktopLine.localized)
     }
 }
 
@@ -232,7 +258,13 @@ enum PhotoSettingsStore {
         let values = SettingsStore.values(of: PhotoSettings.Key.allCases.map(\.rawValue))
         for key in PhotoSettings.Key.allCases {
             guard let value = values[key.rawValue] else { continue }
-            if !settings.apply(key, value) { printError("warning: the setting \(key.rawValue) is unusable; using \(key.rawValue == "photo-format" ? "jpeg" : "the default").") }
+            guard !settings.apply(key, value) else { continue }
+            let warning = key == .format
+                // TRANSLATORS: %@ is the name of a setting (photo-format); jpeg is a format name.
+                ? tr("warning: the setting %@ is unusable; using jpeg.", key.rawValue)
+                // TRANSLATORS: %@ is the name of a setting (photo-max-size, photo-quality, photo-strip-location).
+                : tr("warning: the setting %@ is unusable; using the default.", key.rawValue)
+            printError(warning.localized)
         }
         return settings
     }()

@@ -49,14 +49,27 @@ final class PhotoReport {
             return
         }
         guard !photos.isEmpty else { return }
-        var line = PhotoSummary.line(photos: photos.count, inputBytes: result.inputBytes, outputBytes: result.outputBytes)
+        let line = PhotoSummary.line(photos: photos.count, inputBytes: result.inputBytes, outputBytes: result.outputBytes)
         if !plan.createdFolders.isEmpty {
-            line += " in " + plan.createdFolders.map { "“\($0)”" }.joined(separator: ", ")
+            // TRANSLATORS: a folder's path in quotes, one of a list.
+            let folders = Text.sentences(plan.createdFolders.map { tr("“%@”", $0) }, separator: ", ")
+            // TRANSLATORS: the batch's summary (“48 photos, 212 MB → 31 MB (85 % smaller)”), then the folders made.
+            print(tr("%1$@ in %2$@.", line, folders).localized)
         } else if photos.count == 1 {
-            line += ": “\(photos[0].output)”"
+            // TRANSLATORS: the summary (“1 photo, 3.1 MB → 420 kB (86 % smaller)”), then the copy made.
+            print(tr("%1$@: “%2$@”.", line, photos[0].output).localized)
+        } else {
+            // TRANSLATORS: a phrase made a sentence: “48 photos, 212 MB → 31 MB (85 % smaller)”, “3 already small, kept as they were”.
+            print(tr("%@.", line).localized)
         }
-        print(line + ".")
-        if kept > 0 { print("\(kept) already small, kept as \(kept == 1 ? "it was" : "they were").") }
-        if !failures.isEmpty { print("\(failures.count) could not be compressed (named above).") }
+        if kept > 0 { print(tr("%@.", Self.kept(kept)).localized) }
+        if !failures.isEmpty {
+            print(ntr("%ld could not be compressed (named above).", "%ld could not be compressed (named above).", failures.count).localized)
+        }
+    }
+
+    /// `3 already small, kept as they were`: photos whose copy would not have been smaller.
+    static func kept(_ count: Int) -> Text {
+        ntr("%ld already small, kept as it was", "%ld already small, kept as they were", count)
     }
 }

@@ -153,7 +153,7 @@ public enum PhotoBatch {
         // stat, not lstat: a link the person chose stands for its target (size, times, permissions).
         var original = stat()
         guard job.source.withPlatformString({ stat($0, &original) }) == 0 else {
-            throw ArchiverError(.inputUnreadable, "“\(job.source)” has disappeared.", path: job.source.string)
+            throw ArchiverError(.inputUnreadable, tr("“%@” has disappeared.", job.source), path: job.source.string)
         }
         let pending = try PendingFile(in: job.folder)
         defer { withExtendedLifetime(pending) {} }  // its clean-up lives until this photo is done
@@ -211,8 +211,7 @@ public enum PhotoBatch {
     static func copyFile(_ source: FilePath, to target: FilePath) throws(ArchiverError) {
         let input = source.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
         guard input >= 0 else {
-            throw ArchiverError(.inputUnreadable, "Cannot read “\(source)”: \(String(cString: strerror(errno))).",
-                                path: source.string)
+            throw readError(source, errno)
         }
         defer { close(input) }
         let output = target.withPlatformString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o666) }
@@ -224,8 +223,7 @@ public enum PhotoBatch {
             if count == 0 { return }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw ArchiverError(.inputUnreadable, "Cannot read “\(source)”: \(String(cString: strerror(errno))).",
-                                    path: source.string)
+                throw readError(source, errno)
             }
             var offset = 0
             while offset < count {
@@ -239,6 +237,10 @@ public enum PhotoBatch {
         }
     }
 
+    private static func readError(_ source: FilePath, _ code: Int32) -> ArchiverError {
+        // TRANSLATORS: a file, then the system's reason ("Permission denied").
+        ArchiverError(.inputUnreadable, tr("Cannot read “%1$@”: %2$@.", source, String(cString: strerror(code))), path: source.string)
+    }
 }
 
 extension PhotoPlan {

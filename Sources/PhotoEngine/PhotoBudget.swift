@@ -42,15 +42,17 @@ public enum PhotoBudget {
         guard let budget else { return nil }
         let estimate = estimate(plan, format: format, workers: workers)
         guard estimate > budget * margin, estimate > budget + slack else { return nil }
-        var hint = "Allow more time with --time-budget \(Int((estimate * 1.5 / 60).rounded(.up)) * 60) (0 = no limit)"
+        let allowed = Int((estimate * 1.5 / 60).rounded(.up)) * 60
         let jpeg = Self.estimate(plan, format: .jpeg, workers: workers)
-        if format != .jpeg, jpeg <= budget * 0.8 {
-            hint += ", or use --format jpeg, which would take about \(HumanFormat.spokenDuration(jpeg))"
-        }
-        let photos = plan.photoCount
+        let hint =
+            format != .jpeg && jpeg <= budget * 0.8
+            // TRANSLATORS: %1$ld is seconds for the --time-budget flag; %2$@ a duration ("2 min").
+            ? tr("Allow more time with --time-budget %1$ld (0 = no limit), or use --format jpeg, which would take about %2$@.", allowed, .spoken(jpeg))
+            : tr("Allow more time with --time-budget %ld (0 = no limit).", allowed)
         return ArchiverError(
             .budget,
-            "Not started: compressing \(photos) photo\(photos == 1 ? "" : "s") would take about \(HumanFormat.spokenDuration(estimate)), far over the time budget of \(HumanFormat.spokenDuration(budget)).",
-            hint: hint + ".")
+            // TRANSLATORS: %2$@ and %3$@ are durations ("2 h 5 min").
+            ntr("Not started: compressing %1$ld photo would take about %2$@, far over the time budget of %3$@.", "Not started: compressing %1$ld photos would take about %2$@, far over the time budget of %3$@.", plan.photoCount, .spoken(estimate), .spoken(budget)),
+            hint: hint)
     }
 }

@@ -16,7 +16,7 @@ public enum PhotoCodec {
             if state == nil { state = archiver_photo_init(1) == 0 }
             return state ?? false
         }
-        guard ok else { throw ArchiverError(.notAnArchive, "libvips could not start.", hint: "Reinstall libvips42.") }
+        guard ok else { throw ArchiverError(.notAnArchive, tr("libvips could not start."), hint: tr("Reinstall libvips42.")) }
     }
 
     /// The formats this libvips and libheif can write (a tiny image is encoded to find out).
@@ -43,10 +43,11 @@ public enum PhotoCodec {
             output.withPlatformString { to in archiver_photo_compress(from, to, &shimOptions, &result, &message) }
         }
         guard status == 0 else {
-            let reason = plainReason(message.map { String(cString: $0) } ?? "unknown error", path: input.string)
+            let reason = message.map { plainReason(String(cString: $0), path: input.string) } ?? tr("unknown error")
             free(message)
             throw ArchiverError(
-                .corrupt, "“\(input.lastComponent?.string ?? input.string)” could not be compressed: \(reason).",
+                // TRANSLATORS: a photo's name, then why (libvips's reason, or one of ours: "it is damaged or cut short").
+                .corrupt, tr("“%1$@” could not be compressed: %2$@.", input.lastComponent?.string ?? input.string, reason),
                 path: input.string)
         }
         return (Int(result.width), Int(result.height))
@@ -70,10 +71,10 @@ extension PhotoCodec {
     }
 
     /// libvips's reason, for a person: no class names, no path (the message names the file already).
-    static func plainReason(_ reason: String, path: String) -> String {
-        if reason.contains("is not a known file format") { return "it is not an image, or it is damaged" }
+    static func plainReason(_ reason: String, path: String) -> Text {
+        if reason.contains("is not a known file format") { return tr("it is not an image, or it is damaged") }
         if reason.contains("Premature end") || reason.contains("truncated") || reason.contains("unexpected end") {
-            return "it is damaged or cut short"
+            return tr("it is damaged or cut short")
         }
         // The first of libvips's stacked "domain: reason" lines is the cause.
         let first = reason.split(separator: "\n", omittingEmptySubsequences: true).first.map(String.init) ?? reason
@@ -82,7 +83,7 @@ extension PhotoCodec {
         if let colon = text.firstIndex(of: ":"), !text[..<colon].contains(" ") {
             text = String(text[text.index(after: colon)...].drop { $0 == " " })
         }
-        return text
+        return .verbatim(text)
     }
 }
 

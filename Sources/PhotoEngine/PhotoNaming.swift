@@ -7,6 +7,9 @@ public enum PhotoNaming {
     public static let photoExtensions: Set<String> = [
         "jpg", "jpeg", "jpe", "jfif", "heic", "heif", "hif", "avif", "png", "webp", "tif", "tiff",
     ]
+    /// What a person is told when something is not a photo.
+    public static var formatsHint: Text { tr("Photos are JPEG, HEIC/HEIF, AVIF, PNG, WebP and TIFF files.") }
+
     /// Extensions of Live-Photo-style videos (`IMG_1.HEIC` + `IMG_1.MOV`), copied unchanged beside their still.
     public static let companionExtensions: Set<String> = ["mov", "mp4"]
 
@@ -72,13 +75,17 @@ public enum PhotoNaming {
 
 /// The saving of a batch in words: `48 photos, 212 MB → 31 MB (85 % smaller)`.
 public enum PhotoSummary {
-    public static func line(photos: Int, inputBytes: Int64, outputBytes: Int64) -> String {
-        let count = "\(photos) photo\(photos == 1 ? "" : "s")"
-        guard inputBytes > 0 else { return count }
+    public static func line(photos: Int, inputBytes: Int64, outputBytes: Int64) -> Text {
+        guard inputBytes > 0 else { return ntr("%ld photo", "%ld photos", photos) }
         // 99.8 % is not "100 % smaller" while something is left.
         let saving = min(100 - Int((Double(outputBytes) * 100 / Double(inputBytes)).rounded()), outputBytes > 0 ? 99 : 100)
-        let change = saving > 0 ? " (\(saving) % smaller)" : ""
-        return "\(count), \(HumanFormat.bytes(inputBytes)) → \(HumanFormat.bytes(outputBytes))\(change)"
+        guard saving > 0 else {
+            // TRANSLATORS: photos compressed, their size before → after.
+            return ntr("%1$ld photo, %2$@ → %3$@", "%1$ld photos, %2$@ → %3$@", photos, .bytes(inputBytes), .bytes(outputBytes))
+        }
+        // TRANSLATORS: photos compressed, their size before → after, and how much smaller they got in percent.
+        return ntr("%1$ld photo, %2$@ → %3$@ (%4$ld %% smaller)", "%1$ld photos, %2$@ → %3$@ (%4$ld %% smaller)",
+                   photos, .bytes(inputBytes), .bytes(outputBytes), saving)
     }
 }
 

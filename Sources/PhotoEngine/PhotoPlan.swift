@@ -72,7 +72,7 @@ public struct PhotoPlan: Sendable {
             }
             guard let info, let name = input.lastComponent?.bytes else {
                 problems.append(
-                    ArchiverError(.inputUnreadable, "“\(input)” does not exist.", hint: "Check the name.", path: input.string))
+                    ArchiverError(.inputUnreadable, tr("“%@” does not exist.", input), hint: tr("Check the name."), path: input.string))
                 continue
             }
             let parent = input.removingLastComponent()
@@ -91,7 +91,7 @@ public struct PhotoPlan: Sendable {
             } else if FileSystem.isRegular(info) {
                 addLoose(input, name: name, parent: parent, bytes: Int64(info.st_size), destination: destination, format: format)
             } else {
-                problems.append(ArchiverError(.notAnArchive, "“\(input)” is not a photo.", path: input.string))
+                problems.append(ArchiverError(.notAnArchive, tr("“%@” is not a photo.", input), path: input.string))
             }
         }
     }
@@ -110,8 +110,8 @@ public struct PhotoPlan: Sendable {
                 return
             }
             problems.append(ArchiverError(
-                .notAnArchive, "“\(name.displayName)” is not a photo Archiver compresses.",
-                hint: "Photos are JPEG, HEIC/HEIF, AVIF, PNG, WebP and TIFF files.", path: input.string))
+                .notAnArchive, tr("“%@” is not a photo Archiver compresses.", name.displayName),
+                hint: PhotoNaming.formatsHint, path: input.string))
             return
         }
         switch destination {
@@ -171,6 +171,6 @@ public struct PhotoPlan: Sendable {
                 throw error
             }
         }
-        throw ArchiverError(.destination, "No free name for “\(name.displayName)” in “\(parent)”.")
+        throw ArchiverError(.destination, tr("No free name for “%1$@” in “%2$@”.", name.displayName, parent))
     }
 }

@@ -132,6 +132,11 @@ import Testing
         #expect(run.status == 1, "done, with a warning: \(run.errors)")
         #expect(run.errors.contains("“contract.pdf” is digitally signed"), "\(run.errors)")
         #expect(PDF.names(in: scratch.path) == ["contract (compressed).pdf", "contract.pdf"])
+        let json = try PDF.compress(["--no-notify", "--json", "contract.pdf"], in: scratch.path)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
+        #expect(object["warningCodes"] as? [String] == ["pdf-signed"], "\(json.output)")
+        let warnings = object["warnings"] as? [String] ?? []
+        #expect(warnings.count == 1 && warnings[0].contains("is digitally signed"), "\(warnings)")
     }
 
     @Test func bilevelScanIsLeftAlone() throws {
@@ -222,6 +227,9 @@ import Testing
         #expect(run.status == 1, "\(run.errors)")
         #expect(run.errors.contains("has errors that qpdf repaired"), "\(run.errors)")
         #expect(try PDF.checks(scratch.sub("broken (compressed).pdf")))
+        let json = try PDF.compress(["--no-notify", "--json", "broken.pdf"], in: scratch.path)
+        #expect(json.status == 1, "\(json.errors)")
+        #expect(json.output.contains(#""warningCodes":["pdf-repaired"]"#), "\(json.output)")
     }
 
     @Test func notSmallerMeansAlreadyOptimal() throws {
@@ -278,6 +286,9 @@ import Testing
         #expect((results[0]["output"] as? String)?.hasSuffix("/one (compressed).pdf") == true)
         #expect((results[1]["output"] as? String)?.hasSuffix("/two (compressed).pdf") == true)
         #expect(((results[2]["error"] as? [String: Any])?["code"] as? Int) == 4)
+        #expect(((results[2]["error"] as? [String: Any])?["kind"] as? String) == "notAnArchive")
+        #expect(((object["error"] as? [String: Any])?["kind"] as? String) == "notAnArchive")
+        #expect((object["warningCodes"] as? [String])?.isEmpty == true, "\(run.output)")
         #expect(
             PDF.names(in: scratch.path) == [
                 "one (compressed).pdf", "one.pdf", "three.pdf", "two (compressed).pdf", "two.pdf",
@@ -303,6 +314,8 @@ import Testing
         #expect(run.status == 0, "\(run.errors)")
         #expect(run.errors.contains("can no longer be selected or searched"))
         let output = scratch.sub("scan (compressed).pdf")
+        let json = try PDF.compress(["--no-notify", "--json", "--flatten", "-q", "low", "scan.pdf"], in: scratch.path)
+        #expect(json.output.contains(#""warningCodes":["pdf-flattened"]"#), "\(json.output)")
         #expect(try PDF.checks(output))
         let images = try PDF.images(output)
         #expect(

@@ -12,8 +12,8 @@ import Testing
         #expect(ladder.count == expected.count)
         for (step, want) in zip(ladder, expected) { #expect(step == want) }
         #expect(PDFQuality.standard == .medium)
-        #expect(PDFQuality.veryLow.label == "Very low (72 dpi, JPEG 15)")
-        #expect(PDFQuality.medium.label == "Medium (150 dpi, JPEG 50)")
+        #expect(PDFQuality.veryLow.label.english == "Very low (72 dpi, JPEG 15)")
+        #expect(PDFQuality.medium.label.english == "Medium (150 dpi, JPEG 50)")
     }
 
     @Test func budgetRefusesOnlyFarOverIt() {
@@ -66,11 +66,11 @@ import Testing
 
     @Test func summarySaysBeforeAfterAndSaving() {
         #expect(
-            PDFNaming.summary(name: "report.pdf", before: 31_800_000, after: 612_000)
+            PDFNaming.summary(name: "report.pdf", before: 31_800_000, after: 612_000).english
                 == "report.pdf: 31.8 MB → 612 kB (98 % smaller)")
-        #expect(PDFNaming.saving(before: 1000, after: 998) == "less than 1 % smaller")
-        #expect(PDFNaming.saving(before: 3_200_000, after: 9_600) == "99 % smaller")
-        #expect(PDFNaming.saving(before: 1000, after: 1000) == "not smaller")
+        #expect(PDFNaming.saving(before: 1000, after: 998).english == "less than 1 % smaller")
+        #expect(PDFNaming.saving(before: 3_200_000, after: 9_600).english == "99 % smaller")
+        #expect(PDFNaming.saving(before: 1000, after: 1000).english == "not smaller")
     }
 }
 

@@ -49,6 +49,8 @@ import Testing
         #expect(json?["exitCode"] as? Int == 1)
         let failures = json?["failures"] as? [[String: Any]] ?? []
         #expect(failures.count == 1 && (failures.first?["path"] as? String)?.hasSuffix("Sub/Deep/broken.jpg") == true, "\(failures)")
+        #expect((failures.first?["error"] as? [String: Any])?["kind"] as? String == "corrupt", "\(failures)")
+        #expect((json?["warningCodes"] as? [String])?.isEmpty == true, "\(again.stdout)")
 
         // Nothing but the broken photo: exit 5 (corrupt), the photo named, no folder left.
         let broken = scratch.sub("Broken")
@@ -199,5 +201,6 @@ import Testing
         let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
         #expect((json?["outputs"] as? [Any])?.count == left.count, "the JSON lists what was kept")
         #expect((json?["error"] as? [String: Any])?["code"] as? Int == 9)
+        #expect((json?["error"] as? [String: Any])?["kind"] as? String == "budget")
     }
 }

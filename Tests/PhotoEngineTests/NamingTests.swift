@@ -34,10 +34,10 @@ import Testing
     }
 
     @Test func theResultSaysWhatWasSaved() {
-        #expect(PhotoSummary.line(photos: 48, inputBytes: 212_000_000, outputBytes: 31_000_000)
+        #expect(PhotoSummary.line(photos: 48, inputBytes: 212_000_000, outputBytes: 31_000_000).english
             == "48 photos, 212 MB → 31.0 MB (85 % smaller)")
-        #expect(PhotoSummary.line(photos: 1, inputBytes: 1000, outputBytes: 1000) == "1 photo, 1.0 kB → 1.0 kB")
-        #expect(PhotoSummary.line(photos: 4, inputBytes: 37_200_000, outputBytes: 38_400) == "4 photos, 37.2 MB → 38.4 kB (99 % smaller)")
+        #expect(PhotoSummary.line(photos: 1, inputBytes: 1000, outputBytes: 1000).english == "1 photo, 1.0 kB → 1.0 kB")
+        #expect(PhotoSummary.line(photos: 4, inputBytes: 37_200_000, outputBytes: 38_400).english == "4 photos, 37.2 MB → 38.4 kB (99 % smaller)")
     }
 }
 
@@ -108,9 +108,9 @@ import Testing
 
     @Test func libvipsReasonsReadAsSentences() {
         let path = "/p/Album/broken.jpg"
-        #expect(PhotoCodec.plainReason(#"VipsForeignLoad: "/p/Album/broken.jpg" is not a known file format"#, path: path)
+        #expect(PhotoCodec.plainReason(#"VipsForeignLoad: "/p/Album/broken.jpg" is not a known file format"#, path: path).english
             == "it is not an image, or it is damaged")
-        #expect(PhotoCodec.plainReason("VipsJpeg: Premature end of input file", path: path) == "it is damaged or cut short")
-        #expect(PhotoCodec.plainReason("VipsForeignSaveHeif: out of memory\nVipsImage: unable to write\n", path: path) == "out of memory")
+        #expect(PhotoCodec.plainReason("VipsJpeg: Premature end of input file", path: path).english == "it is damaged or cut short")
+        #expect(PhotoCodec.plainReason("VipsForeignSaveHeif: out of memory\nVipsImage: unable to write\n", path: path).english == "out of memory")
     }
 }
