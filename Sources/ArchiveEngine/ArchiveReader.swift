@@ -76,13 +76,13 @@ struct ArchiveReader: ~Copyable {
         if !status.succeeded, status != .eof {
             let (message, _) = lastError(attempt)
             archive_read_free(attempt)
-            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil))
+            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: name, place: nil))
         }
         let raw = archive_format(attempt) == ARCHIVE_FORMAT_RAW
         if raw, archive_filter_count(attempt) <= 1 {
             // Raw matches anything; only a compressed stream with no archive inside is a real one.
             archive_read_free(attempt)
-            throw FailureClassifier.describeReadFailure(message: "Unrecognized archive format", archive: name, entry: nil)
+            throw FailureClassifier.describeReadFailure(message: "Unrecognized archive format", archive: name, place: nil)
         }
         handle = attempt
         self.volumes = volumes
@@ -117,7 +117,7 @@ struct ArchiveReader: ~Copyable {
                 // TRANSLATORS: %1$@ is a file, %2$@ libarchive's own message (English).
                 throw ArchiverError(.inputUnreadable, tr("Cannot open “%1$@”: %2$@.", name, message), path: path.string)
             }
-            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: name, entry: nil))
+            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: name, place: nil))
         }
         return handle
     }
@@ -139,7 +139,7 @@ struct ArchiveReader: ~Copyable {
             if !status.succeeded {
                 let (message, _) = lastError(handle)
                 throw volumes.incomplete(FailureClassifier.describeReadFailure(
-                    message: message, archive: displayName, entry: previousPath.map { "after \($0.displayName)" }))
+                    message: message, archive: displayName, place: previousPath.map { .after($0.displayName) }))
             }
             current = entry
             if status == .warn { warnings.append(lastError(handle).message) }
@@ -189,7 +189,7 @@ struct ArchiveReader: ~Copyable {
         // zip reports a bad CRC or a wrong size as a warning on the last block: the data is damaged.
         if status != .ok {
             let (message, _) = lastError(handle)
-            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: displayName, entry: entryName))
+            throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: displayName, place: .at(entryName)))
         }
         return (UnsafeRawBufferPointer(start: buffer, count: size), offset)
     }

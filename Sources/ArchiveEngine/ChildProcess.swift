@@ -211,7 +211,7 @@ package struct ChildProcess {
 
     private static func startFailure(_ name: String, _ code: Int32) -> ArchiverError {
         // TRANSLATORS: %1$@ is a program's name (7-Zip, unrar), %2$@ the system's reason (from the C library).
-        ArchiverError(.notAnArchive, tr("Cannot start %1$@: %2$@.", name, String(cString: strerror(code))))
+        ArchiverError(.notAnArchive, tr("Cannot start %1$@: %2$@.", name, TextValue.systemError(code)))
     }
 }
 

@@ -214,7 +214,7 @@ private struct Backend {
             guard file >= 0 else {
                 throw ArchiverError(
                     // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
-                    .inputUnreadable, tr("Cannot read “%1$@”: %2$@.", item.source, String(cString: strerror(errno))),
+                    .inputUnreadable, tr("Cannot read “%1$@”: %2$@.", item.source, TextValue.systemError(errno)),
                     hint: tr("Check its permissions; no archive was made."), path: item.source.string)
             }
             defer { close(file) }
@@ -227,7 +227,7 @@ private struct Backend {
                     if errno == EINTR { continue }
                     throw ArchiverError(
                         // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
-                        .inputUnreadable, tr("Reading “%1$@” failed: %2$@.", item.source, String(cString: strerror(errno))),
+                        .inputUnreadable, tr("Reading “%1$@” failed: %2$@.", item.source, TextValue.systemError(errno)),
                         hint: tr("No archive was made."), path: item.source.string)
                 }
                 if count == 0 {

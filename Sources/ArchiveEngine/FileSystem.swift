@@ -196,7 +196,7 @@ package enum FileSystem {
     package static func entries(of folder: FilePath) throws(ArchiverError) -> [[UInt8]] {
         guard let dir = folder.withPlatformString({ opendir($0) }) else {
             // TRANSLATORS: %1$@ is a folder, %2$@ the system's reason (from the C library, already translated).
-            throw ArchiverError(.inputUnreadable, tr("Cannot read the folder “%1$@”: %2$@.", folder, String(cString: strerror(errno))),
+            throw ArchiverError(.inputUnreadable, tr("Cannot read the folder “%1$@”: %2$@.", folder, TextValue.systemError(errno)),
                 hint: tr("Check its permissions."), path: folder.string)
         }
         defer { closedir(dir) }
@@ -231,7 +231,7 @@ package enum FileSystem {
 
     /// An `ArchiverError` for a failed write into `folder`.
     package static func destinationError(_ code: Int32, _ folder: FilePath) -> ArchiverError {
-        let reason = String(cString: strerror(code))
+        let reason = TextValue.systemError(code)
         switch code {
         case ENOSPC, EDQUOT:
             return ArchiverError(

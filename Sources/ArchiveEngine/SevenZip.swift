@@ -323,7 +323,7 @@ extension SevenZip {
             }
             if code == EACCES || code == ENOENT || code == EPERM, let path {
                 return ArchiverError(
-                    .inputUnreadable, tr("Cannot read “%1$@”: %2$@.", path, String(cString: strerror(code))),
+                    .inputUnreadable, tr("Cannot read “%1$@”: %2$@.", path, TextValue.systemError(code)),
                     hint: tr("Check its permissions; no archive was made."), path: String(path))
             }
         }

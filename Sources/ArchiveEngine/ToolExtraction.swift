@@ -111,7 +111,7 @@ enum ToolArchive {
                 errno == ENOENT
                 ? tr("“%@” does not exist.", archive)
                 // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
-                : tr("Cannot open “%1$@”: %2$@.", archive, String(cString: strerror(errno)))
+                : tr("Cannot open “%1$@”: %2$@.", archive, TextValue.systemError(errno))
             throw ArchiverError(
                 .inputUnreadable, message, hint: tr("Check the name and its permissions."), path: archive.string)
         }

@@ -94,7 +94,7 @@ final class VolumeSource {
         var parts: [Part] = []
         for path in paths {
             guard let size = VolumeSet.size(of: path), path.withPlatformString({ access($0, R_OK) }) == 0 else {
-                let reason = String(cString: strerror(errno))
+                let reason = TextValue.systemError(errno)
                 buffer.deallocate()
                 throw ArchiverError(.inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, reason), path: path.string)
             }

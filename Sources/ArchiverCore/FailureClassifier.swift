@@ -19,22 +19,39 @@ public enum FailureClassifier {
         return .corrupt
     }
 
-    /// A sentence and hint for a failure reading `archive` (a display name), optionally at `entry`.
+    /// Where in the archive reading failed: at an entry, or after one (the next header was unreadable).
+    public enum Place: Sendable {
+        case at(String)
+        case after(String)
+
+        var text: Text {
+            switch self {
+            // TRANSLATORS: where a damaged archive failed, inserted in a sentence: "“x.zip” is damaged at “a.txt”".
+            case .at(let entry): tr("at “%@”", entry)
+            // TRANSLATORS: where a damaged archive failed: the entry before the unreadable one.
+            case .after(let entry): tr("after “%@”", entry)
+            }
+        }
+    }
+
+    /// A sentence and hint for a failure reading `archive` (a display name), optionally at a `place`.
     /// `message` is libarchive's own English text, shown as it is.
-    public static func describeReadFailure(message: String, archive: String, entry: String?) -> ArchiverError {
+    public static func describeReadFailure(message: String, archive: String, place: Place?) -> ArchiverError {
         let code = readFailure(message: message)
         let text = message.lowercased()
+        let at = place?.text
         switch code {
         case .password where text.contains("unsupported block header size"):
             return ArchiverError(
                 code,
-                entry.map { tr("“%1$@” is probably password-protected at “%2$@”: libarchive cannot read that entry.", archive, $0) }
+                // TRANSLATORS: %2$@ is where: "at “a.txt”" or "after “a.txt”".
+                at.map { tr("“%1$@” is probably password-protected %2$@: libarchive cannot read that entry.", archive, $0) }
                     ?? tr("“%@” is probably password-protected: libarchive cannot read that entry.", archive),
                 hint: tr("Encrypted rar archives can only be opened by unrar: install Debian's non-free “unrar” package."), path: archive)
         case .password:
             return ArchiverError(
                 code,
-                entry.map { tr("“%1$@” is password-protected at “%2$@” (%3$@).", archive, $0, message) }
+                at.map { tr("“%1$@” is password-protected %2$@ (%3$@).", archive, $0, message) }
                     ?? tr("“%1$@” is password-protected (%2$@).", archive, message),
                 hint: tr("Encrypted 7z and rar archives need 7-Zip (the 7zip package) or unrar."), path: archive)
         case .notAnArchive where text.contains("unrecognized archive format"):
@@ -44,19 +61,19 @@ public enum FailureClassifier {
         case .notAnArchive where text.contains("deflation-64") || text.contains("deflate64"):
             return ArchiverError(
                 code,
-                entry.map { tr("“%1$@” uses Deflate64 compression at “%2$@”, which libarchive cannot read.", archive, $0) }
+                at.map { tr("“%1$@” uses Deflate64 compression %2$@, which libarchive cannot read.", archive, $0) }
                     ?? tr("“%@” uses Deflate64 compression, which libarchive cannot read.", archive),
                 hint: tr("7-Zip can extract it: 7zz x “%@”.", archive), path: archive)
         case .notAnArchive:
             return ArchiverError(
                 code,
-                entry.map { tr("“%1$@” uses a feature Archiver cannot read at “%2$@”: %3$@.", archive, $0, message) }
+                at.map { tr("“%1$@” uses a feature Archiver cannot read %2$@: %3$@.", archive, $0, message) }
                     ?? tr("“%1$@” uses a feature Archiver cannot read: %2$@.", archive, message),
                 hint: tr("7-Zip (7zz x) may be able to extract it."), path: archive)
         default:
             return ArchiverError(
                 .corrupt,
-                entry.map { tr("“%1$@” is damaged or incomplete at “%2$@”: %3$@.", archive, $0, message) }
+                at.map { tr("“%1$@” is damaged or incomplete %2$@: %3$@.", archive, $0, message) }
                     ?? tr("“%1$@” is damaged or incomplete: %2$@.", archive, message),
                 hint: tr("Download or copy it again; nothing was extracted."), path: archive)
         }

@@ -146,7 +146,7 @@ public enum PDFCompressor {
 
     private static func readFailure(_ input: FilePath, _ code: Int32) -> Text {
         // TRANSLATORS: a file, then the system's reason ("Permission denied").
-        tr("Cannot read “%1$@”: %2$@.", input, String(cString: strerror(code)))
+        tr("Cannot read “%1$@”: %2$@.", input, TextValue.systemError(code))
     }
 
     /// The image pass through the C++ shim, asking for a password as long as the PDF needs one.

@@ -239,7 +239,7 @@ public enum PhotoBatch {
 
     private static func readError(_ source: FilePath, _ code: Int32) -> ArchiverError {
         // TRANSLATORS: a file, then the system's reason ("Permission denied").
-        ArchiverError(.inputUnreadable, tr("Cannot read “%1$@”: %2$@.", source, String(cString: strerror(code))), path: source.string)
+        ArchiverError(.inputUnreadable, tr("Cannot read “%1$@”: %2$@.", source, TextValue.systemError(code)), path: source.string)
     }
 }
 

@@ -1,4 +1,15 @@
+import Glibc
 import SystemPackage
+
+/// glibc's messages in the C locale, whatever the process's locale is.
+private enum SystemError {
+    nonisolated(unsafe) static let cLocale = newlocale(1 << __LC_MESSAGES, "C", nil)  // strerror_l reads LC_MESSAGES alone
+
+    static func english(_ code: Int32) -> String {
+        guard let cLocale, let text = strerror_l(code, cLocale) else { return "error \(code)" }
+        return String(cString: text)
+    }
+}
 
 /// A value that goes into a `Text`'s placeholder, rendered for the same audience as the sentence.
 public enum TextValue: Sendable {
@@ -11,6 +22,8 @@ public enum TextValue: Sendable {
     case spokenDuration(Double)
     /// A clock-style duration: `1:05`.
     case clock(Double)
+    /// The C library's reason for an errno: in the user's language for people, in English for scripts.
+    case errnoReason(Int32)
 
     func render(_ audience: Text.Audience) -> String {
         switch self {
@@ -20,6 +33,7 @@ public enum TextValue: Sendable {
         case .fileSize(let count): audience == .user ? Formatters.bytes(count) : HumanFormat.bytes(count)
         case .spokenDuration(let seconds): HumanFormat.spokenText(seconds).render(audience)
         case .clock(let seconds): HumanFormat.duration(seconds)
+        case .errnoReason(let code): audience == .user ? String(cString: strerror(code)) : SystemError.english(code)
         }
     }
 }
@@ -70,6 +84,8 @@ extension TextArgument where Self == TextValue {
     public static func bytes(_ count: Int64) -> TextValue { .fileSize(count) }
     /// A file size in the user's format.
     public static func bytes(_ count: Int) -> TextValue { .fileSize(Int64(count)) }
+    /// The C library's reason for `code`: `tr("Cannot read “%1$@”: %2$@.", path, .systemError(errno))`.
+    public static func systemError(_ code: Int32) -> TextValue { .errnoReason(code) }
     /// A duration in words: `tr("about %@", .spoken(seconds))`.
     public static func spoken(_ seconds: Double) -> TextValue { .spokenDuration(seconds) }
 }
