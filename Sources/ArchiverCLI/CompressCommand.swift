@@ -9,76 +9,77 @@ extension CompressionLevel: ExpressibleByArgument {}
 
 /// `compress-with-archiver`: files and folders → one archive beside them.
 public struct CompressCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "compress-with-archiver",
-        abstract: "Compress files and folders into one archive.",
-        discussion: """
-            One item a.pdf becomes a.zip beside it, a folder Photos becomes Photos.zip holding Photos/, several \
-            items become Archive.zip in their common folder. Nothing is overwritten: Archive (2).zip, (3)…
-            \(exitCodesHelp)
-            """,
-        version: archiverVersion)
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "compress-with-archiver",
+            abstract: tr("Compress files and folders into one archive.").localized,
+            discussion: Text.sentences([
+                tr("One item a.pdf becomes a.zip beside it, a folder Photos becomes Photos.zip holding Photos/, several items become Archive.zip in their common folder. Nothing is overwritten: Archive (2).zip, (3)…"),
+                exitCodes,
+            ], separator: "\n\n").localized,
+            version: archiverVersion)
+    }
 
-    @Option(name: [.short, .long], help: "zip, 7z, tar, tar.gz, tar.bz2, tar.xz, tar.zst, gz, bz2, xz or zst (default: the default-format setting, zip).")
+    @Option(name: [.short, .long], help: ArgumentHelp(tr("zip, 7z, tar, tar.gz, tar.bz2, tar.xz, tar.zst, gz, bz2, xz or zst (default: the default-format setting, zip).")))
     var format: ArchiveFormat?
 
-    @Option(name: [.short, .long], help: "store, fast, normal (each library's default) or maximum (default: the compression-level setting, normal).")
+    @Option(name: [.short, .long], help: ArgumentHelp(tr("store, fast, normal (each library's default) or maximum (default: the compression-level setting, normal).")))
     var level: CompressionLevel?
 
-    @Option(name: [.short, .long], help: "Write exactly this file; fails if it exists.")
+    @Option(name: [.short, .long], help: ArgumentHelp(tr("Write exactly this file; fails if it exists.")))
     var output: String?
 
-    @Option(name: [.short, .long], help: "Name of the archive, in the folder of the inputs.")
+    @Option(name: [.short, .long], help: ArgumentHelp(tr("Name of the archive, in the folder of the inputs.")))
     var name: String?
 
-    @Flag(help: "Make one archive per item instead of one for all (the menus' \"Compress Each Separately\").")
+    @Flag(help: ArgumentHelp(tr("Make one archive per item instead of one for all (the menus' \"Compress Each Separately\").")))
     var each = false
 
-    @Option(help: ArgumentHelp(
-        "Split the archive into parts NAME.001, NAME.002, … of SIZE each: 700k, 100M, 4092M (KiB, MiB, GiB); 0 for one file; ask shows a dialog (default: the split-size setting, off).",
-        valueName: "SIZE"))
+    // TRANSLATORS: NAME and SIZE are the placeholders shown in the usage line; keep them, and 700k, 100M, 4092M, 0 and ask.
+    @Option(help: ArgumentHelp(tr("Split the archive into parts NAME.001, NAME.002, … of SIZE each: 700k, 100M, 4092M (KiB, MiB, GiB); 0 for one file; ask shows a dialog (default: the split-size setting, off)."), valueName: "SIZE"))
     var split: String?
 
-    @Flag(help: "Protect the archive with a password, asked twice (zip: AES-256; 7z: AES-256 with hidden names).")
+    @Flag(help: ArgumentHelp(tr("Protect the archive with a password, asked twice (zip: AES-256; 7z: AES-256 with hidden names).")))
     var encrypt = false
 
-    @Flag(help: "Read the password for --encrypt from one line of standard input, for scripts.")
+    @Flag(help: ArgumentHelp(tr("Read the password for --encrypt from one line of standard input, for scripts.")))
     var passwordStdin = false
 
     @OptionGroup var job: JobOptions
 
-    @Argument(help: "Files and folders to compress.")
+    @Argument(help: ArgumentHelp(tr("Files and folders to compress.")))
     var files: [String] = []
 
     public init() {}
 
     public func validate() throws {
         if job.forgetRecent { return }
-        if files.isEmpty { throw ValidationError("Name at least one file or folder to compress.") }
-        if output != nil, name != nil { throw ValidationError("Use either --output or --name, not both.") }
-        if each, output != nil || name != nil { throw ValidationError("--each names each archive after its item, so --output and --name mean nothing with it.") }
-        if passwordStdin, !encrypt { throw ValidationError("--password-stdin gives the password for --encrypt; add --encrypt.") }
+        if files.isEmpty { throw ValidationError(tr("Name at least one file or folder to compress.").localized) }
+        if output != nil, name != nil { throw ValidationError(tr("Use either --output or --name, not both.").localized) }
+        if each, output != nil || name != nil { throw ValidationError(tr("--each names each archive after its item, so --output and --name mean nothing with it.").localized) }
+        if passwordStdin, !encrypt { throw ValidationError(tr("--password-stdin gives the password for --encrypt; add --encrypt.").localized) }
         if let split, split != "ask", split != "0", PartSize.parse(split) == nil {
-            throw ValidationError("--split takes a size such as 700k, 100M or 4092M (at least 1k), not “\(split)”.")
+            throw ValidationError(tr("--split takes a size such as 700k, 100M or 4092M (at least 1k), not “%@”.", split).localized)
         }
     }
 
     /// The part size: `--split`, the dialog for `--split ask`, else the split-size setting.
-    private func partSize(settings: ArchiverSettings, what: String) throws(ArchiverError) -> Int64? {
+    private func partSize(settings: ArchiverSettings, what: JobSubject) throws(ArchiverError) -> Int64? {
         guard let split else { return settings.splitSize }
         if split == "0" { return nil }
         if split != "ask" { return PartSize.parse(split) }
-        switch PartSizeChooser.ask(
-            title: "Compress \(what) in parts", currentDesktop: ProcessEnvironment.current.variables["XDG_CURRENT_DESKTOP"])
-        {
+        // TRANSLATORS: the title of the dialog that asks for the size of the parts.
+        let title = what.say({ tr("Compress “%@” in parts", $0) }, { ntr("Compress %ld item in parts", "Compress %ld items in parts", $0) })
+        switch PartSizeChooser.ask(title: title.localized, currentDesktop: ProcessEnvironment.current.variables["XDG_CURRENT_DESKTOP"]) {
         case .chosen(let answer):
             guard let size = PartSize.parse(answer) else {
-                throw ArchiverError(.usage, "“\(answer)” is not a part size.", hint: "Write it as 700k, 100M or 4G.")
+                throw ArchiverError(.usage, tr("“%@” is not a part size.", answer), hint: tr("Write it as 700k, 100M or 4G."))
             }
             return size
-        case .cancelled: throw ArchiverError(.cancelled, "Cancelled; nothing was compressed.")
+        case .cancelled: throw ArchiverError(.cancelled, tr("Cancelled; nothing was compressed."))
         case .unavailable:
-            throw ArchiverError(.usage, "No dialog program is installed to ask for the part size.", hint: "Install zenity (or kdialog on KDE), or give --split SIZE.")
+            throw ArchiverError(
+                .usage, tr("No dialog program is installed to ask for the part size."), hint: tr("Install zenity (or kdialog on KDE), or give --split SIZE."))
         }
     }
 
@@ -92,7 +93,8 @@ public struct CompressCommand: ParsableCommand {
         let inputs = files.map { raw.path(for: $0) }
         let destination: CompressPlan.Destination =
             if let output { .path(raw.path(for: output)) } else if let name { .name(raw.bytes(for: name)) } else { .automatic }
-        let what = inputs.count == 1 ? "“\(inputs[0].lastComponent?.string ?? inputs[0].string)”" : "\(inputs.count) items"
+        let what = JobSubject(inputs)
+        let couldNot = what.say({ tr("Could not compress “%@”", $0) }, { ntr("Could not compress %ld item", "Could not compress %ld items", $0) })
         // Asked before the job's clock starts: the time budget is for compressing, not for typing.
         let password: Secret?
         let partSize: Int64?
@@ -103,17 +105,19 @@ public struct CompressCommand: ParsableCommand {
             // From a menu there is no terminal: the notification is where "install zenity" is read.
             JobReport(operation: "compress", json: job.json).failed(error, elapsed: 0)
             DesktopFeedback(title: "", notify: job.notifications, settings: settings, control: JobControl())
-                .failed(summary: "Could not compress \(what)", error)
+                .failed(summary: couldNot.localized, error)
             throw ExitCode(error.code.exitStatus)
         }
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
-        let progress = TerminalProgress(label: "Compressing")
+        // TRANSLATORS: the start of the terminal's progress line.
+        let progress = TerminalProgress(label: tr("Compressing").localized)
         let report = JobReport(operation: "compress", json: job.json)
-        let desktop = DesktopFeedback(title: "Compressing \(what)", notify: job.notifications, settings: settings, control: control)
+        let title = what.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) })
+        let desktop = DesktopFeedback(title: title.localized, notify: job.notifications, settings: settings, control: control)
         let failed = { (error: ArchiverError) in
             report.failed(error, elapsed: progress.elapsed)
-            desktop.failed(summary: "Could not compress \(what)", error)
+            desktop.failed(summary: couldNot.localized, error)
         }
         CommandRunner.onAbandon = failed
         // --each: one job after another, each named after its item; the batch goes on past a failure.
@@ -122,7 +126,8 @@ public struct CompressCommand: ParsableCommand {
         var failures: [ArchiverError] = []
         for (index, group) in groups.enumerated() {
             if groups.count > 1 {
-                desktop.title = "Compressing “\(group[0].lastComponent?.string ?? "")” (\(index + 1) of \(groups.count))"
+                // TRANSLATORS: %1$@ is the item's name; %2$ld of %3$ld count the archives of the batch.
+                desktop.title = tr("Compressing “%1$@” (%2$ld of %3$ld)", group[0].lastComponent?.string ?? "", index + 1, groups.count).localized
             }
             do throws(ArchiverError) {
                 let result = try Compressor.run(
@@ -136,7 +141,7 @@ public struct CompressCommand: ParsableCommand {
                     },
                     progress: { progress.update(done: $0, total: $1); desktop.update(done: $0, total: $1) })
                 progress.finish()
-                for warning in result.warnings { report.warn(warning.text.localized) }
+                for warning in result.warnings { report.warn(warning) }
                 made.append(result)
             } catch {
                 progress.finish()
@@ -154,17 +159,29 @@ public struct CompressCommand: ParsableCommand {
         }
         report.succeeded(compress: made, failures: failures, elapsed: progress.elapsed)
         let name = JobReport.outputName(first)
+        // TRANSLATORS: the second line of a result notification; %@ is the folder.
+        let folder = tr("in %@", first.output.removingLastComponent())
         if made.count == 1, failures.isEmpty {
+            let counts = countWords(files: first.files, folders: first.folders, symlinks: first.symlinks)
+            let line =
+                if let saving = JobReport.saving(first) {
+                    // TRANSLATORS: %1$@ “3 files, 1 folder”, %2$@ the archive, %3$@ its size, %4$ld how much smaller than its input.
+                    tr("%1$@ → %2$@, %3$@, %4$ld %% smaller", counts, name, .bytes(first.size), saving)
+                } else {
+                    tr("%1$@ → %2$@, %3$@", counts, name, .bytes(first.size))
+                }
             desktop.succeeded(
-                summary: "Compressed to \(name)",
-                body: "\(countWords(files: first.files, folders: first.folders, symlinks: first.symlinks)) → \(name), \(HumanFormat.bytes(first.size))\(JobReport.saving(first))\nin \(first.output.removingLastComponent())",
+                summary: tr("Compressed to %@", name).localized, body: Text.sentences([line, folder], separator: "\n").localized,
                 item: first.output, attachable: first.parts.count > 1 ? nil : first.output)
         } else {
-            let failedLine = failures.first.map { "\n\(failures.count) failed: \($0.message)" } ?? ""
+            var lines = [Text.verbatim(made.map { JobReport.outputName($0).localized }.joined(separator: ", ")), folder]
+            if let failure = failures.first {
+                // TRANSLATORS: %1$ld items of an --each batch could not be compressed; %2$@ is the first one's error.
+                lines.append(ntr("%1$ld failed: %2$@", "%1$ld failed: %2$@", failures.count, failure.message))
+            }
             desktop.succeeded(
-                summary: "Compressed \(made.count) archives",
-                body: "\(made.map(JobReport.outputName).joined(separator: ", "))\nin \(first.output.removingLastComponent())\(failedLine)",
-                item: first.output)
+                summary: ntr("Compressed %ld archive", "Compressed %ld archives", made.count).localized,
+                body: Text.sentences(lines, separator: "\n").localized, item: first.output)
         }
         desktop.waitForAction()
         throw ExitCode(failures.isEmpty && made.allSatisfy(\.warnings.isEmpty) ? ExitStatus.success : ExitStatus.warnings)
@@ -173,17 +190,19 @@ public struct CompressCommand: ParsableCommand {
 
 extension CompressCommand {
     /// The password for `--encrypt`, once the format is known to carry one (tar is refused before asking).
-    static func password(for what: String, format: ArchiveFormat, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
+    static func password(for what: JobSubject, format: ArchiveFormat, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
         try EncryptionSupport.checkCanEncrypt(format, sevenZipInstalled: Compressor.canEncrypt7z)
-        return try Passwords.forNewArchive(what, fromStandardInput: fromStandardInput)
+        let prompt = what.say({ tr("Password to protect “%@”", $0) }, { ntr("Password to protect %ld item", "Password to protect %ld items", $0) })
+        return try Passwords.forNewArchive(prompt: prompt, fromStandardInput: fromStandardInput)
     }
 }
 
 package let archiverVersion = "Archiver 0.1 (\(ArchiveEngineSetup.libarchiveVersion))"
 
-package let exitCodesHelp = """
+/// The exit codes, the last paragraph of every executable's `--help`.
+package var exitCodes: Text {
+    tr("Exit codes: 0 done, 1 done with warnings, 2 usage error, 3 input missing or unreadable, 4 not an archive or unsupported, 5 corrupt or truncated, 6 password needed or wrong, 7 cannot write the destination, 8 cancelled, 9 time budget exceeded.")
+}
 
-    Exit codes: 0 done, 1 done with warnings, 2 usage error, 3 input missing or unreadable, 4 not an archive \
-    or unsupported, 5 corrupt or truncated, 6 password needed or wrong, 7 cannot write the destination, \
-    8 cancelled, 9 time budget exceeded.
-    """
+/// `exitCodes` after a blank line, in the user's language, for a `discussion` written as one literal.
+package var exitCodesHelp: String { "\n" + exitCodes.localized }

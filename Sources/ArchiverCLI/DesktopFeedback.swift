@@ -18,16 +18,25 @@ package final class DesktopFeedback: @unchecked Sendable {
     private var inhibitor: SleepInhibitor?
     private var longRunning = false
     private var waitsForAction = false
-    /// What the progress notification says the job does: "Compressing Photos".
+    /// What the progress notification says the job does, in the user's language: "Compressing “Photos”".
     package var title: String
 
-    /// - Parameter notify: the `--notify`/`--no-notify` flag; nil follows the setting.
+    /// - Parameters:
+    ///   - title: in the user's language, as every text given to this class.
+    ///   - notify: the `--notify`/`--no-notify` flag; nil follows the setting.
     package init(title: String, notify: Bool?, settings: ArchiverSettings, control: JobControl) {
         self.title = title
         self.settings = settings
         self.control = control
         start = clock.now
-        notifier = notify ?? settings.notifications ? Notifier.connect() : nil
+        notifier = notify ?? settings.notifications ? Notifier.connect(desktopEntry: Self.desktopEntry) : nil
+    }
+
+    /// The launcher of this executable: `compress-pdf-with-archiver` → `io.github.archiver.CompressPdf`.
+    static var desktopEntry: String {
+        let executable = CommandLine.arguments.first?.split(separator: "/").last ?? ""
+        let words = executable.replacing("-with-archiver", with: "").split(separator: "-")
+        return "io.github.archiver." + words.map { $0.prefix(1).uppercased() + $0.dropFirst() }.joined()
     }
 
     /// Records progress; shows it from the first second on, at most once a second.
@@ -44,10 +53,11 @@ package final class DesktopFeedback: @unchecked Sendable {
         lastShown = now
         let percent = snapshot.fraction.map { Int($0 * 100) }
         let control = control
-        let cancel = Notifier.Action(id: "cancel", label: "Cancel") { CommandRunner.requestStop(control) }
-        let line = detail.map { $0 + (snapshot.remaining.map { "\n\(HumanFormat.duration($0)) left" } ?? "") }
+        // TRANSLATORS: a button on the progress notification.
+        let cancel = Notifier.Action(id: "cancel", label: tr("Cancel").localized) { CommandRunner.requestStop(control) }
+        let line = detail.map { $0 + (snapshot.remaining.map { "\n" + tr("%@ left", TextValue.clock($0)).localized } ?? "") }
         notifier.show(
-            summary: title, body: escaped(line ?? HumanFormat.progressLine(snapshot).localized), urgency: .low, percent: percent,
+            summary: title, body: line ?? HumanFormat.progressLine(snapshot).localized, urgency: .low, percent: percent,
             actions: [cancel], transient: true)
     }
 
@@ -73,13 +83,16 @@ package final class DesktopFeedback: @unchecked Sendable {
         guard let notifier else { return }
         var actions: [Notifier.Action] = []
         if let item {
-            actions.append(Notifier.Action(id: "default", label: "Open folder") { _ = Reveal.show(item) })
-            actions.append(Notifier.Action(id: "open-folder", label: "Open folder") { _ = Reveal.show(item) })
+            // TRANSLATORS: a button on the result notification; it shows the result in the file manager.
+            let open = tr("Open folder").localized
+            actions.append(Notifier.Action(id: "default", label: open) { _ = Reveal.show(item) })
+            actions.append(Notifier.Action(id: "open-folder", label: open) { _ = Reveal.show(item) })
         }
         if let attachable {
-            actions.append(Notifier.Action(id: "email", label: "Email…") { _ = Reveal.email(attachable) })
+            // TRANSLATORS: a button on the result notification; it opens the mail program with the archive attached.
+            actions.append(Notifier.Action(id: "email", label: tr("Email…").localized) { _ = Reveal.email(attachable) })
         }
-        notifier.show(summary: summary, body: escaped(body), actions: actions, wait: true)
+        notifier.show(summary: summary, body: body, actions: actions, wait: true)
         waitsForAction = notifier.supportsActions && !actions.isEmpty && isatty(STDIN_FILENO) != 1
     }
 
@@ -87,7 +100,7 @@ package final class DesktopFeedback: @unchecked Sendable {
     package func failed(summary: String, _ error: ArchiverError) {
         release()
         let body = error.message.localized + (error.hint.map { "\n" + $0.localized } ?? "")
-        notifier?.show(summary: summary, body: escaped(body), urgency: .critical, wait: true)
+        notifier?.show(summary: summary, body: body, urgency: .critical, wait: true)
     }
 
     /// Keeps the process alive for the result's buttons: until one is clicked or the notification
@@ -106,29 +119,13 @@ package final class DesktopFeedback: @unchecked Sendable {
         let (seconds, attoseconds) = (clock.now - start).components
         return Double(seconds) + Double(attoseconds) / 1e18
     }
-
-    /// Bodies are markup on servers that say `body-markup`; a file named `<b>` must show as typed.
-    private func escaped(_ text: String) -> String {
-        guard notifier?.capabilities.contains("body-markup") == true else { return text }
-        return text.replacingAll([("&", "&amp;"), ("<", "&lt;"), (">", "&gt;")])
-    }
-}
-
-extension String {
-    fileprivate func replacingAll(_ pairs: [(Character, String)]) -> String {
-        var result = ""
-        for character in self {
-            if let pair = pairs.first(where: { $0.0 == character }) { result += pair.1 } else { result.append(character) }
-        }
-        return result
-    }
 }
 
 /// The user's settings, read once per process; a missing or broken schema is said once, on stderr.
 package enum UserSettings {
     package static let current: ArchiverSettings = {
         let (settings, warning) = SettingsStore.load()
-        if let warning { printError("warning: \(warning)") }
+        if let warning { printWarning(warning) }
         return settings
     }()
 }
@@ -139,9 +136,9 @@ package func forgetRecent() throws -> Never {
     do {
         count = try RecentFiles.forget()
     } catch {
-        printError("Could not change the Recent files list: \(error).")
+        printError(tr("Could not change the Recent files list: %@.", String(describing: error)).localized)
         throw ExitCode(ArchiverError.Code.destination.exitStatus)
     }
-    print("Removed Archiver from \(count) entr\(count == 1 ? "y" : "ies") of the Recent files list.")
+    print(ntr("Removed Archiver from %ld entry of the Recent files list.", "Removed Archiver from %ld entries of the Recent files list.", count).localized)
     throw ExitCode(ExitStatus.success)
 }

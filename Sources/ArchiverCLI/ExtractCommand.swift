@@ -7,62 +7,60 @@ import SystemPackage
 
 /// `extract-with-archiver`: archives → files, beside them or where `--to` says.
 public struct ExtractCommand: ParsableCommand {
-    public static let configuration = CommandConfiguration(
-        commandName: "extract-with-archiver",
-        abstract: "Extract archives, safely, without overwriting anything.",
-        discussion: """
-            An archive holding one top-level item extracts it as is; otherwise a folder named after the archive \
-            holds everything. --entry NAME (repeatable) extracts only those entries (a folder selects everything \
-            under it). Put -- before the archives when a name may start with a dash.
-            \(exitCodesHelp)
-            """,
-        version: archiverVersion)
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "extract-with-archiver",
+            abstract: tr("Extract archives, safely, without overwriting anything.").localized,
+            discussion: Text.sentences([
+                tr("An archive holding one top-level item extracts it as is; otherwise a folder named after the archive holds everything. --entry NAME (repeatable) extracts only those entries (a folder selects everything under it). Put -- before the archives when a name may start with a dash."),
+                exitCodes,
+            ], separator: "\n\n").localized,
+            version: archiverVersion)
+    }
 
-    @Option(name: [.short, .long], help: "Extract into this folder (created if missing).")
+    @Option(name: [.short, .long], help: ArgumentHelp(tr("Extract into this folder (created if missing).")))
     var to: String?
 
-    @Flag(name: [.short, .long], help: "List the entries instead of extracting.")
+    @Flag(name: [.short, .long], help: ArgumentHelp(tr("List the entries instead of extracting.")))
     var list = false
 
-    @Flag(help: "Ask for the folder to extract into (kdialog on KDE, else zenity): the menus' \"Extract to…\".")
+    @Flag(help: ArgumentHelp(tr("Ask for the folder to extract into (kdialog on KDE, else zenity): the menus' \"Extract to…\".")))
     var chooseFolder = false
 
-    @Flag(help: "Also extract macOS junk (__MACOSX/, ._*, .DS_Store); the skip-junk setting's opposite.")
+    @Flag(help: ArgumentHelp(tr("Also extract macOS junk (__MACOSX/, ._*, .DS_Store); the skip-junk setting's opposite.")))
     var keepJunk = false
 
-    @Flag(help: "Skip macOS junk even when the skip-junk setting is off.")
+    @Flag(help: ArgumentHelp(tr("Skip macOS junk even when the skip-junk setting is off.")))
     var skipJunk = false
 
-    @Flag(help: "Move each archive to the trash once it is fully extracted (default: the trash-archive-after-extract setting).")
+    @Flag(help: ArgumentHelp(tr("Move each archive to the trash once it is fully extracted (default: the trash-archive-after-extract setting).")))
     var trashArchive = false
 
-    @Flag(help: "Read the password of encrypted archives from one line of standard input, for scripts.")
+    @Flag(help: ArgumentHelp(tr("Read the password of encrypted archives from one line of standard input, for scripts.")))
     var passwordStdin = false
 
-    @Option(help: ArgumentHelp(
-        "Read names stored without the UTF-8 flag in this code page (CP437, CP932, GBK, CP1252, … as iconv names them); default: guessed from all of a zip's names.",
-        valueName: "NAME"))
+    @Option(help: ArgumentHelp(tr("Read names stored without the UTF-8 flag in this code page (CP437, CP932, GBK, CP1252, … as iconv names them); default: guessed from all of a zip's names."), valueName: "NAME"))
     var encoding: String?
 
-    @Option(name: .customLong("entry"), help: "Extract only this entry (repeatable); a folder selects everything under it.")
+    @Option(name: .customLong("entry"), help: ArgumentHelp(tr("Extract only this entry (repeatable); a folder selects everything under it.")))
     var entries: [String] = []
 
     @OptionGroup var job: JobOptions
 
-    @Argument(help: "Archives to extract.")
+    @Argument(help: ArgumentHelp(tr("Archives to extract.")))
     var archives: [String] = []
 
     public init() {}
 
     public func validate() throws {
         if job.forgetRecent { return }
-        if archives.isEmpty { throw ValidationError("Name at least one archive to extract.") }
-        if list, to != nil || chooseFolder { throw ValidationError("--list does not extract, so --to and --choose-folder mean nothing with it.") }
-        if to != nil, chooseFolder { throw ValidationError("Use either --to or --choose-folder, not both.") }
-        if keepJunk, skipJunk { throw ValidationError("Use either --keep-junk or --skip-junk, not both.") }
-        if list, !entries.isEmpty { throw ValidationError("--list shows every entry, so --entry means nothing with it.") }
+        if archives.isEmpty { throw ValidationError(tr("Name at least one archive to extract.").localized) }
+        if list, to != nil || chooseFolder { throw ValidationError(tr("--list does not extract, so --to and --choose-folder mean nothing with it.").localized) }
+        if to != nil, chooseFolder { throw ValidationError(tr("Use either --to or --choose-folder, not both.").localized) }
+        if keepJunk, skipJunk { throw ValidationError(tr("Use either --keep-junk or --skip-junk, not both.").localized) }
+        if list, !entries.isEmpty { throw ValidationError(tr("--list shows every entry, so --entry means nothing with it.").localized) }
         if let encoding, NameDecoder(encoding) == nil {
-            throw ValidationError("“\(encoding)” is not an encoding this system knows; try CP437, CP932, GBK or CP1252 (iconv -l lists them all).")
+            throw ValidationError(tr("“%@” is not an encoding this system knows; try CP437, CP932, GBK or CP1252 (iconv -l lists them all).", encoding).localized)
         }
     }
 
@@ -86,17 +84,18 @@ public struct ExtractCommand: ParsableCommand {
 
     /// "Extract to…": the folder the person picks; cancelling the dialog cancels the job.
     private static func askForFolder(near archive: FilePath, environment: ProcessEnvironment) throws -> FilePath {
+        // TRANSLATORS: the title of the folder chooser; %@ is the archive.
+        let title = tr("Extract “%@” to", archive.lastComponent?.string ?? "")
         switch FolderChooser.ask(
-            title: "Extract “\(archive.lastComponent?.string ?? "")” to", startingAt: archive.removingLastComponent(),
-            currentDesktop: environment.variables["XDG_CURRENT_DESKTOP"])
+            title: title.localized, startingAt: archive.removingLastComponent(), currentDesktop: environment.variables["XDG_CURRENT_DESKTOP"])
         {
         case .chosen(let folder): return folder
         case .cancelled:
-            printError("Cancelled; nothing was extracted.")
+            printError(tr("Cancelled; nothing was extracted.").localized)
             throw ExitCode(ArchiverError.Code.cancelled.exitStatus)
         case .unavailable:
             printProblem(ArchiverError(
-                .usage, "No folder chooser is installed.", hint: "Install zenity (or kdialog on KDE), or use --to FOLDER."))
+                .usage, tr("No folder chooser is installed."), hint: tr("Install zenity (or kdialog on KDE), or use --to FOLDER.")))
             throw ExitCode(ArchiverError.Code.usage.exitStatus)
         }
     }
@@ -113,20 +112,24 @@ public struct ExtractCommand: ParsableCommand {
             passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: control),
             names: encoding.flatMap(NameDecoder.init))
         let report = JobReport(operation: "extract", json: job.json)
-        let progress = TerminalProgress(label: "Extracting")
-        let first = archives[0].lastComponent?.string ?? archives[0].string
-        let what = archives.count == 1 ? "“\(first)”" : "\(archives.count) archives"
-        let desktop = DesktopFeedback(title: "Extracting \(what)", notify: job.notifications, settings: settings, control: control)
+        // TRANSLATORS: the start of the terminal's progress line.
+        let progress = TerminalProgress(label: tr("Extracting").localized)
+        let what = JobSubject(archives)
+        let title = what.say({ tr("Extracting “%@”", $0) }, { ntr("Extracting %ld archive", "Extracting %ld archives", $0) })
+        let desktop = DesktopFeedback(title: title.localized, notify: job.notifications, settings: settings, control: control)
         CommandRunner.onAbandon = {
             report.failed($0, elapsed: progress.elapsed)
-            desktop.failed(summary: "Could not extract \(what)", $0)
+            desktop.failed(summary: Self.couldNotExtract(what).localized, $0)
         }
         var results: [JSON] = []
         var failures: [ArchiverError] = []
         var made: [(archive: FilePath, result: ExtractResult)] = []
         var warned = false
         for (index, archive) in archives.enumerated() {
-            if archives.count > 1 { desktop.title = "Extracting “\(archive.lastComponent?.string ?? "")” (\(index + 1) of \(archives.count))" }
+            if archives.count > 1 {
+                // TRANSLATORS: %1$@ is the archive's name; %2$ld of %3$ld count the archives of the batch.
+                desktop.title = tr("Extracting “%1$@” (%2$ld of %3$ld)", archive.lastComponent?.string ?? "", index + 1, archives.count).localized
+            }
             do throws(ArchiverError) {
                 let result = try Extractor.run(
                     archive: archive, options: options, control: control,
@@ -135,15 +138,18 @@ public struct ExtractCommand: ParsableCommand {
                         if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: control.budget) { throw refusal }
                     })
                 progress.finish()
-                for refused in result.refused { report.warn("Refused “\(refused.path)”: \(refused.reason).") }
-                for warning in result.warnings { report.warn(warning.text.localized) }
+                for refused in result.refused {
+                    // TRANSLATORS: %1$@ is an entry of the archive; %2$@ the reason, such as “its path is absolute”.
+                    report.warn(JobWarning("entry-refused", tr("Refused “%1$@”: %2$@.", refused.path, refused.reason)))
+                }
+                for warning in result.warnings { report.warn(warning) }
                 warned = warned || result.hasWarnings
                 // Only a complete extraction lets the archive go, and only to the trash.
                 if trashArchive || settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
                     do throws(ArchiverError) {
                         for part in result.parts { try Trash.move(part) }
                     } catch {
-                        report.warn(error.message.localized)
+                        report.warn(JobWarning("trash-failed", error.message))
                         warned = true
                     }
                 }
@@ -176,37 +182,49 @@ public struct ExtractCommand: ParsableCommand {
     }
 
 
+    private static func couldNotExtract(_ what: JobSubject) -> Text {
+        what.say({ tr("Could not extract “%@”", $0) }, { ntr("Could not extract %ld archive", "Could not extract %ld archives", $0) })
+    }
+
     /// One result notification for the whole batch: the folder and item count, or the first failure.
     private static func notify(
-        _ desktop: DesktopFeedback, what: String, made: [(archive: FilePath, result: ExtractResult)], failures: [ArchiverError]
+        _ desktop: DesktopFeedback, what: JobSubject, made: [(archive: FilePath, result: ExtractResult)], failures: [ArchiverError]
     ) {
         if made.isEmpty, let failure = failures.first {
-            desktop.failed(summary: "Could not extract \(what)", failure)
+            desktop.failed(summary: couldNotExtract(what).localized, failure)
             return
         }
         let outputs = made.compactMap { $0.result.output }
         let files = made.reduce(0) { $0 + $1.result.files }
         let folders = made.reduce(0) { $0 + $1.result.folders }
         let symlinks = made.reduce(0) { $0 + $1.result.symlinks }
-        var body = countWords(files: files, folders: folders, symlinks: symlinks)
+        let counts = countWords(files: files, folders: folders, symlinks: symlinks)
+        var lines = [counts]
         if let only = outputs.first, outputs.count == 1 {
-            body += " → \(only.lastComponent?.string ?? "")\nin \(only.removingLastComponent())"
+            // TRANSLATORS: %1$@ “3 files, 1 folder”, %2$@ the folder or file made; the next line says where it is.
+            lines = [tr("%1$@ → %2$@", counts, only.lastComponent?.string ?? ""), tr("in %@", only.removingLastComponent())]
         }
         if let failure = failures.first {
-            body += "\n\(failures.count) archive\(failures.count == 1 ? "" : "s") failed: \(failure.message)"
+            // TRANSLATORS: %2$@ is the first failed archive's error.
+            lines.append(ntr("%1$ld archive failed: %2$@", "%1$ld archives failed: %2$@", failures.count, failure.message))
         }
-        desktop.succeeded(summary: "Extracted \(what)", body: body, item: outputs.first)
+        let summary = what.say({ tr("Extracted “%@”", $0) }, { ntr("Extracted %ld archive", "Extracted %ld archives", $0) })
+        desktop.succeeded(summary: summary.localized, body: Text.sentences(lines, separator: "\n").localized, item: outputs.first)
     }
 
     private static func describe(archive: FilePath, result: ExtractResult) {
         let name = archive.lastComponent?.string ?? archive.string
         if let output = result.output {
-            print("Extracted “\(name)” to \(output) (\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks))).")
+            let counts = countWords(files: result.files, folders: result.folders, symlinks: result.symlinks)
+            // TRANSLATORS: %1$@ the archive, %2$@ the folder or file made, %3$@ “3 files, 1 folder”.
+            print(tr("Extracted “%1$@” to %2$@ (%3$@).", name, output, counts).localized)
         } else {
-            print("“\(name)” holds nothing to extract.")
+            print(tr("“%@” holds nothing to extract.", name).localized)
         }
-        if !result.skippedJunk.isEmpty {
-            printError("Skipped \(result.skippedJunk.count) macOS junk item(s) such as “\(result.skippedJunk[0])”; --keep-junk keeps them.")
+        if let junk = result.skippedJunk.first {
+            let count = result.skippedJunk.count
+            // TRANSLATORS: %2$@ is the first skipped name, such as “__MACOSX/a.jpg”.
+            printError(ntr("Skipped %1$ld macOS junk item, “%2$@”; --keep-junk keeps it.", "Skipped %1$ld macOS junk items such as “%2$@”; --keep-junk keeps them.", count, junk).localized)
         }
     }
 
@@ -220,13 +238,12 @@ public struct ExtractCommand: ParsableCommand {
                 ("bytes", .int(result.bytes)),
                 ("refused", .array(result.refused.map { .object([("path", .string($0.path)), ("reason", .string($0.reason.english)), ("reasonCode", .string($0.refusal.code))]) })),
                 ("skippedJunk", .array(result.skippedJunk.map(JSON.string))),
-                ("warnings", .array(result.warnings.map { JSON.string($0.text.english) })),
-            ]
+            ] + JobReport.json(result.warnings)
         } else {
             fields += [
                 ("output", .null), ("format", .null), ("nameEncoding", .null), ("files", .int(0)), ("folders", .int(0)), ("symlinks", .int(0)),
-                ("bytes", .int(0)), ("refused", .array([])), ("skippedJunk", .array([])), ("warnings", .array([])),
-            ]
+                ("bytes", .int(0)), ("refused", .array([])), ("skippedJunk", .array([])),
+            ] + JobReport.json([])
         }
         fields.append(("error", error.map(JobReport.json) ?? .null))
         return .object(fields)
@@ -242,7 +259,8 @@ public struct ExtractCommand: ParsableCommand {
         for archive in archives {
             do {
                 let (format, entries, names) = try Extractor.list(
-                    archive: archive, control: control, passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: "nothing was listed").notCounted(by: control),
+                    archive: archive, control: control,
+                    passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was listed")).notCounted(by: control),
                     names: encoding.flatMap(NameDecoder.init))
                 listed.append(.object([
                     ("archive", .string(archive.string)), ("format", .string(format)),
@@ -280,17 +298,18 @@ public struct ExtractCommand: ParsableCommand {
         archive: FilePath, format: String, names: String?, entries: [ArchiveEntryInfo], several: Bool
     ) {
         if several { print("\(archive):") }
-        print("Format: \(format)")
-        if let names { print("Names: \(names) (stored without the UTF-8 flag; --encoding NAME reads them otherwise)") }
+        print(tr("Format: %@", format).localized)
+        // TRANSLATORS: %@ is the code page the names were read in, such as CP437.
+        if let names { print(tr("Names: %@ (stored without the UTF-8 flag; --encoding NAME reads them otherwise)", names).localized) }
         for entry in entries {
             let size = entry.size.map { String($0) } ?? "-"
             let packed = entry.packedSize.map { String($0) } ?? "-"
-            let time = entry.modified.map(HumanFormat.iso8601) ?? "-"
+            let time = entry.modified.map(Formatters.date) ?? "-"
             let link = entry.linkTarget.map { " -> \($0.displayName)" } ?? ""
             let kind = entry.kind.rawValue.padding(10)
             print("\(kind) \(size.padding(12, left: true)) \(packed.padding(12, left: true)) \(time) \(entry.encrypted ? "E" : "-") \(entry.path.displayName)\(link)")
         }
-        print("\(entries.count) entr\(entries.count == 1 ? "y" : "ies")")
+        print(ntr("%ld entry", "%ld entries", entries.count).localized)
     }
 }
 

@@ -1,6 +1,7 @@
 import ArchiveEngine
 import ArchiverCore
 import ArgumentParser
+import SystemPackage
 
 /// How a job tells its outcome: sentences for a person (results on stdout, problems on stderr), or one
 /// JSON object on stdout for a script. Errors and warnings always reach stderr.
@@ -16,12 +17,12 @@ package final class JobReport {
 
     package func warn(_ warning: JobWarning) {
         warnings.append(warning)
-        printError("warning: \(warning.text.localized)")
+        printWarning(warning.text)
     }
 
-    // Glue until every caller passes a JobWarning with its own code.
-    package func warn(_ text: String) {
-        warn(JobWarning("warning", .verbatim(text)))
+    /// `warnings` (English) and `warningCodes`, the same warnings in the same order, for a JSON object.
+    package static func json(_ warnings: [JobWarning]) -> [(String, JSON)] {
+        [("warnings", .array(warnings.map { .string($0.text.english) })), ("warningCodes", .array(warnings.map { .string($0.code) }))]
     }
 
     /// The archives made (several with `--each`), and the items of an `--each` batch that failed.
@@ -44,24 +45,34 @@ package final class JobReport {
             return
         }
         for result in results {
-            let made = result.parts.count > 1 ? "\(result.output.removingLastComponent())/\(Self.outputName(result))" : "\(result.output)"
-            let line = "Created \(made): \(HumanFormat.bytes(result.size))\(Self.saving(result))"
-            print(line + " (\(countWords(files: result.files, folders: result.folders, symlinks: result.symlinks))).")
+            let made = result.parts.count > 1 ? Self.outputName(result, in: result.output.removingLastComponent()) : .verbatim("\(result.output)")
+            let counts = countWords(files: result.files, folders: result.folders, symlinks: result.symlinks)
+            let line =
+                if let saving = Self.saving(result) {
+                    // TRANSLATORS: %1$@ the archive, %2$@ its size, %3$ld how much smaller than its input, %4$@ “3 files, 1 folder”.
+                    tr("Created %1$@: %2$@, %3$ld %% smaller (%4$@).", made, .bytes(result.size), saving, counts)
+                } else {
+                    tr("Created %1$@: %2$@ (%3$@).", made, .bytes(result.size), counts)
+                }
+            print(line.localized)
         }
     }
 
     /// The archive's file name, or a split one's first and last parts: `x.zip.001 … x.zip.003 (3 parts)`.
-    static func outputName(_ result: CompressResult) -> String {
+    /// - Parameter folder: written before the first part, for a line that names the whole path.
+    static func outputName(_ result: CompressResult, in folder: FilePath? = nil) -> Text {
         let name = result.output.lastComponent?.string ?? result.output.string
-        guard result.parts.count > 1, let last = result.parts.last?.lastComponent?.string else { return name }
-        return "\(name) … \(last) (\(result.parts.count) parts)"
+        guard result.parts.count > 1, let last = result.parts.last?.lastComponent?.string else { return .verbatim(name) }
+        let first = folder.map { "\($0)/\(name)" } ?? name
+        // TRANSLATORS: the first and the last part of a split archive, and how many parts there are.
+        return ntr("%2$@ … %3$@ (%1$ld part)", "%2$@ … %3$@ (%1$ld parts)", result.parts.count, first, last)
     }
 
-    /// `, 41 % smaller`, or nothing when the archive is not smaller than its input.
-    static func saving(_ result: CompressResult) -> String {
-        guard result.inputBytes > 0 else { return "" }
+    /// How many percent smaller than its input the archive is; nil when it is not smaller.
+    static func saving(_ result: CompressResult) -> Int? {
+        guard result.inputBytes > 0 else { return nil }
         let saving = 100 - Int((Double(result.size) * 100 / Double(result.inputBytes)).rounded())
-        return saving > 0 ? ", \(saving) % smaller" : ""
+        return saving > 0 ? saving : nil
     }
 
     package func failed(_ error: ArchiverError, elapsed: Double) {
@@ -80,11 +91,7 @@ package final class JobReport {
             ("operation", .string(operation)), ("exitCode", .int(Int64(exitCode))),
             ("durationSeconds", .double((elapsed * 1000).rounded() / 1000)),
         ]
-        let notes: [(String, JSON)] = [
-            ("warnings", .array(warnings.map { .string($0.text.english) })),
-            ("warningCodes", .array(warnings.map { .string($0.code) })),
-        ]
-        print(JSON.object(head + fields + notes).rendered)
+        print(JSON.object(head + fields + Self.json(warnings)).rendered)
     }
 
     package static func json(_ error: ArchiverError) -> JSON {
@@ -101,9 +108,17 @@ package func printProblem(_ error: ArchiverError) {
     printError(error.message.localized + (error.hint.map { "\n\($0.localized)" } ?? ""))
 }
 
-func countWords(files: Int, folders: Int, symlinks: Int) -> String {
-    var parts = ["\(files) file\(files == 1 ? "" : "s")"]
-    if folders > 0 { parts.append("\(folders) folder\(folders == 1 ? "" : "s")") }
-    if symlinks > 0 { parts.append("\(symlinks) symlink\(symlinks == 1 ? "" : "s")") }
-    return parts.joined(separator: ", ")
+/// A warning for a person on stderr: `warning: …`.
+package func printWarning(_ text: Text) {
+    // TRANSLATORS: the start of a line on standard error, as in GNU tools; %@ is the warning.
+    printError(tr("warning: %@", text).localized)
 }
+
+/// What a job made or found: `3 files, 1 folder, 2 symlinks` (folders and symlinks only when there are any).
+func countWords(files: Int, folders: Int, symlinks: Int) -> Text {
+    var parts = [ntr("%ld file", "%ld files", files)]
+    if folders > 0 { parts.append(ntr("%ld folder", "%ld folders", folders)) }
+    if symlinks > 0 { parts.append(ntr("%ld symlink", "%ld symlinks", symlinks)) }
+    return Text.sentences(parts, separator: ", ")
+}
+

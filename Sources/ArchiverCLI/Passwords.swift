@@ -8,16 +8,21 @@ import Synchronization
 /// chain (terminal, askpass, kdialog, zenity). A cancel is exit 6, like a wrong password.
 package enum Passwords {
     /// The password for a new archive: asked twice, or one line of standard input.
-    static func forNewArchive(_ what: String, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
-        if fromStandardInput { return try readStandardInput(nothingMade: "no archive was made") }
-        let answer = PasswordPrompt.ask(
-            prompt: "Password to protect \(what)", confirm: true, environment: ProcessEnvironment.current.variables)
-        return try unwrap(answer, nothingMade: "no archive was made")
+    /// - Parameter prompt: the question, such as “Password to protect “Photos””.
+    static func forNewArchive(prompt: Text, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
+        // TRANSLATORS: what a missing password means for the job; it ends the sentences “No password was given; %@.”
+        let nothingMade = tr("no archive was made")
+        if fromStandardInput { return try readStandardInput(nothingMade: nothingMade) }
+        let answer = PasswordPrompt.ask(prompt: prompt, confirm: true, environment: ProcessEnvironment.current.variables)
+        return try unwrap(answer, nothingMade: nothingMade)
     }
 
     /// Asks for an existing archive's password: once from standard input, or up to three times at the prompt.
-    /// - Parameter nothingMade: what a missing password means for the job, in words.
-    package static func asker(fromStandardInput: Bool, nothingMade: String = "nothing was extracted") -> PasswordAsker {
+    /// - Parameter nothingMade: what a missing password means for the job, in words (`tr("nothing was listed")`);
+    ///   nil for "nothing was extracted".
+    package static func asker(fromStandardInput: Bool, nothingMade: Text? = nil) -> PasswordAsker {
+        // TRANSLATORS: what a missing password means for the job; it ends the sentences “No password was given; %@.”
+        let nothingMade = nothingMade ?? tr("nothing was extracted")
         if fromStandardInput {
             // One line, read once: a second archive in the same call gets the same password.
             let line = Mutex<Secret?>(nil)
@@ -30,24 +35,24 @@ package enum Passwords {
         }
         let environment = ProcessEnvironment.current.variables
         return PasswordAsker(attempts: 3) { archive, attempt throws(ArchiverError) in
-            let answer = PasswordPrompt.ask(prompt: "Password for “\(archive)”", confirm: false, retry: attempt > 1, environment: environment)
+            let answer = PasswordPrompt.ask(prompt: tr("Password for “%@”", archive), confirm: false, retry: attempt > 1, environment: environment)
             return try unwrap(answer, nothingMade: nothingMade)
         }
     }
 
-    private static func readStandardInput(nothingMade: String) throws(ArchiverError) -> Secret {
+    private static func readStandardInput(nothingMade: Text) throws(ArchiverError) -> Secret {
         guard let secret = Secret.readLine(from: STDIN_FILENO) else {
             throw ArchiverError(
-                .password, "--password-stdin found no password on standard input; \(nothingMade).",
-                hint: "Pipe the password in as one line, e.g. from a password manager.")
+                .password, tr("--password-stdin found no password on standard input; %@.", nothingMade),
+                hint: tr("Pipe the password in as one line, e.g. from a password manager."))
         }
         return secret
     }
 
-    private static func unwrap(_ answer: PasswordPrompt.Answer, nothingMade: String) throws(ArchiverError) -> Secret {
+    private static func unwrap(_ answer: PasswordPrompt.Answer, nothingMade: Text) throws(ArchiverError) -> Secret {
         switch answer {
         case .password(let secret): return secret
-        case .cancelled: throw ArchiverError(.password, "No password was given; \(nothingMade).")
+        case .cancelled: throw ArchiverError(.password, tr("No password was given; %@.", nothingMade))
         case .unavailable(let error): throw error
         }
     }

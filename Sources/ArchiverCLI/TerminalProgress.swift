@@ -11,6 +11,7 @@ package final class TerminalProgress {
     private var drawn = false
     private let label: String
 
+    /// - Parameter label: what the job does, in the user's language: "Compressing".
     package init(label: String, enabled: Bool = isatty(STDERR_FILENO) == 1) {
         self.label = label
         self.enabled = enabled
@@ -18,7 +19,8 @@ package final class TerminalProgress {
     }
 
     /// Records progress; redraws when it is time.
-    /// - Parameter detail: shown instead of bytes (`12 of 48 photos…`), followed by the time left.
+    /// - Parameter detail: shown instead of bytes (`12 of 48 photos…`, in the user's language), followed by
+    ///   the time left.
     package func update(done: Int64, total: Int64?, detail: String? = nil) {
         guard enabled else { return }
         let now = seconds(clock.now - start)
@@ -26,7 +28,7 @@ package final class TerminalProgress {
         guard let snapshot = meter?.update(done: done, now: now) else { return }
         // Short jobs show only their result.
         guard now >= 0.5 else { return }
-        let line = detail.map { $0 + (snapshot.remaining.map { "  \(HumanFormat.duration($0)) left" } ?? "") }
+        let line = detail.map { $0 + (snapshot.remaining.map { "  " + tr("%@ left", TextValue.clock($0)).localized } ?? "") }
         printError("\r\u{1B}[K\(label)  \(line ?? HumanFormat.progressLine(snapshot).localized)", newline: false)
         drawn = true
     }

@@ -11,11 +11,12 @@ public enum FolderChooser {
     }
 
     /// - Parameters:
+    ///   - title: the dialog's title, in the user's language.
     ///   - currentDesktop: `XDG_CURRENT_DESKTOP`, a colon-separated list such as `KDE` or `ubuntu:GNOME`.
     public static func ask(title: String, startingAt folder: FilePath, currentDesktop: String?) -> Outcome {
         let onKDE = currentDesktop?.split(separator: ":").contains { $0.uppercased() == "KDE" } ?? false
         let kdialog = ["kdialog", "--title", title, "--getexistingdirectory"]
-        let zenity = ["zenity", "--file-selection", "--directory", "--title=\(title)"]
+        let zenity = ["zenity", "--file-selection", "--directory", "--title=\(title)", "--no-markup"]
         let order = onKDE ? [kdialog, zenity] : [zenity, kdialog]
         guard let command = order.first(where: { Programs.find($0[0]) != nil }) else { return .unavailable }
         // The starting folder goes last, as bytes: it may not be UTF-8.

@@ -25,6 +25,8 @@ public final class Notifier: @unchecked Sendable {
     /// Whether the server draws the `value` hint as a bar.
     public let capabilities: Set<String>
     private let notification: UnsafeMutablePointer<NotifyNotification>
+    /// The `desktop-entry` hint: the server shows the launcher's (translated) name and icon.
+    private let desktopEntry: String?
     /// Signalled when the person clicks a button or the notification closes.
     private let interaction = DispatchSemaphore(value: 0)
     private var actionBoxes: [Unmanaged<ActionBox>] = []
@@ -40,7 +42,9 @@ public final class Notifier: @unchecked Sendable {
 
     /// A notifier when a session bus and a notification server are there; nil otherwise, without
     /// starting a bus (`dbus-launch` autolaunch would hang or pop up an X11 error on a headless machine).
-    public static func connect(appName: String = "Archiver") -> Notifier? {
+    /// - Parameter desktopEntry: the launcher's desktop file ID without `.desktop`, such as
+    ///   `io.github.archiver.Extract`.
+    public static func connect(appName: String = "Archiver", desktopEntry: String? = nil) -> Notifier? {
         // libnotify prints a warning on stderr when it finds no bus or no server; look first.
         guard sessionBusAddress() != nil, serverIsThere() else { return nil }
         var result: Notifier?
@@ -58,15 +62,16 @@ public final class Notifier: @unchecked Sendable {
             }
             g_list_free_full(caps, g_free)
             guard let notification = notify_notification_new("Archiver", nil, nil) else { return }
-            result = Notifier(notification: notification, capabilities: names)
+            result = Notifier(notification: notification, capabilities: names, desktopEntry: desktopEntry)
         }
         done.wait()
         return result
     }
 
-    private init(notification: UnsafeMutablePointer<NotifyNotification>, capabilities: Set<String>) {
+    private init(notification: UnsafeMutablePointer<NotifyNotification>, capabilities: Set<String>, desktopEntry: String?) {
         self.notification = notification
         self.capabilities = capabilities
+        self.desktopEntry = desktopEntry
         supportsActions = capabilities.contains("actions")
         let me = Unmanaged.passUnretained(self).toOpaque()
         let closed: @convention(c) (OpaquePointer?, gpointer?) -> Void = { _, data in
@@ -77,6 +82,8 @@ public final class Notifier: @unchecked Sendable {
 
     /// Shows or replaces the notification. Returns at once; the D-Bus call happens on the GLib thread.
     /// - Parameters:
+    ///   - summary, body: plain text in the user's language; the body is escaped here for servers that
+    ///     read it as markup, so a file named `<b>` shows as typed.
     ///   - percent: the `value` hint for servers that draw a bar; nil removes it.
     ///   - transient: kept out of the notification history (progress is).
     ///   - wait: returns only once the server has the notification (for the last one before exiting).
@@ -87,7 +94,8 @@ public final class Notifier: @unchecked Sendable {
         let shown = DispatchSemaphore(value: 0)
         MainLoop.perform { [self] in
             defer { shown.signal() }
-            notify_notification_update(notification, summary, body, "package-x-generic")
+            notify_notification_update(notification, summary, bodyText(body), "package-x-generic")
+            notify_notification_set_hint(notification, "desktop-entry", desktopEntry.map { g_variant_new_string($0) })
             notify_notification_set_urgency(notification, Self.level(urgency))
             notify_notification_set_hint(notification, "value", percent.map { g_variant_new_int32(Int32($0)) })
             notify_notification_set_hint(notification, "transient", transient ? g_variant_new_boolean(1) : nil)
@@ -124,6 +132,12 @@ public final class Notifier: @unchecked Sendable {
             }
             notify_notification_add_action(notification, action.id, action.label, callback, box.toOpaque(), release)
         }
+    }
+
+    /// The body as the server reads it: markup only where it says `body-markup` (the specification's
+    /// subset, in which `&`, `<` and `>` are the characters to escape).
+    func bodyText(_ text: String) -> String {
+        capabilities.contains("body-markup") ? Markup.escaped(text) : text
     }
 
     private static func level(_ urgency: Urgency) -> NotifyUrgency {

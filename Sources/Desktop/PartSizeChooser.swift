@@ -13,23 +13,38 @@ public enum PartSizeChooser {
 
     static let other = "other"
 
+    /// - Parameter title: the dialog's title, in the user's language.
     public static func ask(title: String, currentDesktop: String?) -> Outcome {
-        let onKDE = currentDesktop?.split(separator: ":").contains { $0.uppercased() == "KDE" } ?? false
-        let rows = PartSize.presets.map { ($0.size, $0.use.localized) } + [(other, "Other size…")]
-        let zenity =
-            ["zenity", "--list", "--title=\(title)", "--text=Split the archive into parts of", "--column=Size",
-             "--column=For", "--hide-column=1", "--print-column=1", "--hide-header"] + rows.flatMap { [$0.0, $0.1] }
-        // kdialog's menu prints the tag of the chosen row.
-        let kdialog = ["kdialog", "--title", title, "--menu", "Split the archive into parts of"] + rows.flatMap { [$0.0, $0.1] }
-        let order = onKDE ? [kdialog, zenity] : [zenity, kdialog]
-        guard let command = order.first(where: { Programs.find($0[0]) != nil }) else { return .unavailable }
-        guard let picked = answer(command) else { return .cancelled }
+        guard let command = commands(title: title, currentDesktop: currentDesktop, installed: { Programs.find($0) != nil })
+        else { return .unavailable }
+        guard let picked = answer(command.list) else { return .cancelled }
         guard picked == other else { return .chosen(picked) }
-        let entry =
-            command[0] == "kdialog"
-            ? ["kdialog", "--title", title, "--inputbox", "Part size (700k, 100M, 4G):", "100M"]
-            : ["zenity", "--entry", "--title=\(title)", "--text=Part size (700k, 100M, 4G):", "--entry-text=100M"]
-        return answer(entry).map(Outcome.chosen) ?? .cancelled
+        return answer(command.entry).map(Outcome.chosen) ?? .cancelled
+    }
+
+    /// The list dialog and the "Other size…" entry dialog of the first program installed, as argv.
+    static func commands(title: String, currentDesktop: String?, installed: (String) -> Bool)
+        -> (list: [String], entry: [String])?
+    {
+        let onKDE = currentDesktop?.split(separator: ":").contains { $0.uppercased() == "KDE" } ?? false
+        let rows = PartSize.presets.map { ($0.size, $0.use.localized) } + [(other, tr("Other size…").localized)]
+        let question = tr("Split the archive into parts of").localized
+        // TRANSLATORS: the part size the "Other size…" dialog asks for; keep the examples as they are.
+        let sizeQuestion = tr("Part size (700k, 100M, 4G):").localized
+        // The columns' headings are hidden, but a screen reader still names the column by them.
+        // TRANSLATORS: "Size" and "For" head the columns of the part sizes (15M) and what each is for.
+        let (sizeColumn, useColumn) = (tr("Size").localized, tr("For").localized)
+        let zenity = (
+            list: ["zenity", "--list", "--title=\(title)", "--no-markup", "--text=\(Markup.escaped(question))",
+                   "--column=\(sizeColumn)", "--column=\(useColumn)", "--hide-column=1",
+                   "--print-column=1", "--hide-header"] + rows.flatMap { [$0.0, $0.1] },
+            entry: ["zenity", "--entry", "--title=\(title)", "--no-markup", "--text=\(sizeQuestion)", "--entry-text=100M"])
+        // kdialog's menu prints the tag of the chosen row.
+        let kdialog = (
+            list: ["kdialog", "--title", title, "--menu", Markup.kdialog(question)] + rows.flatMap { [$0.0, $0.1] },
+            entry: ["kdialog", "--title", title, "--inputbox", Markup.kdialog(sizeQuestion), "100M"])
+        let order = onKDE ? [kdialog, zenity] : [zenity, kdialog]
+        return order.first { installed($0.list[0]) }
     }
 
     /// The dialog's first line of output; nil when it was cancelled or printed nothing.

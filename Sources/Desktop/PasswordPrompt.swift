@@ -21,14 +21,14 @@ public enum PasswordPrompt {
     ///     times, then `.cancelled` with a message on standard error.
     ///   - retry: re-asking after a wrong password; the prompt then starts with "Wrong password. ".
     ///   - environment: the process environment. Helper programs are found on its `PATH` and run with it.
-    public static func ask(prompt: String, confirm: Bool, retry: Bool = false, environment: [String: String])
+    public static func ask(prompt: Text, confirm: Bool, retry: Bool = false, environment: [String: String])
         -> Answer
     {
         ask(prompt: prompt, confirm: confirm, retry: retry, environment: environment, stdinIsTerminal: isatty(0) == 1)
     }
 
     /// `ask` with the terminal test made by the caller, so tests run the same from a terminal as in CI.
-    static func ask(prompt: String, confirm: Bool, retry: Bool, environment: [String: String], stdinIsTerminal: Bool)
+    static func ask(prompt: Text, confirm: Bool, retry: Bool, environment: [String: String], stdinIsTerminal: Bool)
         -> Answer
     {
         let method = PasswordChain.method(environment: environment, stdinIsTerminal: stdinIsTerminal) {
@@ -37,23 +37,25 @@ public enum PasswordPrompt {
         guard let method else {
             return .unavailable(
                 ArchiverError(
-                    .password, "No way to ask for the password: no terminal and no password dialog.",
-                    hint: "Install zenity (or kdialog on KDE), set ARCHIVER_ASKPASS to an ssh-askpass-style program, "
-                        + "or use --password-stdin."))
+                    .password, tr("No way to ask for the password: no terminal and no password dialog."),
+                    hint: tr("Install zenity (or kdialog on KDE), set ARCHIVER_ASKPASS to an ssh-askpass-style program, or use --password-stdin.")))
         }
-        let asking = { (text: String) in ask(text, by: method, environment: environment) }
-        var first = retry ? "Wrong password. \(prompt)" : prompt
+        let asking = { (text: Text) in ask(text.localized, by: method, environment: environment) }
+        // TRANSLATORS: %@ is the question that follows, such as “Password for “Photos.zip””.
+        var first = retry ? tr("Wrong password. %@", prompt) : prompt
         guard confirm else { return asking(first) }
         for _ in 1...confirmAttempts {
             let answer = asking(first)
             guard case .password(let password) = answer else { return answer }
-            let again = asking("\(prompt) (again)")
+            // TRANSLATORS: the same question asked a second time, to confirm a new password.
+            let again = asking(tr("%@ (again)", prompt))
             guard case .password(let repeated) = again else { return again }
             if password.matches(repeated) { return .password(password) }
             // Said in the next prompt itself: a dialog's user never sees standard error.
-            first = "The passwords did not match. \(prompt)"
+            first = tr("The passwords did not match. %@", prompt)
         }
-        writeToStandardError("The passwords did not match \(confirmAttempts) times in a row; giving up.\n")
+        let giveUp = ntr("The passwords did not match %ld time in a row; giving up.", "The passwords did not match %ld times in a row; giving up.", confirmAttempts)
+        writeToStandardError(giveUp.localized + "\n")
         return .cancelled
     }
 
@@ -68,9 +70,9 @@ public enum PasswordPrompt {
         switch method {
         case .terminal: askOnTerminal(prompt)
         case .askpass(let program): run([program, prompt], environment: environment)
-        case .kdialog: run(["kdialog", "--title", "Archiver", "--password", prompt], environment: environment)
+        case .kdialog: run(["kdialog", "--title", "Archiver", "--password", Markup.kdialog(prompt)], environment: environment)
         // zenity 3.44's password dialog has a fixed label and no --text, so the prompt is its title.
-        case .zenity: run(["zenity", "--password", "--title=\(prompt)"], environment: environment)
+        case .zenity: run(["zenity", "--password", "--title=\(prompt)", "--no-markup"], environment: environment)
         }
     }
 }
@@ -86,7 +88,8 @@ extension PasswordPrompt {
         // back on every way out, which a signal killing the process would skip. The prompt is shown only
         // once echo is off, so nothing typed in answer to it is flushed away.
         let line = withEchoOff {
-            writeToStandardError("\(prompt): ")
+            // TRANSLATORS: the terminal's password prompt; %@ is the question, such as “Password for “Photos.zip””.
+            writeToStandardError(tr("%@:", prompt).localized + " ")
             return Secret.readLine(from: 0, interrupt: 0x03)
         }
         writeToStandardError("\n")
@@ -128,8 +131,8 @@ extension PasswordPrompt {
         guard let (line, succeeded) = Spawn.firstLine(of: argv.map { Array($0.utf8) }, environment: environment) else {
             return .unavailable(
                 ArchiverError(
-                    .password, "Could not start the password program “\(argv[0])”.",
-                    hint: "Check ARCHIVER_ASKPASS and SSH_ASKPASS, or use --password-stdin."))
+                    .password, tr("Could not start the password program “%@”.", argv[0]),
+                    hint: tr("Check ARCHIVER_ASKPASS and SSH_ASKPASS, or use --password-stdin.")))
         }
         return succeeded ? .password(line ?? Secret([])) : .cancelled
     }

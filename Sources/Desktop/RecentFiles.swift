@@ -24,8 +24,7 @@ public enum RecentFiles {
         file: FilePath = defaultFile
     ) throws {
         guard let uri = fileURI(path) else {
-            throw ArchiverError(
-                .destination, "Could not add to recent files: the name cannot be made a URI.", path: path.string)
+            throw ArchiverError(.destination, tr("Could not add to recent files: the name cannot be made a URI."), path: path.string)
         }
         try update(file) { bookmarks in
             g_bookmark_file_set_mime_type(bookmarks, uri, mimeType)
@@ -125,13 +124,13 @@ public enum RecentFiles {
     private static func update<Result>(
         _ file: FilePath, _ change: (OpaquePointer) -> (Result, save: Bool)
     ) throws -> Result {
-        guard let bookmarks = g_bookmark_file_new() else { throw failure(nil, "read", file) }
+        guard let bookmarks = g_bookmark_file_new() else { throw failure(nil, saving: false, file) }
         defer { g_bookmark_file_free(bookmarks) }
         var error: UnsafeMutablePointer<GError>?
         let loaded = file.withPlatformString { g_bookmark_file_load_from_file(bookmarks, $0, &error) } != 0
         if !loaded {
             guard g_error_matches(error, g_file_error_quark(), gint(G_FILE_ERROR_NOENT.rawValue)) != 0 else {
-                throw failure(error, "read", file)
+                throw failure(error, saving: false, file)
             }
             g_clear_error(&error)
         }
@@ -142,20 +141,22 @@ public enum RecentFiles {
         if !folder.isEmpty { _ = folder.withPlatformString { g_mkdir_with_parents($0, 0o700) } }
         // g_file_set_contents underneath: a temporary file renamed over the old one.
         guard file.withPlatformString({ g_bookmark_file_to_file(bookmarks, $0, &error) }) != 0 else {
-            throw failure(error, "save", file)
+            throw failure(error, saving: true, file)
         }
         return result
     }
 
     /// The error for a failed load or save; frees `error`.
-    private static func failure(_ error: UnsafeMutablePointer<GError>?, _ verb: String, _ file: FilePath)
+    private static func failure(_ error: UnsafeMutablePointer<GError>?, saving: Bool, _ file: FilePath)
         -> ArchiverError
     {
-        let reason = error.flatMap { $0.pointee.message.map { String(cString: $0) } } ?? "out of memory"
+        // GLib's own message, already in the user's language.
+        let reason = error.flatMap { $0.pointee.message.map { Text.verbatim(String(cString: $0)) } } ?? tr("out of memory")
         if let error { g_error_free(error) }
         return ArchiverError(
-            .destination, "Could not \(verb) the recent files list: \(reason).",
-            hint: "Archiver's own work is done; only the Recent list was not updated.", path: file.string)
+            .destination,
+            saving ? tr("Could not save the recent files list: %@.", reason) : tr("Could not read the recent files list: %@.", reason),
+            hint: tr("Archiver's own work is done; only the Recent list was not updated."), path: file.string)
     }
 }
 

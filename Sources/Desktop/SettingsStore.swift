@@ -6,12 +6,12 @@ import ArchiverCore
 /// unusable leaves the built-in default and yields one warning.
 public enum SettingsStore {
     /// The settings, and a warning to show once when the schema is missing or broken.
-    public static func load() -> (settings: ArchiverSettings, warning: String?) {
+    public static func load() -> (settings: ArchiverSettings, warning: Text?) {
         var settings = ArchiverSettings()
         guard let source = g_settings_schema_source_get_default(),
             let schema = g_settings_schema_source_lookup(source, ArchiverSettings.schemaID, 1)
         else {
-            return (settings, "Archiver's settings (\(ArchiverSettings.schemaID)) are not installed; using built-in defaults. `make install` installs them.")
+            return (settings, tr("Archiver's settings (%@) are not installed; using built-in defaults. `make install` installs them.", ArchiverSettings.schemaID))
         }
         defer { g_settings_schema_unref(schema) }
         let gsettings = g_settings_new_full(schema, nil, nil)
@@ -31,7 +31,7 @@ public enum SettingsStore {
             }
         }
         guard !unusable.isEmpty else { return (settings, nil) }
-        return (settings, "Archiver's settings schema is broken or from another version (\(unusable.joined(separator: ", "))); using built-in defaults for those. Reinstall with `make install`.")
+        return (settings, tr("Archiver's settings schema is broken or from another version (%@); using built-in defaults for those. Reinstall with `make install`.", unusable.joined(separator: ", ")))
     }
 
     /// The stored values of `keys` (settings of one executable, such as Compress Photos' `photo-*` keys),

@@ -13,10 +13,11 @@ public enum Trash {
         defer { g_object_unref(UnsafeMutableRawPointer(handle)) }
         var error: UnsafeMutablePointer<GError>?
         guard g_file_trash(handle, nil, &error) == 0 else { return }
-        let reason = error.map { String(cString: $0.pointee.message) } ?? "unknown error"
+        // GLib's own message, already in the user's language.
+        let reason = error.map { Text.verbatim(String(cString: $0.pointee.message)) } ?? tr("unknown error")
         g_clear_error(&error)
         throw ArchiverError(
-            .destination, "Could not move “\(file.lastComponent?.string ?? file.string)” to the trash: \(reason).",
-            hint: "The files were extracted; delete the archive yourself if you no longer need it.", path: file.string)
+            .destination, tr("Could not move “%1$@” to the trash: %2$@.", file.lastComponent?.string ?? file.string, reason),
+            hint: tr("The files were extracted; delete the archive yourself if you no longer need it."), path: file.string)
     }
 }

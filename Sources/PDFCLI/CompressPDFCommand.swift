@@ -108,7 +108,7 @@ public struct CompressPDFCommand: ParsableCommand {
             desktop.update(done: done, total: total)
         }
         let passwords = Self.serialized(
-            Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was made").localized))
+            Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was made")))
         let options = PDFCompressor.Options(quality: quality, output: outputPath, flatten: flatten)
         let results = Self.compressAll(inputs, options: options, control: control, passwords: passwords, batch: batch)
         progress.finish()

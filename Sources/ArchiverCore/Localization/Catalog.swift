@@ -69,15 +69,28 @@ public enum Catalog {
 /// (the same the file managers use); until then, and when no catalog is in use, the English ones apply.
 public enum Formatters {
     nonisolated(unsafe) static var sizeFormatter: (@Sendable (Int64) -> String)?
+    nonisolated(unsafe) static var dateFormatter: (@Sendable (Int64) -> String?)?
 
-    /// Installs the locale's size formatter; call once at start-up, next to `Catalog.bootstrap`.
-    public static func install(size: @escaping @Sendable (Int64) -> String) {
+    /// Installs the locale's size and date formatters; call once at start-up, next to `Catalog.bootstrap`.
+    /// - Parameter date: seconds since 1970 → the local date and time as the locale writes them; nil falls
+    ///   back to the ISO form.
+    public static func install(size: @escaping @Sendable (Int64) -> String, date: (@Sendable (Int64) -> String?)? = nil) {
         sizeFormatter = size
+        dateFormatter = date
     }
 
     /// A size for a person: the locale's format when Archiver speaks the user's language.
     public static func bytes(_ count: Int64) -> String {
         guard let sizeFormatter, Catalog.isTranslating else { return HumanFormat.bytes(count) }
         return sizeFormatter(count)
+    }
+
+    /// A date for a person: the locale's local date and time when Archiver speaks the user's language, else
+    /// ISO 8601 in UTC (what `--json` always writes), so untranslated output never changes with the locale.
+    public static func date(_ seconds: Int64) -> String {
+        guard let dateFormatter, Catalog.isTranslating, let text = dateFormatter(seconds) else {
+            return HumanFormat.iso8601(seconds)
+        }
+        return text
     }
 }
