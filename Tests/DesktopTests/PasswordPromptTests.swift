@@ -58,10 +58,10 @@ import Testing
     }
 
     private func ask(
-        confirm: Bool = false, retry: Bool = false, _ environment: [String: String]
+        confirm: Bool = false, retry: Bool = false, prompt: String? = nil, _ environment: [String: String]
     ) -> PasswordPrompt.Answer {
         PasswordPrompt.ask(
-            prompt: prompt, confirm: confirm, retry: retry, environment: environment, stdinIsTerminal: false)
+            prompt: .verbatim(prompt ?? self.prompt), confirm: confirm, retry: retry, environment: environment, stdinIsTerminal: false)
     }
 
     private func password(_ answer: PasswordPrompt.Answer) -> [UInt8]? {
@@ -173,8 +173,8 @@ import Testing
     // MARK: desktop dialogs
 
     @Test(arguments: [
-        ("ubuntu:GNOME", ["zenity", "--password", "--title=Password for “Photos.zip”"]),
-        ("KDE", ["kdialog", "--title", "Archiver", "--password", "Password for “Photos.zip”"]),
+        ("ubuntu:GNOME", ["zenity", "--password", "--title=Password for “Photos.zip”", "--no-markup"]),
+        ("KDE", ["kdialog", "--title", "Archiver", "--password", "<qt>Password for “Photos.zip”</qt>"]),
     ])
     func theDesktopsOwnDialog(desktop: String, argv: [String]) throws {
         let standIns = try StandIns()
@@ -184,6 +184,29 @@ import Testing
         let answer = ask(["PATH": standIns.bin, "XDG_CURRENT_DESKTOP": desktop])
         #expect(password(answer) == Array("from \(argv[0])".utf8))
         #expect(standIns.calls() == [argv])
+    }
+
+    /// A name is not markup: zenity shows its title as plain text (and gets `--no-markup` for its text),
+    /// kdialog gets the text escaped and marked as rich text, an askpass program the words as they are.
+    @Test(arguments: [
+        ("GNOME", ["zenity", "--password", "--title=Password for “Tom & Jerry <1>.zip”", "--no-markup"]),
+        ("KDE", ["kdialog", "--title", "Archiver", "--password", "<qt>Password for “Tom &amp; Jerry &lt;1&gt;.zip”</qt>"]),
+    ])
+    func aNameWithMarkupCharactersShowsExactly(desktop: String, argv: [String]) throws {
+        let standIns = try StandIns()
+        for name in ["zenity", "kdialog"] {
+            try standIns.program(name, answer: Self.prints("secret\n"))
+        }
+        let answer = ask(prompt: "Password for “Tom & Jerry <1>.zip”", ["PATH": standIns.bin, "XDG_CURRENT_DESKTOP": desktop])
+        #expect(password(answer) == Array("secret".utf8))
+        #expect(standIns.calls() == [argv])
+    }
+
+    @Test func askpassGetsTheNameAsItIs() throws {
+        let standIns = try StandIns()
+        let askpass = try standIns.program("askpass", answer: Self.prints("x\n"))
+        _ = ask(prompt: "Password for “Tom & Jerry <1>.zip”", ["ARCHIVER_ASKPASS": askpass])
+        #expect(standIns.calls() == [["askpass", "Password for “Tom & Jerry <1>.zip”"]])
     }
 
     @Test func kdialogElsewhereWhenZenityIsMissing() throws {
@@ -204,5 +227,35 @@ import Testing
         #expect(error.code.exitStatus == 6)
         #expect(error.message.english == "No way to ask for the password: no terminal and no password dialog.")
         #expect(error.hint?.english.contains("ARCHIVER_ASKPASS") == true && error.hint?.english.contains("--password-stdin") == true)
+    }
+}
+
+/// "Compress in parts…": the dialogs' argv, built for whichever program is installed.
+@Suite struct PartSizeChooserTests {
+    @Test func zenityHasATitleNoMarkupAndEscapedText() throws {
+        let command = try #require(
+            PartSizeChooser.commands(title: "Compress “Tom & Jerry <1>” in parts", currentDesktop: "GNOME") { _ in true })
+        for argv in [command.list, command.entry] {
+            #expect(argv[0] == "zenity")
+            #expect(argv.contains("--title=Compress “Tom & Jerry <1>” in parts"), "a window title is plain text: \(argv)")
+            #expect(argv.contains("--no-markup"), "\(argv)")
+        }
+        #expect(command.list.contains("--text=Split the archive into parts of"))
+        #expect(command.list.contains("15M") && command.list.contains("Mail attachments (fits a 20–25 MB limit)"))
+        #expect(command.entry.contains("--text=Part size (700k, 100M, 4G):"))
+    }
+
+    @Test func kdialogOnKDEWithItsTextsEscaped() throws {
+        let command = try #require(
+            PartSizeChooser.commands(title: "Compress “Tom & Jerry <1>” in parts", currentDesktop: "KDE") { _ in true })
+        #expect(Array(command.list.prefix(5)) == ["kdialog", "--title", "Compress “Tom & Jerry <1>” in parts", "--menu", "<qt>Split the archive into parts of</qt>"])
+        #expect(command.entry == ["kdialog", "--title", "Compress “Tom & Jerry <1>” in parts", "--inputbox", "<qt>Part size (700k, 100M, 4G):</qt>", "100M"])
+        #expect(PartSizeChooser.commands(title: "t", currentDesktop: "KDE") { $0 == "zenity" }?.list.first == "zenity")
+        #expect(PartSizeChooser.commands(title: "t", currentDesktop: nil) { _ in false } == nil)
+    }
+
+    @Test func markupIsEscapedForEveryReader() {
+        #expect(Markup.escaped("Tom & Jerry <1>.zip") == "Tom &amp; Jerry &lt;1&gt;.zip")
+        #expect(Markup.kdialog("a < b") == "<qt>a &lt; b</qt>")
     }
 }

@@ -42,6 +42,7 @@ import Testing
             #expect(E2E.int(c["folders"]) == facts.folders.count + 1, "the top folder counts")
             #expect(E2E.int(c["symlinks"]) == facts.symlinks.count)
             #expect((c["warnings"] as? [Any])?.isEmpty == true)
+            #expect((c["warningCodes"] as? [Any])?.isEmpty == true, "warningCodes is there, beside warnings")
             #expect(E2E.isNull(c["error"]))
 
             // extract --json.
@@ -52,6 +53,7 @@ import Testing
             #expect(E2E.int(x["exitCode"]) == 0)
             #expect(E2E.double(x["durationSeconds"]) != nil)
             #expect((x["warnings"] as? [Any])?.isEmpty == true)
+            #expect((x["warningCodes"] as? [Any])?.isEmpty == true)
             let results = try #require(x["results"] as? [[String: Any]])
             #expect(results.count == 1)
             let r = try #require(results.first)
@@ -63,6 +65,7 @@ import Testing
             #expect(E2E.int(r["bytes"]) == facts.inputBytes)
             #expect((r["refused"] as? [Any])?.isEmpty == true)
             #expect((r["skippedJunk"] as? [Any])?.isEmpty == true)
+            #expect((r["warnings"] as? [Any])?.isEmpty == true && (r["warningCodes"] as? [Any])?.isEmpty == true)
             #expect(E2E.isNull(r["error"]))
 
             // --list --json, given a relative path: absolute archive path, every entry with its facts.
@@ -147,6 +150,31 @@ import Testing
             let plain = try s.extract(["--list", s.path("types.tar")])
             #expect(plain.status == 0)
             for name in ["d/file.txt", "d/sym", "d/fifo"] { #expect(plain.stdout.contains(name), "\(plain.stdout)") }
+        }
+    }
+
+    /// Each warning has a stable code in `warningCodes`, in the same order; the reason of a refused entry
+    /// has its own code too (`reasonCode`). Both stay English and never follow the language.
+    @Test func warningsCarryMachineCodes() throws {
+        try E2E.withScratch { s in
+            try s.python(
+                """
+                import tarfile, io, sys
+                with tarfile.open(sys.argv[1], 'w') as t:
+                    for name in ['good.txt', '../escape.txt', '/abs.txt']:
+                        i = tarfile.TarInfo(name); i.size = 2; t.addfile(i, io.BytesIO(b'hi'))
+                """, [s.path("bad.tar")])
+            let out = try s.extract(["--json", "--to", s.path("out"), s.path("bad.tar")])
+            #expect(out.status == 1, "\(out)")
+            let x = try #require(out.json, "\(out.stdout)")
+            let warnings = try #require(x["warnings"] as? [String])
+            let codes = try #require(x["warningCodes"] as? [String])
+            #expect(codes == ["entry-refused", "entry-refused"], "\(codes)")
+            #expect(warnings.count == codes.count && warnings.allSatisfy { $0.hasPrefix("Refused “") }, "\(warnings)")
+            let result = try #require((x["results"] as? [[String: Any]])?.first)
+            let refused = (result["refused"] as? [[String: Any]]) ?? []
+            #expect(Set(refused.compactMap { $0["reasonCode"] as? String }).count == 2, "\(refused)")
+            #expect((result["warningCodes"] as? [String]) != nil, "per archive too: \(result)")
         }
     }
 

@@ -43,6 +43,7 @@ extension Lead {
             #expect(status == 0, "\(stderr)")
             #expect(argv.first == "zenity")
             #expect(argv.contains("--directory") && argv.contains("--file-selection"), "\(argv)")
+            #expect(argv.contains("--title=Extract “Docs.zip” to") && argv.contains("--no-markup"), "\(argv)")
             #expect(argv.contains("--filename=\(s.sub("in"))/"), "starts beside the archive: \(argv)")
             #expect(try String(contentsOfFile: s.sub("picked/Docs/a.txt"), encoding: .utf8) == "chosen")
             #expect(s.list("in") == ["Docs", "Docs.zip"], "nothing beside the archive")

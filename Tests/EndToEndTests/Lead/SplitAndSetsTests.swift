@@ -150,6 +150,7 @@ extension Lead {
             #expect(out.status == 0, "\(out.stderr)")
             let asked = ((try? String(contentsOfFile: s.sub("asked"), encoding: .utf8)) ?? "").split(separator: "\n").map(String.init)
             #expect(asked.first == "zenity" && asked.contains("--list") && asked.contains("4092M"), "\(asked)")
+            #expect(asked.contains("--title=Compress “Big” in parts") && asked.contains("--no-markup"), "\(asked)")
             #expect(s.list("in").filter { $0.hasPrefix("Big.zip.") }.count >= 3, "\(s.list("in"))")
             #expect(Self.sizes(s, ["Big.zip.001"]) == [204_800])
 
