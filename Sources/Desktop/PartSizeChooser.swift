@@ -32,8 +32,10 @@ public enum PartSizeChooser {
         // TRANSLATORS: the part size the "Other size…" dialog asks for; keep the examples as they are.
         let sizeQuestion = tr("Part size (700k, 100M, 4G):").localized
         // The columns' headings are hidden, but a screen reader still names the column by them.
-        // TRANSLATORS: "Size" and "For" head the columns of the part sizes (15M) and what each is for.
-        let (sizeColumn, useColumn) = (tr("Size").localized, tr("For").localized)
+        // TRANSLATORS: heads the (hidden) column of part sizes such as 15M; a screen reader may say it.
+        let sizeColumn = tr("Size").localized
+        // TRANSLATORS: heads the (hidden) column saying what each part size is for, such as “CD (700 MB)”.
+        let useColumn = tr("For").localized
         let zenity = (
             list: ["zenity", "--list", "--title=\(title)", "--no-markup", "--text=\(Markup.escaped(question))",
                    "--column=\(sizeColumn)", "--column=\(useColumn)", "--hide-column=1",
