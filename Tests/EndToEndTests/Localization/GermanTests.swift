@@ -14,8 +14,8 @@ import Testing
         return output.stdout
     }
 
-    /// A size as de_DE writes it: a decimal comma (`1,5 MB`, `8,2 kB`).
-    static let germanSize = #"\d+,\d\s?(kB|MB|GB)"#
+    /// A size as de_DE writes it: a decimal comma (`1,5 MB`, `8,2 kB`; GLib's German catalog writes `KB`).
+    static let germanSize = #"\d+,\d\s?(kB|KB|MB|GB)"#
 
     @Test func jobsSpeakGermanWithGermanNumbers() throws {
         let s = try Lead.Scratch()
