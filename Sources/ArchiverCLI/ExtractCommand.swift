@@ -328,10 +328,24 @@ public struct ExtractCommand: ParsableCommand {
             let packed = entry.packedSize.map { String($0) } ?? "-"
             let time = entry.modified.map(Formatters.date) ?? "-"
             let link = entry.linkTarget.map { " -> \($0.displayName)" } ?? ""
-            let kind = entry.kind.rawValue.padding(10)
+            let kind = Self.word(for: entry.kind).localized.padding(10)
             print("\(kind) \(size.padding(12, left: true)) \(packed.padding(12, left: true)) \(time) \(entry.encrypted ? "E" : "-") \(entry.path.displayName)\(link)")
         }
         print(ntr("%ld entry", "%ld entries", entries.count).localized)
+    }
+
+    /// The listing's first column, for a person (`--json` keeps the kind's code).
+    private static func word(for kind: ArchiveEntryInfo.Kind) -> Text {
+        switch kind {
+        case .file: ptr("entry type", "file")
+        case .directory: ptr("entry type", "directory")
+        case .symlink: ptr("entry type", "symlink")
+        case .hardlink: ptr("entry type", "hardlink")
+        case .characterDevice: ptr("entry type", "character-device")
+        case .blockDevice: ptr("entry type", "block-device")
+        case .fifo: ptr("entry type", "fifo")
+        case .socket: ptr("entry type", "socket")
+        }
     }
 }
 
