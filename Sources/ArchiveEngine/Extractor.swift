@@ -10,6 +10,8 @@ public struct ExtractOptions: Sendable {
     public var fallbackFolder: FilePath
     /// Decides which places are temporary.
     public var places: ExtractDestination
+    /// `--here`: beside the archive even in a temporary place ("Extract Here" from a menu).
+    public var here: Bool
     /// Entry names after `--`; empty means everything.
     public var selection: [[UInt8]]
     /// `--keep-junk`.
@@ -20,9 +22,10 @@ public struct ExtractOptions: Sendable {
     public var names: NameDecoder?
 
     public init(
-        folder: FilePath?, fallbackFolder: FilePath, places: ExtractDestination, selection: [[UInt8]] = [],
-        keepJunk: Bool = false, passwords: PasswordAsker? = nil, names: NameDecoder? = nil
+        folder: FilePath?, fallbackFolder: FilePath, places: ExtractDestination, here: Bool = false,
+        selection: [[UInt8]] = [], keepJunk: Bool = false, passwords: PasswordAsker? = nil, names: NameDecoder? = nil
     ) {
+        self.here = here
         self.names = names
         self.folder = folder
         self.fallbackFolder = fallbackFolder
@@ -214,22 +217,40 @@ public enum Extractor {
 
     /// Lists every entry of `archive`.
     /// - Returns: the format's name and the entries.
-    /// - Parameter passwords: asked for a 7z whose names are encrypted, the only kind that needs one to list.
+    /// - Parameters:
+    ///   - passwords: asked for a 7z whose names are encrypted, the only kind that needs one to list.
+    ///   - each: called with every entry, in order, as soon as its name is final: as libarchive reads it,
+    ///     or (7-Zip, unrar) when the program's listing is complete. A name that a code page may change
+    ///     waits for the whole listing (the code page is guessed over all names), and the entries after it
+    ///     wait with it, to keep the order. Entries already given stay given when reading fails later.
     public static func list(
-        archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil
+        archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil,
+        each: (ArchiveEntryInfo) -> Void = { _ in }
     ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?) {
         let volumes = try VolumeSet.find(archive)
         if let encrypted = try encryptedArchive(volumes, control: control), encrypted.listsItself {
-            return (encrypted.formatName, try encrypted.list(passwords: passwords, control: control), nil)
+            let entries = try encrypted.list(passwords: passwords, control: control)
+            entries.forEach(each)
+            return (encrypted.formatName, entries, nil)
         }
         do throws(ArchiverError) {
             var reader = try ArchiveReader(path: archive)
-            let entries = try scan(&reader, archiveName: volumes.name, control: control)
-            guard let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder
-            else {
-                return (reader.formatName, entries, nil)
+            // No code page applies to other formats unless --encoding names one.
+            let decodable = names != nil || reader.family == .zip
+            var given = 0
+            var holding = false
+            let entries = try scan(&reader, archiveName: volumes.name, control: control) { entry in
+                if holding || (decodable && entry.mayBeDecoded) {
+                    holding = true
+                } else {
+                    each(entry)
+                    given += 1
+                }
             }
-            return (reader.formatName, entries.map { decoder($0) }, decoder.encoding)
+            let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder
+            let final = decoder.map { decoder in entries.map { decoder($0) } } ?? entries
+            final[given...].forEach(each)
+            return (reader.formatName, final, decoder?.encoding)
         } catch {
             throw EncryptedArchive.unrarFailure(volumes.parts[0], replacing: error, control: control)
         }
@@ -247,15 +268,17 @@ public enum Extractor {
         }
     }
 
-    private static func scan(_ reader: inout ArchiveReader, archiveName: [UInt8], control: JobControl) throws(ArchiverError)
-        -> [ArchiveEntryInfo]
-    {
+    /// Every entry of `reader`, each also given to `each` as it is read.
+    private static func scan(
+        _ reader: inout ArchiveReader, archiveName: [UInt8], control: JobControl, each: (ArchiveEntryInfo) -> Void = { _ in }
+    ) throws(ArchiverError) -> [ArchiveEntryInfo] {
         var entries: [ArchiveEntryInfo] = []
         while var entry = try reader.next() {
             try control.check()
             if reader.isRawStream {
                 entry.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: entry.path)
             }
+            each(entry)
             entries.append(entry)
         }
         return entries
@@ -339,7 +362,8 @@ public enum Extractor {
         }
     }
 
-    /// The folder the archive's contents go in: `--to`, else beside the archive, else the fallback.
+    /// The folder the archive's contents go in: `--to`, else beside the archive (`ExtractDestination.extractsBeside`
+    /// decides), else the fallback.
     static func destinationFolder(for archive: FilePath, options: ExtractOptions) throws(ArchiverError) -> FilePath {
         if let folder = options.folder {
             try FileSystem.makeDirectories(folder)
@@ -349,7 +373,7 @@ public enum Extractor {
         }
         let parent = archive.removingLastComponent()
         if let beside = FileSystem.resolve(parent.isEmpty ? FilePath(".") : parent),
-            !options.places.isTemporary(beside), FileSystem.canWrite(beside)
+            options.places.extractsBeside(in: beside, here: options.here, writable: FileSystem.canWrite(beside))
         {
             return beside
         }

@@ -59,3 +59,8 @@ public struct NameDecoder: Sendable {
         return converted.map { output[..<$0].map { UInt8(bitPattern: $0) } }
     }
 }
+
+extension ArchiveEntryInfo {
+    /// Whether a code page may change its path or link target: names in ASCII or UTF-8 stay as they are.
+    var mayBeDecoded: Bool { NameEncoding.needsDecoding(path) || linkTarget.map(NameEncoding.needsDecoding) == true }
+}

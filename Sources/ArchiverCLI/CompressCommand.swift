@@ -47,6 +47,8 @@ public struct CompressCommand: ParsableCommand {
 
     @OptionGroup var job: JobOptions
 
+    @OptionGroup var events: EventOptions
+
     @Argument(help: ArgumentHelp(tr("Files and folders to compress.")))
     var files: [String] = []
 
@@ -95,6 +97,8 @@ public struct CompressCommand: ParsableCommand {
             if let output { .path(raw.path(for: output)) } else if let name { .name(raw.bytes(for: name)) } else { .automatic }
         let what = JobSubject(inputs)
         let couldNot = what.say({ tr("Could not compress “%@”", $0) }, { ntr("Could not compress %ld item", "Could not compress %ld items", $0) })
+        let stream = events.stream()
+        let notify = job.notifications(json: job.json || stream != nil)
         // Asked before the job's clock starts: the time budget is for compressing, not for typing.
         let password: Secret?
         let partSize: Int64?
@@ -103,18 +107,18 @@ public struct CompressCommand: ParsableCommand {
             password = try encrypt ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil
         } catch {
             // From a menu there is no terminal: the notification is where "install zenity" is read.
-            JobReport(operation: "compress", json: job.json).failed(error, elapsed: 0)
-            DesktopFeedback(title: "", notify: job.notifications, settings: settings, control: JobControl())
+            JobReport(operation: "compress", json: job.json, events: stream).failed(error, elapsed: 0)
+            DesktopFeedback(title: "", notify: notify, settings: settings, control: JobControl())
                 .failed(summary: couldNot.localized, error)
             throw ExitCode(error.code.exitStatus)
         }
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
         // TRANSLATORS: the start of the terminal's progress line.
-        let progress = TerminalProgress(label: tr("Compressing").localized)
-        let report = JobReport(operation: "compress", json: job.json)
+        let progress = TerminalProgress(label: tr("Compressing").localized, enabled: events.terminalProgress)
+        let report = JobReport(operation: "compress", json: job.json, events: stream)
         let title = what.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) })
-        let desktop = DesktopFeedback(title: title.localized, notify: job.notifications, settings: settings, control: control)
+        let desktop = DesktopFeedback(title: title.localized, notify: notify, settings: settings, control: control)
         let failed = { (error: ArchiverError) in
             report.failed(error, elapsed: progress.elapsed)
             desktop.failed(summary: couldNot.localized, error)
@@ -139,7 +143,11 @@ public struct CompressCommand: ParsableCommand {
                             throw refusal
                         }
                     },
-                    progress: { progress.update(done: $0, total: $1); desktop.update(done: $0, total: $1) })
+                    progress: {
+                        progress.update(done: $0, total: $1)
+                        desktop.update(done: $0, total: $1)
+                        stream?.progress(done: $0, total: $1)
+                    })
                 progress.finish()
                 for warning in result.warnings { report.warn(warning) }
                 made.append(result)

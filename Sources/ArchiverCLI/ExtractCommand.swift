@@ -27,6 +27,9 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(tr("Ask for the folder to extract into (kdialog on KDE, else zenity): the menus' \"Extract to…\".")))
     var chooseFolder = false
 
+    @Flag(help: ArgumentHelp(tr("Extract beside the archive even when it lies in a temporary folder (the menus' \"Extract Here\"); the extract-location setting only when that folder cannot be written.")))
+    var here = false
+
     @Flag(help: ArgumentHelp(tr("Also extract macOS junk (__MACOSX/, ._*, .DS_Store); the skip-junk setting's opposite.")))
     var keepJunk = false
 
@@ -47,6 +50,8 @@ public struct ExtractCommand: ParsableCommand {
 
     @OptionGroup var job: JobOptions
 
+    @OptionGroup var events: EventOptions
+
     @Argument(help: ArgumentHelp(tr("Archives to extract.")))
     var archives: [String] = []
 
@@ -57,6 +62,9 @@ public struct ExtractCommand: ParsableCommand {
         if archives.isEmpty { throw ValidationError(tr("Name at least one archive to extract.").localized) }
         if list, to != nil || chooseFolder { throw ValidationError(tr("--list does not extract, so --to and --choose-folder mean nothing with it.").localized) }
         if to != nil, chooseFolder { throw ValidationError(tr("Use either --to or --choose-folder, not both.").localized) }
+        if here, list || to != nil || chooseFolder {
+            throw ValidationError(tr("--here extracts beside the archive, so --list, --to and --choose-folder mean nothing with it.").localized)
+        }
         if keepJunk, skipJunk { throw ValidationError(tr("Use either --keep-junk or --skip-junk, not both.").localized) }
         if list, !entries.isEmpty { throw ValidationError(tr("--list shows every entry, so --entry means nothing with it.").localized) }
         if let encoding, NameDecoder(encoding) == nil {
@@ -72,14 +80,17 @@ public struct ExtractCommand: ParsableCommand {
         let entries = entries.map { raw.bytes(for: $0) }
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
+        let stream = events.stream()
         if list {
-            try listArchives(archivePaths, control: control)
+            try listArchives(archivePaths, control: control, stream: stream)
             return
         }
         let environment = ProcessEnvironment.current
         var destination = to.map { raw.path(for: $0) }
         if chooseFolder { destination = try Self.askForFolder(near: archivePaths[0], environment: environment) }
-        try extractArchives(archivePaths, entries: entries, destination: destination, settings: settings, environment: environment, control: control)
+        try extractArchives(
+            archivePaths, entries: entries, destination: destination, settings: settings, environment: environment, control: control,
+            stream: stream)
     }
 
     /// "Extract to…": the folder the person picks; cancelling the dialog cancels the job.
@@ -102,21 +113,22 @@ public struct ExtractCommand: ParsableCommand {
 
     private func extractArchives(
         _ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, settings: ArchiverSettings,
-        environment: ProcessEnvironment, control: JobControl
+        environment: ProcessEnvironment, control: JobControl, stream: EventStream?
     ) throws {
         let places = ExtractDestination(home: environment.home, environment: environment.variables)
         let userDirs = environment.readFile(places.configFolder.appending("user-dirs.dirs"))
         let options = ExtractOptions(
             folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
-            places: places, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
+            places: places, here: here, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
             passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: control),
             names: encoding.flatMap(NameDecoder.init))
-        let report = JobReport(operation: "extract", json: job.json)
+        let report = JobReport(operation: "extract", json: job.json, events: stream)
         // TRANSLATORS: the start of the terminal's progress line.
-        let progress = TerminalProgress(label: tr("Extracting").localized)
+        let progress = TerminalProgress(label: tr("Extracting").localized, enabled: events.terminalProgress)
         let what = JobSubject(archives)
         let title = what.say({ tr("Extracting “%@”", $0) }, { ntr("Extracting %ld archive", "Extracting %ld archives", $0) })
-        let desktop = DesktopFeedback(title: title.localized, notify: job.notifications, settings: settings, control: control)
+        let desktop = DesktopFeedback(
+            title: title.localized, notify: job.notifications(json: report.json), settings: settings, control: control)
         CommandRunner.onAbandon = {
             report.failed($0, elapsed: progress.elapsed)
             desktop.failed(summary: Self.couldNotExtract(what).localized, $0)
@@ -133,7 +145,11 @@ public struct ExtractCommand: ParsableCommand {
             do throws(ArchiverError) {
                 let result = try Extractor.run(
                     archive: archive, options: options, control: control,
-                    progress: { progress.update(done: $0, total: $1); desktop.update(done: $0, total: $1) },
+                    progress: {
+                        progress.update(done: $0, total: $1)
+                        desktop.update(done: $0, total: $1)
+                        stream?.progress(done: $0, total: $1)
+                    },
                     preflight: { bytes throws(ArchiverError) in
                         if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: control.budget) { throw refusal }
                     })
@@ -155,7 +171,7 @@ public struct ExtractCommand: ParsableCommand {
                 }
                 results.append(Self.json(archive: archive, result: result, error: nil))
                 made.append((archive, result))
-                if !job.json { Self.describe(archive: archive, result: result) }
+                if !report.json { Self.describe(archive: archive, result: result) }
             } catch {
                 progress.finish()
                 printProblem(error)
@@ -176,7 +192,7 @@ public struct ExtractCommand: ParsableCommand {
             } else {
                 ExitStatus.success
             }
-        if job.json { report.emit(exitCode: status, elapsed: progress.elapsed, [("results", .array(results))]) }
+        if report.json { report.emit(exitCode: status, elapsed: progress.elapsed, [("results", .array(results))]) }
         desktop.waitForAction()
         throw ExitCode(status)
     }
@@ -249,10 +265,15 @@ public struct ExtractCommand: ParsableCommand {
         return .object(fields)
     }
 
-    private func listArchives(_ archives: [FilePath], control: JobControl) throws {
-        let report = JobReport(operation: "list", json: job.json)
+    /// `--list`; with `--progress-json`, each entry is also an event as soon as it is read.
+    private func listArchives(_ archives: [FilePath], control: JobControl, stream: EventStream?) throws {
+        let report = JobReport(operation: "list", json: job.json, events: stream)
         let clock = ContinuousClock()
         let start = clock.now
+        CommandRunner.onAbandon = {
+            let (seconds, atto) = (clock.now - start).components
+            report.failed($0, elapsed: Double(seconds) + Double(atto) / 1e18)
+        }
         var listed: [JSON] = []
         var firstFailure: ArchiverError?
         var failures = 0
@@ -261,13 +282,13 @@ public struct ExtractCommand: ParsableCommand {
                 let (format, entries, names) = try Extractor.list(
                     archive: archive, control: control,
                     passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was listed")).notCounted(by: control),
-                    names: encoding.flatMap(NameDecoder.init))
+                    names: encoding.flatMap(NameDecoder.init), each: { stream?.entry(Self.fields($0)) })
                 listed.append(.object([
                     ("archive", .string(archive.string)), ("format", .string(format)),
                     ("nameEncoding", names.map(JSON.string) ?? .null),
-                    ("entries", .array(entries.map(Self.json))), ("error", .null),
+                    ("entries", .array(entries.map { .object(Self.fields($0)) })), ("error", .null),
                 ]))
-                if !job.json {
+                if !report.json {
                     Self.printListing(archive: archive, format: format, names: names, entries: entries, several: archives.count > 1)
                 }
             } catch {
@@ -280,18 +301,19 @@ public struct ExtractCommand: ParsableCommand {
         let status: Int32 =
             if let firstFailure { failures == archives.count ? firstFailure.code.exitStatus : ExitStatus.warnings } else { 0 }
         let (seconds, atto) = (clock.now - start).components
-        if job.json { report.emit(exitCode: status, elapsed: Double(seconds) + Double(atto) / 1e18, [("archives", .array(listed))]) }
+        if report.json { report.emit(exitCode: status, elapsed: Double(seconds) + Double(atto) / 1e18, [("archives", .array(listed))]) }
         throw ExitCode(status)
     }
 
-    private static func json(_ entry: ArchiveEntryInfo) -> JSON {
-        .object([
+    /// An entry of `--list --json`, and of `--progress-json`'s entry events.
+    private static func fields(_ entry: ArchiveEntryInfo) -> [(String, JSON)] {
+        [
             ("path", .string(entry.path.displayName)), ("type", .string(entry.kind.rawValue)),
             ("size", entry.size.map(JSON.int) ?? .null), ("packedSize", entry.packedSize.map(JSON.int) ?? .null),
             ("mtime", entry.modified.map { .string(HumanFormat.iso8601($0)) } ?? .null),
             ("encrypted", .bool(entry.encrypted)),
             ("linkTarget", entry.linkTarget.map { .string($0.displayName) } ?? .null),
-        ])
+        ]
     }
 
     private static func printListing(

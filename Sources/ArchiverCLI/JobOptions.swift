@@ -1,5 +1,6 @@
 import ArchiverCore
 import ArgumentParser
+import Glibc
 
 /// The options every job takes, in both executables: output form, time budget, notifications, and the
 /// Recent-list clean-up.
@@ -17,7 +18,10 @@ package struct JobOptions: ParsableArguments {
     package var forgetRecent = false
 
     /// The notification choice for `DesktopFeedback`: the flag, else off for `--json`, else (nil) the setting.
-    package var notifications: Bool? { notify ?? (json ? false : nil) }
+    package var notifications: Bool? { notifications(json: json) }
+
+    /// The same, with `json` also set by another flag (`--progress-json`).
+    package func notifications(json: Bool) -> Bool? { notify ?? (json ? false : nil) }
 
     package init() {}
 
@@ -27,6 +31,20 @@ package struct JobOptions: ParsableArguments {
             throw ValidationError(tr("--time-budget must be between 0 (no limit) and 999999999 seconds.").localized)
         }
     }
+}
+
+/// `--progress-json`, for the archive executables (a window runs them and reads the stream).
+package struct EventOptions: ParsableArguments {
+    @Flag(help: ArgumentHelp(tr("Write progress, listed entries, warnings and at last the --json result as JSON objects, one per line, on standard output; no progress line on the terminal.")))
+    package var progressJson = false
+
+    package init() {}
+
+    /// The stream `--progress-json` asks for; nil without it.
+    package func stream() -> EventStream? { progressJson ? EventStream() : nil }
+
+    /// Whether the terminal's progress line is drawn: on a terminal, unless the stream reports progress.
+    package var terminalProgress: Bool { !progressJson && isatty(STDERR_FILENO) == 1 }
 }
 
 extension ArgumentHelp {

@@ -4,20 +4,25 @@ import ArgumentParser
 import SystemPackage
 
 /// How a job tells its outcome: sentences for a person (results on stdout, problems on stderr), or one
-/// JSON object on stdout for a script. Errors and warnings always reach stderr.
+/// JSON object on stdout for a script (with `--progress-json`, the last line of the event stream).
+/// Errors and warnings always reach stderr, in the user's language.
 package final class JobReport {
     let operation: String
     let json: Bool
+    let events: EventStream?
     private var warnings: [JobWarning] = []
 
-    package init(operation: String, json: Bool) {
+    /// - Parameter events: `--progress-json`'s stream, which then gets the warnings and the result.
+    package init(operation: String, json: Bool, events: EventStream? = nil) {
         self.operation = operation
-        self.json = json
+        self.json = json || events != nil
+        self.events = events
     }
 
     package func warn(_ warning: JobWarning) {
         warnings.append(warning)
         printWarning(warning.text)
+        events?.warning(warning)
     }
 
     /// `warnings` (English) and `warningCodes`, the same warnings in the same order, for a JSON object.
@@ -78,20 +83,26 @@ package final class JobReport {
     package func failed(_ error: ArchiverError, elapsed: Double) {
         printProblem(error)
         guard json else { return }
-        let fields: [(String, JSON)] =
-            operation == "compress"
-            ? [("outputs", .array([])), ("error", Self.json(error))]
-            : [("results", .array([])), ("error", Self.json(error))]
+        let list = switch operation {
+        case "compress": "outputs"
+        case "list": "archives"
+        default: "results"
+        }
+        let fields: [(String, JSON)] = [(list, .array([])), ("error", Self.json(error))]
         emit(exitCode: error.code.exitStatus, elapsed: elapsed, fields)
     }
 
-    /// Writes the one JSON object.
+    /// Writes the one JSON object (the result event with `--progress-json`).
     package func emit(exitCode: Int32, elapsed: Double, _ fields: [(String, JSON)]) {
         let head: [(String, JSON)] = [
             ("operation", .string(operation)), ("exitCode", .int(Int64(exitCode))),
             ("durationSeconds", .double((elapsed * 1000).rounded() / 1000)),
         ]
-        print(JSON.object(head + fields + Self.json(warnings)).rendered)
+        if let events {
+            events.result(head + fields + Self.json(warnings))
+        } else {
+            print(JSON.object(head + fields + Self.json(warnings)).rendered)
+        }
     }
 
     package static func json(_ error: ArchiverError) -> JSON {

@@ -1,7 +1,8 @@
 import SystemPackage
 
 /// Where an archive is extracted when the user does not say: beside it, unless it lies somewhere
-/// temporary (a mail attachment, a browser cache) or read-only, then the Downloads folder.
+/// temporary (a mail attachment, a browser cache) or read-only, then the Downloads folder. "Extract Here"
+/// (`--here`) keeps it beside the archive in a temporary place too.
 public struct ExtractDestination: Sendable {
     public var home: FilePath
     public var environment: [String: String]
@@ -36,6 +37,13 @@ public struct ExtractDestination: Sendable {
             return false
         }
         return temporaryFolders.contains { folder.starts(with: $0) }
+    }
+
+    /// Whether an archive in `folder` (absolute, resolved) is extracted there, beside it, rather than into the
+    /// extract location: when the folder can be written and is not temporary, or, with `here` (the menus'
+    /// "Extract Here"), whenever it can be written.
+    public func extractsBeside(in folder: FilePath, here: Bool, writable: Bool) -> Bool {
+        writable && (here || !isTemporary(folder))
     }
 
     /// The configuration folder, `$XDG_CONFIG_HOME` or `~/.config`.

@@ -1,0 +1,96 @@
+import ArchiverCore
+import Glibc
+import Synchronization
+
+/// `--progress-json`: what a job does as it happens, one JSON object per line on standard output, for a
+/// window or a script that runs the executable as a child process. The last line is the result, the
+/// object `--json` prints with `"event":"result"` in front; nothing is written after it.
+///
+/// Lines are written with one write(2) each, at once (a pipe's stdio buffer would hold them back), from
+/// whichever thread reports (the job, or the signal handler's queue that abandons it), never interleaved.
+package final class EventStream: Sendable {
+    private struct State {
+        var meter: ProgressMeter?
+        /// `done` of the last progress line, so that a completion is never repeated.
+        var lastDone: Int64 = -1
+        /// Set by the result: the stream is over.
+        var closed = false
+    }
+
+    private let state = Mutex(State())
+    private let clock = ContinuousClock()
+    private let start: ContinuousClock.Instant
+
+    package init() {
+        start = clock.now
+    }
+
+    /// Bytes done of `total`: a line at most ten times a second, and always the one that reaches the total.
+    /// A new total, or less done than before (the next archive of a batch), starts a new measurement.
+    package func progress(done: Int64, total: Int64?) {
+        let now = seconds(clock.now - start)
+        state.withLock { state in
+            if state.meter == nil || state.meter?.total != total || done < state.lastDone {
+                state.meter = ProgressMeter(total: total, start: now)
+                state.lastDone = -1
+            }
+            guard var meter = state.meter else { return }
+            var snapshot = meter.update(done: done, now: now)
+            if snapshot == nil, let total, done >= total, done != state.lastDone {
+                snapshot = meter.snapshot(done: done, now: now)
+            }
+            state.meter = meter
+            guard let snapshot, snapshot.done != state.lastDone else { return }
+            state.lastDone = snapshot.done
+            Self.write([
+                ("event", .string("progress")), ("done", .int(snapshot.done)), ("total", snapshot.total.map(JSON.int) ?? .null),
+                ("fraction", snapshot.fraction.map { .double(($0 * 10_000).rounded() / 10_000) } ?? .null),
+                ("rate", .int(Int64(snapshot.rate.rounded()))),
+                ("remaining", snapshot.remaining.map { .double(($0 * 10).rounded() / 10) } ?? .null),
+            ], &state)
+        }
+    }
+
+    /// One listed entry: `fields` are those of an entry of `--list --json`.
+    package func entry(_ fields: [(String, JSON)]) {
+        state.withLock { Self.write([("event", .string("entry"))] + fields, &$0) }
+    }
+
+    /// A warning as it happens: its code and its English text.
+    package func warning(_ warning: JobWarning) {
+        state.withLock {
+            Self.write([("event", .string("warning")), ("code", .string(warning.code)), ("message", .string(warning.text.english))], &$0)
+        }
+    }
+
+    /// The result, `--json`'s object; the last line.
+    package func result(_ fields: [(String, JSON)]) {
+        state.withLock { state in
+            Self.write([("event", .string("result"))] + fields, &state)
+            state.closed = true
+        }
+    }
+
+    private static func write(_ fields: [(String, JSON)], _ state: inout State) {
+        guard !state.closed else { return }
+        let line = Array((JSON.object(fields).rendered + "\n").utf8)
+        var offset = 0
+        line.withUnsafeBytes { bytes in
+            while offset < bytes.count {
+                let written = Glibc.write(STDOUT_FILENO, bytes.baseAddress.map { $0 + offset }, bytes.count - offset)
+                if written < 0, errno == EINTR { continue }
+                // A reader that went away (EPIPE; SIGPIPE is ignored) gets nothing more.
+                if written <= 0 {
+                    state.closed = true
+                    return
+                }
+                offset += written
+            }
+        }
+    }
+
+    private func seconds(_ duration: Duration) -> Double {
+        let (s, attoseconds) = duration.components
+        return Double(s) + Double(attoseconds) / 1e18
+    }
+}
