@@ -51,6 +51,7 @@ public final class CompressWindow {
     private let runner = JobRunner()
     private let headerCancel: UnsafeMutablePointer<GtkWidget>
     let compressButton: UnsafeMutablePointer<GtkWidget>
+    /// Holds the folder row; its description, right below the name, is the final name.
     private let nameGroup: UnsafeMutablePointer<GtkWidget>
     private let nameRow: UnsafeMutablePointer<GtkWidget>
     private let folderRow: UnsafeMutablePointer<GtkWidget>
@@ -95,7 +96,7 @@ public final class CompressWindow {
         // TRANSLATORS: the Compress… window's title.
         let title = subject.say({ tr("Compress “%@”", $0) }, { ntr("Compress %ld item", "Compress %ld items", $0) }).localized
         gtk_window_set_title(window, title)
-        gtk_window_set_default_size(window, 480, 640)
+        gtk_window_set_default_size(window, 480, 600)
 
         // Header: Cancel at the start, Compress (the default button) at the end; no title buttons.
         let header = adw_header_bar_new()!
@@ -111,6 +112,7 @@ public final class CompressWindow {
         // Name and folder.
         let page = adw_preferences_page_new()!
         form = page
+        let entryGroup = adw_preferences_group_new()!
         nameGroup = adw_preferences_group_new()
         nameRow = Widgets.entryRow(title: tr("Archive _name").localized)
         folderRow = adw_action_row_new()
@@ -120,7 +122,7 @@ public final class CompressWindow {
         accessibleLabel(change, tr("Change the folder").localized)
         adw_action_row_add_suffix(cast(folderRow), change)
         adw_action_row_set_activatable_widget(cast(folderRow), change)
-        adw_preferences_group_add(cast(nameGroup), nameRow)
+        adw_preferences_group_add(cast(entryGroup), nameRow)
         adw_preferences_group_add(cast(nameGroup), folderRow)
 
         // Format and level.
@@ -156,7 +158,7 @@ public final class CompressWindow {
         adw_preferences_group_add(cast(optionsGroup), cast(encryptRow))
         adw_preferences_group_add(cast(optionsGroup), cast(splitRow))
 
-        for group in [nameGroup, formatGroup, optionsGroup] { adw_preferences_page_add(cast(page), cast(group)) }
+        for group in [entryGroup, nameGroup, formatGroup, optionsGroup] { adw_preferences_page_add(cast(page), cast(group)) }
 
         pages = OpaquePointer(gtk_stack_new())
         gtk_stack_set_transition_type(pages, GTK_STACK_TRANSITION_TYPE_CROSSFADE)
