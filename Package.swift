@@ -90,5 +90,7 @@ let package = Package(
         .testTarget(name: "PhotoEndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "PDFEngineTests", dependencies: ["PDFEngine", "CPDFShim", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "PDFEndToEndTests", dependencies: ["ArchiverTestSupport"]),
+        // The windows, driven over AT-SPI under Xvfb (needs the window and CLI executables built).
+        .testTarget(name: "WindowTests", dependencies: ["ArchiverTestSupport"], exclude: ["winlib.py"]),
     ]
 )
