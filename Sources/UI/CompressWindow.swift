@@ -96,7 +96,7 @@ public final class CompressWindow {
         // TRANSLATORS: the Compress… window's title.
         let title = subject.say({ tr("Compress “%@”", $0) }, { ntr("Compress %ld item", "Compress %ld items", $0) }).localized
         gtk_window_set_title(window, title)
-        gtk_window_set_default_size(window, 480, 600)
+        gtk_window_set_default_size(window, 520, 620)
 
         // Header: Cancel at the start, Compress (the default button) at the end; no title buttons.
         let header = adw_header_bar_new()!
@@ -161,7 +161,6 @@ public final class CompressWindow {
         for group in [entryGroup, nameGroup, formatGroup, optionsGroup] { adw_preferences_page_add(cast(page), cast(group)) }
 
         pages = OpaquePointer(gtk_stack_new())
-        gtk_stack_set_transition_type(pages, GTK_STACK_TRANSITION_TYPE_CROSSFADE)
         gtk_stack_add_named(pages, page, "form")
         gtk_stack_add_named(pages, panel.root, "job")
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!

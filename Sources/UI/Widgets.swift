@@ -20,6 +20,8 @@ enum Widgets {
         adw_preferences_row_set_title(cast(row), title)
         adw_preferences_row_set_use_underline(cast(row), 1)
         adw_combo_row_set_model(row, stringList(items))
+        // The choice as the subtitle, full width: the formats' descriptions would be cut at the row's end.
+        adw_combo_row_set_use_subtitle(row, 1)
         return row
     }
 
