@@ -1,4 +1,5 @@
 import ArchiverCore
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -6,13 +7,16 @@ import Synchronization
 /// window or a script that runs the executable as a child process. The last line is the result, the
 /// object `--json` prints with `"event":"result"` in front; nothing is written after it.
 ///
-/// Lines are written with one write(2) each, at once (a pipe's stdio buffer would hold them back), from
-/// whichever thread reports (the job, or the signal handler's queue that abandons it), never interleaved.
-package final class EventStream: Sendable {
+/// Lines are written with write(2) (a pipe's stdio buffer would hold them back), from whichever thread
+/// reports (the job, or the signal handler's queue that abandons it), never interleaved. Entries are
+/// gathered for at most 50 ms (or 32 KiB): one write per entry made a 100,000-entry listing a third slower.
+package final class EventStream: @unchecked Sendable {
     private struct State {
         var meter: ProgressMeter?
         /// `done` of the last progress line, so that a completion is never repeated.
         var lastDone: Int64 = -1
+        /// Entry lines not written yet.
+        var pending: [UInt8] = []
         /// Set by the result: the stream is over.
         var closed = false
     }
@@ -20,10 +24,17 @@ package final class EventStream: Sendable {
     private let state = Mutex(State())
     private let clock = ContinuousClock()
     private let start: ContinuousClock.Instant
+    /// Writes gathered entries while the job is busy elsewhere (inflating a large entry's data, say).
+    private let flusher = DispatchSource.makeTimerSource(queue: .global())
 
     package init() {
         start = clock.now
+        flusher.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50))
+        flusher.setEventHandler { [weak self] in self?.state.withLock { Self.write([], &$0) } }
+        flusher.resume()
     }
+
+    deinit { flusher.cancel() }
 
     /// Bytes done of `total`: a line at most ten times a second, and always the one that reaches the total.
     /// A new total, or less done than before (the next archive of a batch), starts a new measurement.
@@ -53,7 +64,12 @@ package final class EventStream: Sendable {
 
     /// One listed entry: `fields` are those of an entry of `--list --json`.
     package func entry(_ fields: [(String, JSON)]) {
-        state.withLock { Self.write([("event", .string("entry"))] + fields, &$0) }
+        state.withLock { state in
+            guard !state.closed else { return }
+            state.pending += JSON.object([("event", .string("entry"))] + fields).bytes
+            state.pending.append(UInt8(ascii: "\n"))
+            if state.pending.count >= 32 * 1024 { Self.write([], &state) }
+        }
     }
 
     /// A warning as it happens: its code and its English text.
@@ -71,9 +87,16 @@ package final class EventStream: Sendable {
         }
     }
 
+    /// Writes the gathered entries, then the line of `fields` (none when empty).
     private static func write(_ fields: [(String, JSON)], _ state: inout State) {
         guard !state.closed else { return }
-        let line = Array((JSON.object(fields).rendered + "\n").utf8)
+        var line = state.pending
+        state.pending = []
+        if !fields.isEmpty {
+            line += JSON.object(fields).bytes
+            line.append(UInt8(ascii: "\n"))
+        }
+        guard !line.isEmpty else { return }
         var offset = 0
         line.withUnsafeBytes { bytes in
             while offset < bytes.count {

@@ -3,6 +3,11 @@
 public struct ArchiverSettings: Equatable, Sendable {
     public var defaultFormat: ArchiveFormat = .zip
     public var compressionLevel: CompressionLevel = .normal
+    /// The format last chosen in the Compress… window; nil until one was (the window then starts from
+    /// `defaultFormat`). One-click jobs never read it.
+    public var lastFormat: ArchiveFormat?
+    /// The level last chosen in the Compress… window; nil until one was.
+    public var lastLevel: CompressionLevel?
     /// Where archives from temporary or read-only places go; empty means the XDG Downloads folder.
     public var extractLocation: String = ""
     public var openFolderAfter = false
@@ -25,6 +30,8 @@ public struct ArchiverSettings: Equatable, Sendable {
     public enum Key: String, CaseIterable, Sendable {
         case defaultFormat = "default-format"
         case compressionLevel = "compression-level"
+        case lastFormat = "last-format"
+        case lastLevel = "last-level"
         case extractLocation = "extract-location"
         case openFolderAfter = "open-folder-after"
         case trashArchiveAfterExtract = "trash-archive-after-extract"
@@ -53,6 +60,12 @@ public struct ArchiverSettings: Equatable, Sendable {
         case (.compressionLevel, .string(let nick)):
             guard let level = CompressionLevel(rawValue: nick) else { return false }
             compressionLevel = level
+        case (.lastFormat, .string(let nick)):
+            guard let format = ArchiveFormat(rawValue: nick), !format.isSingleStream else { return false }
+            lastFormat = format
+        case (.lastLevel, .string(let nick)):
+            guard let level = CompressionLevel(rawValue: nick) else { return false }
+            lastLevel = level
         case (.extractLocation, .string(let text)): extractLocation = text
         case (.openFolderAfter, .bool(let flag)): openFolderAfter = flag
         case (.trashArchiveAfterExtract, .bool(let flag)): trashArchiveAfterExtract = flag
@@ -74,6 +87,14 @@ public struct ArchiverSettings: Equatable, Sendable {
         }
         return true
     }
+
+    /// What the Compress… window starts from: the last choice made there, else the one-click defaults.
+    public var windowFormat: ArchiveFormat { lastFormat ?? defaultFormat }
+    public var windowLevel: CompressionLevel { lastLevel ?? compressionLevel }
+
+    /// Whether a key holds what the Compress… window remembers, read only when it was ever written (the
+    /// schema's default would hide `defaultFormat` and `compressionLevel`).
+    public static func isRemembered(_ key: Key) -> Bool { key == .lastFormat || key == .lastLevel }
 
     /// The budget a job runs under: the flag if given, else the setting; nil means no limit.
     public func budget(flag: Double?) -> Double? {

@@ -16,6 +16,26 @@ import Testing
         #expect(!rule.isTemporary(FilePath(path)))
     }
 
+    /// Without --here a temporary place sends the archive to the extract location; with it (the menus'
+    /// "Extract Here") the archive's own folder wins whenever it can be written.
+    @Test(arguments: [
+        // folder, here, writable, beside
+        ("/home/ann/Documents", false, true, true),
+        ("/home/ann/Documents", true, true, true),
+        ("/home/ann/Documents", false, false, false),
+        ("/home/ann/Documents", true, false, false),
+        ("/tmp/mail-attach", false, true, false),
+        ("/tmp/mail-attach", true, true, true),
+        ("/tmp/mail-attach", true, false, false),
+        ("/run/user/1000/x", true, true, true),
+        ("/home/ann/.cache/thunderbird/a", false, true, false),
+        ("/home/ann/.cache/thunderbird/a", true, true, true),
+        ("/scratch/tmp/dl", true, false, false),
+    ])
+    func besideTheArchiveOrTheExtractLocation(folder: String, here: Bool, writable: Bool, beside: Bool) {
+        #expect(rule.extractsBeside(in: FilePath(folder), here: here, writable: writable) == beside)
+    }
+
     @Test func cacheFolderFollowsXDG() {
         let custom = ExtractDestination(home: "/home/ann", environment: ["XDG_CACHE_HOME": "/var/cache/ann"])
         #expect(custom.isTemporary("/var/cache/ann/x"))

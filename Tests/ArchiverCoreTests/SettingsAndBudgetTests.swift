@@ -26,6 +26,23 @@ import Testing
         #expect(settings == ArchiverSettings())
     }
 
+    @Test func theWindowStartsFromItsLastChoiceElseTheDefaults() {
+        var settings = ArchiverSettings()
+        settings.defaultFormat = .tarXz
+        settings.compressionLevel = .fast
+        #expect(settings.windowFormat == .tarXz && settings.windowLevel == .fast, "nothing chosen in the window yet")
+        do { let applied = settings.apply(.lastFormat, .string("7z")); #expect(applied) }
+        do { let applied = settings.apply(.lastLevel, .string("maximum")); #expect(applied) }
+        #expect(settings.windowFormat == .sevenZip && settings.windowLevel == .maximum)
+        #expect(settings.defaultFormat == .tarXz && settings.compressionLevel == .fast, "one-click defaults untouched")
+        // The same enums as the defaults: no single-file format, no unknown nick.
+        do { let applied = settings.apply(.lastFormat, .string("xz")); #expect(!applied) }
+        do { let applied = settings.apply(.lastLevel, .string("ultra")); #expect(!applied) }
+        #expect(settings.lastFormat == .sevenZip && settings.lastLevel == .maximum)
+        #expect(ArchiverSettings.isRemembered(.lastFormat) && ArchiverSettings.isRemembered(.lastLevel))
+        #expect(!ArchiverSettings.isRemembered(.defaultFormat))
+    }
+
     @Test func flagBeatsSettingAndZeroMeansNoLimit() {
         var settings = ArchiverSettings()
         #expect(settings.budget(flag: nil) == 1800)

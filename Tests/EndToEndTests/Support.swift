@@ -181,6 +181,9 @@ final class Running {
 
     var isRunning: Bool { process.isRunning }
 
+    /// What it has written on standard output so far.
+    var stdoutSoFar: String { E2E.text(outPath) ?? "" }
+
     /// Waits at most `timeout` seconds; kills it (SIGKILL via `kill`) and records an issue when it hangs.
     func wait(timeout: TimeInterval = 120) -> Outcome {
         let deadline = Date().addingTimeInterval(timeout)
