@@ -32,7 +32,7 @@ struct CompressWindowTests {
             report(done=wait_label(a, lambda t: t.startswith("Created") or t.startswith("Could not")))
             shot("compress-result")
             report(buttons=[n.name for n in nodes(a) if n.getRoleName() in ("push button", "toggle button")])
-            """)
+            """, environment: ["GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": scratch.sub("config")])
         #expect(run.status == 0, "\(run.text)")
         #expect(run["saved"] as? String == "Will be saved as “Holiday.7z”")
         #expect(run["done"] as? String == "Created “Holiday.7z”")
@@ -40,6 +40,11 @@ struct CompressWindowTests {
         #expect(listing.status == 0)
         #expect(listing.output.contains("Photos/notes.txt"))
         #expect(listing.output.contains("Photos/beach.raw"))
+        // The choice is remembered in last-format/last-level, not in the one-click defaults.
+        let stored = (try? String(contentsOfFile: scratch.sub("config/glib-2.0/settings/keyfile"), encoding: .utf8)) ?? ""
+        #expect(stored.contains("last-format='7z'"), "\(stored)")
+        #expect(stored.contains("last-level='normal'"), "\(stored)")
+        #expect(!stored.contains("default-format"), "\(stored)")
     }
 
     @Test func encryptedZipOpensWithThePasswordAndMismatchKeepsCompressOff() throws {
