@@ -69,7 +69,8 @@ let package = Package(
         .target(
             name: "ArchiverTestSupport",
             dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
-            path: "Tests/ArchiverTestSupport"
+            path: "Tests/ArchiverTestSupport",
+            exclude: ["atspi"]
         ),
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
         .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),
@@ -81,5 +82,7 @@ let package = Package(
         .testTarget(name: "PhotoEndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "PDFEngineTests", dependencies: ["PDFEngine", "CPDFShim", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "PDFEndToEndTests", dependencies: ["ArchiverTestSupport"]),
+        // Windows on an Xvfb of their own, driven over AT-SPI (WindowSession).
+        .testTarget(name: "WindowTests", dependencies: ["ArchiverTestSupport"], exclude: ["Fixtures"]),
     ]
 )
