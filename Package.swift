@@ -8,6 +8,8 @@ let package = Package(
         .executable(name: "extract-with-archiver", targets: ["extract-with-archiver"]),
         .executable(name: "compress-photos-with-archiver", targets: ["compress-photos-with-archiver"]),
         .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
+        .executable(name: "archiver-compress", targets: ["archiver-compress"]),
+        .executable(name: "archiver-extract", targets: ["archiver-extract"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -66,10 +68,18 @@ let package = Package(
         ),
         .executableTarget(name: "compress-pdf-with-archiver", dependencies: ["PDFCLI"]),
 
+        // The windows (Compress…, Extract…): GTK 4 + libadwaita through a thin shim, in executables of their
+        // own so that the command-line tools never link GTK. A window runs its job by starting the CLI.
+        .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]),
+        .target(name: "UI", dependencies: ["ArchiverCore", "Desktop", "CGtk"]),
+        .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
+        .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
+
         .target(
             name: "ArchiverTestSupport",
             dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
-            path: "Tests/ArchiverTestSupport"
+            path: "Tests/ArchiverTestSupport",
+            exclude: ["atspi"]
         ),
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
         .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),
@@ -81,5 +91,8 @@ let package = Package(
         .testTarget(name: "PhotoEndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "PDFEngineTests", dependencies: ["PDFEngine", "CPDFShim", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "PDFEndToEndTests", dependencies: ["ArchiverTestSupport"]),
+        // Windows on an Xvfb of their own, driven over AT-SPI (WindowSession; CompressWindowTests still use
+        // their local LocalWindowRun/winlib.py driver).
+        .testTarget(name: "WindowTests", dependencies: ["ArchiverTestSupport"], exclude: ["Fixtures", "winlib.py"]),
     ]
 )

@@ -11,6 +11,14 @@ public struct ProgressMeter: Sendable {
         public var rate: Double
         /// Seconds left, when the total and a rate are known.
         public var remaining: Double?
+
+        public init(done: Int64, total: Int64?, fraction: Double?, rate: Double, remaining: Double?) {
+            self.done = done
+            self.total = total
+            self.fraction = fraction
+            self.rate = rate
+            self.remaining = remaining
+        }
     }
 
     public let total: Int64?

@@ -1,0 +1,28 @@
+#ifndef ARCHIVER_CGTK_SHIM_H
+#define ARCHIVER_CGTK_SHIM_H
+/* GTK 4 and libadwaita for the windows. Only what Swift cannot import: variadic calls and macros. */
+#include <gtk/gtk.h>
+#include <adwaita.h>
+#include <glib-unix.h>
+#include <sys/eventfd.h>
+
+/* libdispatch's main-queue hooks (exported by the toolchain's libdispatch.so; CoreFoundation uses the same
+   pair): g_application_run owns the main thread, so the main queue and @MainActor run only when GLib
+   drains them (UI/MainQueueBridge.swift). */
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *);
+
+/* gtk_accessible_update_property/relation are variadic. */
+static inline void cgtk_accessible_set_label(GtkAccessible *a, const char *label) {
+    gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_LABEL, label, -1);
+}
+static inline void cgtk_accessible_set_description(GtkAccessible *a, const char *text) {
+    gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
+}
+static inline void cgtk_accessible_labelled_by(GtkAccessible *a, GtkAccessible *label) {
+    gtk_accessible_update_relation(a, GTK_ACCESSIBLE_RELATION_LABELLED_BY, label, NULL, -1);
+}
+
+/* G_TYPE_STRING is a macro over a fundamental type number. */
+static inline GType cgtk_type_string(void) { return G_TYPE_STRING; }
+#endif

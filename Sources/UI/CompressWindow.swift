@@ -1,0 +1,438 @@
+import ArchiverCore
+public import CGtk
+import Glibc
+import SystemPackage
+
+/// The Compress… window: name (with the final, conflict-free name shown live), folder, format, level,
+/// Encrypt and Split into parts; then the job's progress and its result in the same window.
+@MainActor
+public final class CompressWindow {
+    /// The formats offered, with the line that says what each is for; single streams only for one file.
+    static func formats(singleFile: Bool) -> [(ArchiveFormat, Text)] {
+        var list: [(ArchiveFormat, Text)] = [
+            (.zip, tr("zip — opens everywhere")),
+            (.sevenZip, tr("7z — smallest; encryption hides the names too")),
+            (.tarGz, tr("tar.gz — common on Linux and macOS")),
+            (.tarXz, tr("tar.xz — small, slower")),
+            (.tarZst, tr("tar.zst — fast and small")),
+            (.tarBz2, tr("tar.bz2 — for older systems")),
+            (.tar, tr("tar — no compression, keeps Linux permissions")),
+        ]
+        if singleFile {
+            list += [
+                (.gz, tr("gz — this one file, compressed")),
+                (.xz, tr("xz — this one file, smaller")),
+                (.zst, tr("zst — this one file, fast")),
+                (.bz2, tr("bz2 — this one file, for older systems")),
+            ]
+        }
+        return list
+    }
+
+    static let levels: [(CompressionLevel, Text)] = [
+        (.store, tr("Store — no compression")),
+        (.fast, tr("Fast")),
+        (.normal, tr("Normal")),
+        (.maximum, tr("Maximum — smallest, slowest")),
+    ]
+
+    private let inputs: [CompressPlan.Input]
+    private let formats: [(ArchiveFormat, Text)]
+    private var folder: FilePath
+    /// The name field holds the name without the extension; nil until the person edits it.
+    private var editedName: String?
+    private var settingName = false
+
+    private let app: UnsafeMutablePointer<GtkApplication>
+    let window: UnsafeMutablePointer<GtkWindow>
+    private let pages: OpaquePointer
+    private let form: UnsafeMutablePointer<GtkWidget>
+    private let panel = JobPanel()
+    private let runner = JobRunner()
+    private let headerCancel: UnsafeMutablePointer<GtkWidget>
+    let compressButton: UnsafeMutablePointer<GtkWidget>
+    /// Holds the folder row; its description, right below the name, is the final name.
+    private let nameGroup: UnsafeMutablePointer<GtkWidget>
+    private let nameRow: UnsafeMutablePointer<GtkWidget>
+    private let folderRow: UnsafeMutablePointer<GtkWidget>
+    private let formatRow: UnsafeMutablePointer<AdwComboRow>
+    private let levelRow: UnsafeMutablePointer<AdwComboRow>
+    private let encryptRow: UnsafeMutablePointer<AdwExpanderRow>
+    private let passwordRow: UnsafeMutablePointer<GtkWidget>
+    private let confirmRow: UnsafeMutablePointer<GtkWidget>
+    private let showPassword: UnsafeMutablePointer<GtkWidget>
+    private let splitRow: UnsafeMutablePointer<AdwExpanderRow>
+    private let partRow: UnsafeMutablePointer<AdwComboRow>
+    private let customPartRow: UnsafeMutablePointer<GtkWidget>
+    private var hiddenDuringJob = false
+    private var subject: Subject
+
+    /// What is being compressed, for titles: one name, or a count.
+    struct Subject {
+        let name: String?
+        let count: Int
+        func say(_ one: (String) -> Text, _ many: (Int) -> Text) -> Text { name.map(one) ?? many(count) }
+    }
+
+    /// Builds the window for `paths` (as given on the command line: absolute or relative to the current folder).
+    public init(app: UnsafeMutablePointer<GtkApplication>, paths: [String]) {
+        self.app = app
+        var cwd = [CChar](repeating: 0, count: 4096)
+        let here = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/")
+        inputs = paths.map { text in
+            var path = FilePath(text)
+            if !path.isAbsolute { path = here.pushing(path) }
+            path = path.lexicallyNormalized()
+            var info = stat()
+            let isDirectory = stat(path.string, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
+            return CompressPlan.Input(path: path, isDirectory: isDirectory)
+        }
+        let singleFile = inputs.count == 1 && !inputs[0].isDirectory
+        formats = Self.formats(singleFile: singleFile)
+        folder = CompressPlan.commonFolder(inputs.map(\.path))
+        subject = Subject(name: inputs.count == 1 ? inputs[0].path.lastComponent?.string : nil, count: inputs.count)
+
+        window = cast(adw_application_window_new(app)!)
+        // TRANSLATORS: the Compress… window's title.
+        let title = subject.say({ tr("Compress “%@”", $0) }, { ntr("Compress %ld item", "Compress %ld items", $0) }).localized
+        gtk_window_set_title(window, title)
+        gtk_window_set_default_size(window, 520, 620)
+
+        // Header: Cancel at the start, Compress (the default button) at the end; no title buttons.
+        let header = adw_header_bar_new()!
+        adw_header_bar_set_show_end_title_buttons(cast(header), 0)
+        adw_header_bar_set_show_start_title_buttons(cast(header), 0)
+        headerCancel = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
+        compressButton = gtk_button_new_with_mnemonic(tr("C_ompress").localized)
+        gtk_widget_add_css_class(compressButton, "suggested-action")
+        adw_header_bar_pack_start(cast(header), headerCancel)
+        adw_header_bar_pack_end(cast(header), compressButton)
+        gtk_window_set_default_widget(window, compressButton)
+
+        // Name and folder.
+        let page = adw_preferences_page_new()!
+        form = page
+        let entryGroup = adw_preferences_group_new()!
+        nameGroup = adw_preferences_group_new()
+        nameRow = Widgets.entryRow(title: tr("Archive _name").localized)
+        folderRow = adw_action_row_new()
+        adw_preferences_row_set_title(cast(folderRow), tr("Folder").localized)
+        let change = gtk_button_new_with_mnemonic(tr("C_hange…").localized)!
+        gtk_widget_set_valign(change, GTK_ALIGN_CENTER)
+        accessibleLabel(change, tr("Change the folder").localized)
+        adw_action_row_add_suffix(cast(folderRow), change)
+        adw_action_row_set_activatable_widget(cast(folderRow), change)
+        adw_preferences_group_add(cast(entryGroup), nameRow)
+        adw_preferences_group_add(cast(nameGroup), folderRow)
+
+        // Format and level.
+        let formatGroup = adw_preferences_group_new()!
+        formatRow = Widgets.comboRow(title: tr("_Format").localized, items: formats.map(\.1.localized))
+        levelRow = Widgets.comboRow(title: tr("_Level").localized, items: Self.levels.map(\.1.localized))
+        adw_preferences_group_add(cast(formatGroup), cast(formatRow))
+        adw_preferences_group_add(cast(formatGroup), cast(levelRow))
+
+        // Encrypt: password, confirm, show password.
+        let optionsGroup = adw_preferences_group_new()!
+        encryptRow = Widgets.switchExpander(title: tr("_Encrypt").localized, subtitle: "")
+        passwordRow = Widgets.passwordRow(title: tr("_Password").localized)
+        confirmRow = Widgets.passwordRow(title: tr("Con_firm password").localized)
+        showPassword = adw_action_row_new()
+        adw_preferences_row_set_title(cast(showPassword), tr("_Show password").localized)
+        adw_preferences_row_set_use_underline(cast(showPassword), 1)
+        let showSwitch = gtk_switch_new()!
+        gtk_widget_set_valign(showSwitch, GTK_ALIGN_CENTER)
+        accessibleLabel(showSwitch, tr("Show password").localized)
+        adw_action_row_add_suffix(cast(showPassword), showSwitch)
+        adw_action_row_set_activatable_widget(cast(showPassword), showSwitch)
+        for row in [passwordRow, confirmRow, showPassword] { adw_expander_row_add_row(encryptRow, row) }
+
+        // Split into parts: presets, or a custom size.
+        splitRow = Widgets.switchExpander(title: tr("S_plit into parts").localized, subtitle: tr("Off: one file").localized)
+        partRow = Widgets.comboRow(
+            title: tr("Part _size").localized, items: PartSize.presets.map(\.use.localized) + [tr("Custom size").localized])
+        customPartRow = Widgets.entryRow(title: tr("Custom size (such as 250M or 2G)").localized)
+        gtk_widget_set_visible(customPartRow, 0)
+        adw_expander_row_add_row(splitRow, cast(partRow))
+        adw_expander_row_add_row(splitRow, customPartRow)
+        adw_preferences_group_add(cast(optionsGroup), cast(encryptRow))
+        adw_preferences_group_add(cast(optionsGroup), cast(splitRow))
+
+        for group in [entryGroup, nameGroup, formatGroup, optionsGroup] { adw_preferences_page_add(cast(page), cast(group)) }
+
+        pages = OpaquePointer(gtk_stack_new())
+        gtk_stack_add_named(pages, page, "form")
+        gtk_stack_add_named(pages, panel.root, "job")
+        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_append(cast(content), header)
+        gtk_widget_set_vexpand(cast(pages), 1)
+        gtk_box_append(cast(content), cast(pages))
+        adw_application_window_set_content(cast(window), content)
+
+        // Starting values: the last choice in this window, else the defaults.
+        let initial = WindowSettings.initial()
+        let formatIndex = formats.firstIndex { $0.0 == initial.format } ?? 0
+        adw_combo_row_set_selected(formatRow, guint(formatIndex))
+        adw_combo_row_set_selected(levelRow, guint(Self.levels.firstIndex { $0.0 == initial.level } ?? 2))
+        setNameField(defaultStem())
+        updateFolder()
+
+        // Behaviour.
+        on(nameRow, "changed") { [unowned self] in
+            if !settingName { editedName = Widgets.text(nameRow) }
+            refresh()
+        }
+        onNotify(formatRow, "selected") { [unowned self] in
+            if editedName == nil { setNameField(defaultStem()) }
+            refresh()
+        }
+        onNotify(levelRow, "selected") { [unowned self] in refresh() }
+        onNotify(encryptRow, "enable-expansion") { [unowned self] in
+            refresh()
+            if adw_expander_row_get_enable_expansion(encryptRow) != 0 { gtk_widget_grab_focus(passwordRow) }
+        }
+        onNotify(splitRow, "enable-expansion") { [unowned self] in refresh() }
+        onNotify(partRow, "selected") { [unowned self] in refresh() }
+        for row in [passwordRow, confirmRow, customPartRow] { on(row, "changed") { [unowned self] in refresh() } }
+        let switchObj = Obj(showSwitch)
+        onNotify(showSwitch, "active") { [unowned self] in
+            // Shown, one field is enough: the confirm field goes away (Keka #659).
+            let shown = gtk_switch_get_active(cast(switchObj.p)) != 0
+            Widgets.setVisible(passwordRow, shown)
+            gtk_widget_set_visible(confirmRow, shown ? 0 : 1)
+            refresh()
+        }
+        on(change, "clicked") { [unowned self] in
+            FolderPicker.pick(title: tr("Where to save the archive").localized, parent: window, startingAt: folder) { [unowned self] chosen in
+                folder = chosen
+                updateFolder()
+                refresh()
+            }
+        }
+        on(headerCancel, "clicked") { [unowned self] in gtk_window_close(window) }
+        on(compressButton, "clicked") { [unowned self] in start() }
+        panel.onCancel = { [unowned self] in runner.cancel() }
+        panel.onClose = { [unowned self] in gtk_window_destroy(window) }
+        onBool(window, "close-request") { [unowned self] in closeRequested() }
+
+        // Escape closes (the form's Cancel); Enter in a field presses Compress (the default widget).
+        let shortcuts = gtk_shortcut_controller_new()!
+        gtk_shortcut_controller_add_shortcut(
+            cast(shortcuts), gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape"), gtk_named_action_new("window.close")))
+        gtk_widget_add_controller(cast(window), shortcuts)
+
+        refresh()
+    }
+
+    public func present() {
+        gtk_window_present(window)
+        gtk_widget_grab_focus(nameRow)
+    }
+
+    // MARK: - State
+
+    var format: ArchiveFormat { formats[Int(adw_combo_row_get_selected(formatRow))].0 }
+    var level: CompressionLevel { Self.levels[Int(adw_combo_row_get_selected(levelRow))].0 }
+    var encrypting: Bool { format.canEncrypt && adw_expander_row_get_enable_expansion(encryptRow) != 0 }
+    var splitting: Bool { adw_expander_row_get_enable_expansion(splitRow) != 0 }
+    private var passwordShown: Bool { gtk_widget_get_visible(confirmRow) == 0 }
+
+    /// The name the naming rule gives, without the format's extension ("Photos", "Archive", "report").
+    private func defaultStem() -> String {
+        guard let plan = try? CompressPlan.make(inputs: inputs, format: format) else { return "Archive" }
+        var name = plan.archiveName
+        let ext = Array(format.fileExtension.utf8)
+        if name.count > ext.count, Array(name.suffix(ext.count)) == ext { name.removeLast(ext.count) }
+        return name.displayName
+    }
+
+    private func setNameField(_ text: String) {
+        settingName = true
+        gtk_editable_set_text(cast(nameRow), text)
+        settingName = false
+    }
+
+    private func updateFolder() {
+        adw_action_row_set_subtitle(cast(folderRow), markupEscaped(folder.string))
+    }
+
+    /// The part size chosen, as `--split` takes it; nil when the custom size is not a size.
+    private var partSize: String? {
+        let index = Int(adw_combo_row_get_selected(partRow))
+        if index < PartSize.presets.count { return PartSize.presets[index].size }
+        let text = Widgets.text(customPartRow)
+        return PartSize.parse(text) != nil ? text.filter { $0 != " " } : nil
+    }
+
+    /// The archive's name as it will be written: the typed name with the format's extension, numbered
+    /// "(2)", "(3)"… past what the folder already holds. Nil when the typed name cannot be a file name.
+    func finalName() -> [UInt8]? {
+        let typed = Widgets.text(nameRow).trimmingSpaces
+        guard !typed.isEmpty, typed != ".", typed != "..", !typed.contains("/") else { return nil }
+        guard let plan = try? CompressPlan.make(inputs: inputs, format: format, destination: .name(Array(typed.utf8))) else {
+            return nil
+        }
+        for attempt in 1...10_000 {
+            let candidate = ArchiveNaming.numbered(plan.archiveName, isDirectory: false, attempt: attempt)
+            let path = folder.appending(bytes: candidate)
+            if !exists(path), !(splitting && exists(folder.appending(bytes: candidate + Array(".001".utf8)))) { return candidate }
+        }
+        return nil
+    }
+
+    private func exists(_ path: FilePath) -> Bool {
+        var info = stat()
+        return lstat(path.string, &info) == 0
+    }
+
+    /// Re-derives everything shown from the fields: final name, what Encrypt offers, whether Compress can go.
+    private func refresh() {
+        let name = finalName()
+        // TRANSLATORS: below the archive name; %@ is the file name it will really get.
+        let saved = name.map { tr("Will be saved as “%@”", $0.displayName).localized } ?? tr("Type a name for the archive.").localized
+        adw_preferences_group_set_description(cast(nameGroup), markupEscaped(saved))
+
+        let canEncrypt = format.canEncrypt
+        gtk_widget_set_sensitive(cast(encryptRow), canEncrypt ? 1 : 0)
+        if !canEncrypt { adw_expander_row_set_enable_expansion(encryptRow, 0) }
+        let encryptNote: Text =
+            switch format.container {
+            case .sevenZip: tr("AES-256; 7z hides the file names too")
+            case .zip: tr("AES-256; the file names stay readable")
+            default: tr("Only zip and 7z can be encrypted")
+            }
+        adw_expander_row_set_subtitle(encryptRow, markupEscaped(encryptNote.localized))
+        gtk_widget_set_sensitive(cast(levelRow), format == .tar ? 0 : 1)
+
+        let custom = Int(adw_combo_row_get_selected(partRow)) == PartSize.presets.count
+        gtk_widget_set_visible(customPartRow, custom ? 1 : 0)
+        if splitting {
+            let text = partSize.flatMap(PartSize.parse).map { tr("Parts of %@", .bytes($0)).localized } ?? tr("Type a size such as 250M.").localized
+            adw_expander_row_set_subtitle(splitRow, markupEscaped(text))
+        } else {
+            adw_expander_row_set_subtitle(splitRow, markupEscaped(tr("Off: one file").localized))
+        }
+
+        var ready = name != nil
+        var mismatch = false
+        if encrypting {
+            let password = Widgets.text(passwordRow)
+            mismatch = !passwordShown && !Widgets.text(confirmRow).isEmpty && password != Widgets.text(confirmRow)
+            ready = ready && !password.isEmpty && (passwordShown || password == Widgets.text(confirmRow))
+        }
+        if splitting, partSize == nil { ready = false }
+        if mismatch { gtk_widget_add_css_class(confirmRow, "error") } else { gtk_widget_remove_css_class(confirmRow, "error") }
+        let confirmTitle = mismatch ? tr("Passwords do not match").localized : tr("Con_firm password").localized
+        adw_preferences_row_set_title(cast(confirmRow), confirmTitle)
+        accessibleLabel(confirmRow, confirmTitle.withoutMnemonic)
+        gtk_widget_set_sensitive(compressButton, ready ? 1 : 0)
+    }
+
+    // MARK: - The job
+
+    private func start() {
+        guard gtk_widget_get_sensitive(compressButton) != 0, let name = finalName() else { return }
+        let output = folder.appending(bytes: name)
+        var arguments = [
+            "--format", format.rawValue, "--level", level.rawValue, "--output", output.string,
+            "--split", splitting ? (partSize ?? "0") : "0", "--no-notify", "--progress-json",
+        ]
+        var password: [UInt8]?
+        if encrypting {
+            arguments += ["--encrypt", "--password-stdin"]
+            password = Array(Widgets.text(passwordRow).utf8)
+        }
+        arguments += ["--"] + inputs.map(\.path.string)
+        WindowSettings.remember(format: format, level: level)
+
+        let title = subject.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) })
+        panel.showProgress(title: title.localized)
+        gtk_stack_set_visible_child_name(pages, "job")
+        gtk_widget_set_visible(compressButton, 0)
+        gtk_widget_set_visible(headerCancel, 0)
+        let started = runner.start(
+            program: JobRunner.sibling("compress-with-archiver"), arguments: arguments, password: password,
+            onEvent: { [unowned self] event in
+                if case .progress(let done, let total, let fraction, let rate, let remaining) = event {
+                    panel.update(done: done, total: total, fraction: fraction, rate: rate, remaining: remaining)
+                }
+            },
+            onEnd: { [unowned self] outcome in finished(outcome, name: name.displayName) })
+        if !started {
+            finished(JobRunner.Outcome(exitCode: 127, result: nil, stderr: tr("compress-with-archiver could not be started.").localized), name: name.displayName)
+        }
+    }
+
+    private func finished(_ outcome: JobRunner.Outcome, name: String) {
+        let couldNot = subject.say({ tr("Could not compress “%@”", $0) }, { ntr("Could not compress %ld item", "Could not compress %ld items", $0) })
+        let heading: String
+        let body: String
+        if outcome.succeeded, let first = outcome.result?["outputs"]?.array.first, let path = first["path"]?.string {
+            let size = first["size"]?.int ?? 0
+            let inputBytes = outcome.result?["inputBytes"]?.int ?? 0
+            let parts = first["parts"]?.array.compactMap(\.string) ?? []
+            let output = FilePath(path)
+            let made = parts.count > 1 ? ntr("%ld part", "%ld parts", parts.count).localized : nil
+            var lines: [Text] = []
+            let saving = inputBytes > 0 ? 100 - Int((Double(size) * 100 / Double(inputBytes)).rounded()) : 0
+            // TRANSLATORS: the result's size line: the archive's size and how much smaller than its input.
+            lines.append(saving > 0 ? tr("%1$@, %2$ld %% smaller", .bytes(size), saving) : Text.verbatim(Formatters.bytes(size)))
+            if let made { lines.append(.verbatim(made)) }
+            lines.append(tr("in %@", output.removingLastComponent()))
+            heading = tr("Created “%@”", output.lastComponent?.string ?? name).localized
+            body = Text.sentences(lines, separator: "\n").localized
+            panel.showResult(heading: heading, body: body, item: output, shareable: parts.count > 1 ? nil : output)
+        } else {
+            heading = outcome.cancelled ? tr("Cancelled").localized : couldNot.localized
+            body = outcome.stderr.trimmingSpaces
+            panel.showError(heading: heading, message: body)
+        }
+        // Closed while it ran: the window is hidden, so the result comes as a notification, as from a menu.
+        if hiddenDuringJob {
+            Self.notify(summary: heading, body: body)
+            gtk_window_destroy(window)
+        }
+    }
+
+    /// Closing while the job runs hides the window; the job goes on and its end is announced.
+    private func closeRequested() -> Bool {
+        guard runner.isRunning else { return false }
+        hiddenDuringJob = true
+        gtk_widget_set_visible(cast(window), 0)
+        return true
+    }
+
+    private static func notify(summary: String, body: String) {
+        let words: [String] = ["notify-send", "--app-name=Archiver", summary, body]
+        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        argv.withUnsafeMutableBufferPointer {
+            _ = g_spawn_async(nil, $0.baseAddress, nil, G_SPAWN_SEARCH_PATH, nil, nil, nil, nil)
+        }
+    }
+}
+
+extension String {
+    var trimmingSpaces: String {
+        var s = Substring(self)
+        while let c = s.first, c.isWhitespace { s = s.dropFirst() }
+        while let c = s.last, c.isWhitespace { s = s.dropLast() }
+        return String(s)
+    }
+}
+
+/// `archiver-compress FILE…`.
+public enum CompressApp {
+    @MainActor
+    public static func main() -> Int32 {
+        let paths = WindowApp.arguments
+        return WindowApp.run(id: "io.github.archiver.Compress") { app in
+            let window = CompressWindow(app: app, paths: paths)
+            retained.append(window)
+            window.present()
+        }
+    }
+
+    /// The window objects live as long as the process (GTK holds only C pointers to their closures' boxes).
+    @MainActor static var retained: [CompressWindow] = []
+}

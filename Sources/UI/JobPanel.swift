@@ -1,0 +1,192 @@
+import ArchiverCore
+public import CGtk
+import Desktop
+import SystemPackage
+
+/// The second and third pages of every window: progress (bar with percent, rate, time left, Cancel), then
+/// the result (what was made, where, size and saving, with Open folder, Open and Share…), or the error in
+/// the words the command-line tool wrote on stderr.
+@MainActor
+public final class JobPanel {
+    /// The panel's root, for a GtkStack page.
+    public let root: UnsafeMutablePointer<GtkWidget>
+
+    private let progressPage: UnsafeMutablePointer<GtkWidget>
+    private let resultPage: UnsafeMutablePointer<GtkWidget>
+    private let stack: OpaquePointer
+    private let title: OpaquePointer
+    private let bar: OpaquePointer
+    private let detail: OpaquePointer
+    private let status: OpaquePointer
+    private let resultButtons: UnsafeMutablePointer<GtkWidget>
+    private let closeButton: UnsafeMutablePointer<GtkWidget>
+    /// Cancel on the progress page.
+    public let cancelButton: UnsafeMutablePointer<GtkWidget>
+    private var item: FilePath?
+    private var lastEvent: Double = 0
+
+    /// Called when Cancel is pressed during the job.
+    public var onCancel: () -> Void = {}
+    /// Called by Close on the result page (or on an error).
+    public var onClose: () -> Void = {}
+
+    public init() {
+        stack = OpaquePointer(gtk_stack_new())
+        root = cast(stack)
+
+        // Progress.
+        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12)!
+        progressPage = box
+        for set in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom, gtk_widget_set_margin_start, gtk_widget_set_margin_end] {
+            set(box, 24)
+        }
+        gtk_widget_set_valign(box, GTK_ALIGN_CENTER)
+        title = OpaquePointer(gtk_label_new(""))
+        gtk_widget_add_css_class(cast(title), "title-3")
+        gtk_label_set_wrap(title, 1)
+        gtk_label_set_wrap_mode(title, PANGO_WRAP_WORD_CHAR)
+        bar = OpaquePointer(gtk_progress_bar_new())
+        gtk_progress_bar_set_show_text(bar, 1)
+        detail = OpaquePointer(gtk_label_new(""))
+        gtk_widget_add_css_class(cast(detail), "dim-label")
+        gtk_widget_add_css_class(cast(detail), "numeric")
+        cancelButton = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
+        gtk_widget_set_halign(cancelButton, GTK_ALIGN_CENTER)
+        for child in [widget(title), widget(bar), widget(detail), cancelButton] { gtk_box_append(cast(box), child) }
+        gtk_stack_add_named(stack, box, "progress")
+
+        // Result or error.
+        let result = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        resultPage = result
+        status = cast(adw_status_page_new())
+        gtk_widget_set_vexpand(cast(status), 1)
+        gtk_widget_add_css_class(cast(status), "compact")
+        resultButtons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)
+        gtk_widget_set_halign(resultButtons, GTK_ALIGN_CENTER)
+        closeButton = gtk_button_new_with_mnemonic(tr("_Close").localized)
+        let actions = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        gtk_widget_set_halign(actions, GTK_ALIGN_CENTER)
+        gtk_widget_set_margin_bottom(actions, 18)
+        gtk_box_append(cast(actions), resultButtons)
+        gtk_box_append(cast(actions), closeButton)
+        gtk_box_append(cast(result), cast(status))
+        gtk_box_append(cast(result), actions)
+        gtk_stack_add_named(stack, result, "result")
+
+        on(cancelButton, "clicked") { [unowned self] in
+            gtk_widget_set_sensitive(cancelButton, 0)
+            gtk_label_set_text(detail, tr("Cancelling…").localized)
+            onCancel()
+        }
+        on(closeButton, "clicked") { [unowned self] in onClose() }
+    }
+
+    /// Shows the progress page: "Compressing “Photos”…" and an empty bar.
+    public func showProgress(title text: String) {
+        gtk_label_set_text(title, text)
+        gtk_progress_bar_set_fraction(bar, 0)
+        gtk_progress_bar_set_text(bar, nil)
+        gtk_label_set_text(detail, " ")
+        gtk_widget_set_sensitive(cancelButton, 1)
+        gtk_stack_set_visible_child(stack, progressPage)
+        accessibleLabel(bar, text)
+        gtk_widget_grab_focus(cancelButton)
+    }
+
+    /// One progress event from the child.
+    public func update(done: Int64, total: Int64?, fraction: Double?, rate: Double?, remaining: Double?) {
+        guard gtk_widget_get_sensitive(cancelButton) != 0 else { return }
+        if let fraction {
+            gtk_progress_bar_set_fraction(bar, fraction)
+            gtk_progress_bar_set_text(bar, tr("%ld%%", Int(fraction * 100)).localized)
+        } else {
+            gtk_progress_bar_pulse(bar)
+        }
+        // The same line as the terminal's, minus the percent the bar already shows.
+        let snapshot = ProgressMeter.Snapshot(done: done, total: total, fraction: nil, rate: rate ?? 0, remaining: remaining)
+        gtk_label_set_text(detail, HumanFormat.progressLine(snapshot).localized)
+    }
+
+    /// The result page after success.
+    /// - Parameters:
+    ///   - heading: "Created “Holiday.zip”".
+    ///   - body: size, saving and folder, one per line.
+    ///   - item: what Open opens and Open folder shows selected.
+    ///   - shareable: a single file that can be mailed and copied (nil for a folder or split parts).
+    public func showResult(heading: String, body: String, item: FilePath, shareable: FilePath?) {
+        self.item = item
+        adw_status_page_set_icon_name(status, "emblem-ok-symbolic")
+        adw_status_page_set_title(status, heading)
+        adw_status_page_set_description(status, markupEscaped(body))
+        clear(resultButtons)
+        addButton(tr("Open _Folder").localized) { Reveal.show(item) }
+        addButton(tr("_Open").localized) { Self.open(item) }
+        if let shareable { addShareButton(shareable) }
+        gtk_stack_set_visible_child(stack, resultPage)
+        gtk_widget_grab_focus(closeButton)
+    }
+
+    /// The result page after a failure or a cancel: the child's own words.
+    public func showError(heading: String, message: String) {
+        adw_status_page_set_icon_name(status, "dialog-error-symbolic")
+        adw_status_page_set_title(status, heading)
+        adw_status_page_set_description(status, markupEscaped(message))
+        clear(resultButtons)
+        gtk_stack_set_visible_child(stack, resultPage)
+        gtk_widget_grab_focus(closeButton)
+    }
+
+    // MARK: - Buttons
+
+    private func addButton(_ label: String, _ action: @escaping @MainActor () -> Void) {
+        let button = gtk_button_new_with_mnemonic(label)!
+        gtk_box_append(cast(resultButtons), button)
+        on(button, "clicked", action)
+    }
+
+    /// Share…: a popover with "Send by Email…" and "Copy".
+    private func addShareButton(_ file: FilePath) {
+        let menu = gtk_menu_button_new()!
+        gtk_menu_button_set_label(cast(menu), tr("_Share…").localized)
+        gtk_menu_button_set_use_underline(cast(menu), 1)
+        gtk_menu_button_set_always_show_arrow(cast(menu), 0)
+        accessibleLabel(menu, tr("Share…").localized)
+        let popover = gtk_popover_new()!
+        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
+        let email = gtk_button_new_with_mnemonic(tr("Send by _Email…").localized)!
+        let copy = gtk_button_new_with_mnemonic(tr("_Copy").localized)!
+        for button in [email, copy] {
+            gtk_widget_add_css_class(button, "flat")
+            gtk_box_append(cast(box), button)
+        }
+        gtk_popover_set_child(cast(popover), box)
+        gtk_menu_button_set_popover(cast(menu), popover)
+        let pop = Obj(popover)
+        on(email, "clicked") {
+            gtk_popover_popdown(cast(pop.p))
+            Reveal.email(file)
+        }
+        on(copy, "clicked") { [unowned self] in
+            gtk_popover_popdown(cast(pop.p))
+            Clipboard.copy(file, from: root)
+        }
+        gtk_box_append(cast(resultButtons), menu)
+    }
+
+    private func clear(_ box: UnsafeMutablePointer<GtkWidget>) {
+        while let child = gtk_widget_get_first_child(box) { gtk_box_remove(cast(box), child) }
+    }
+
+    /// Opens a file or folder with its default application.
+    static func open(_ item: FilePath) {
+        let file = item.string.withCString { g_file_new_for_path($0) }
+        defer { g_object_unref(file.map { UnsafeMutableRawPointer($0) }) }
+        guard let uri = takeString(g_file_get_uri(file)) else { return }
+        g_app_info_launch_default_for_uri_async(uri, nil, nil, nil, nil)
+    }
+}
+
+/// Text for a widget that reads Pango markup (AdwStatusPage's description): `<`, `&` and friends as text.
+func markupEscaped(_ text: String) -> String {
+    takeString(g_markup_escape_text(text, -1)) ?? ""
+}

@@ -1,0 +1,154 @@
+import CGtk
+import Dispatch
+import Glibc
+
+/// Runs one job as a child process of the command-line executable (`compress-with-archiver`, …) beside
+/// our own, and turns its `--progress-json` lines into events on the main actor.
+///
+/// The password goes to the child's stdin (`--password-stdin`), never its arguments. stdout carries one
+/// JSON object per line; stderr carries the sentences for a person in the user's language, which is what
+/// the window shows on failure (the JSON's messages are English). Cancel is SIGTERM: the CLI then removes
+/// what it started and exits with 8.
+@MainActor
+public final class JobRunner {
+    /// What the child reported.
+    public enum Event {
+        case progress(done: Int64, total: Int64?, fraction: Double?, rate: Double?, remaining: Double?)
+        case warning(code: String, message: String)
+        /// An entry of `--list` (the Extract… window's tree).
+        case entry(JSONValue)
+    }
+
+    /// How the job ended.
+    public struct Outcome {
+        public var exitCode: Int32
+        /// The last line's `result` object (what `--json` prints), when the child got that far.
+        public var result: JSONValue?
+        /// Everything the child wrote on stderr: the localized error sentence and its hint.
+        public var stderr: String
+        public var succeeded: Bool { exitCode == 0 || exitCode == 1 }
+        public var cancelled: Bool { exitCode == 8 }
+    }
+
+    private var pid: pid_t = 0
+    private var result: JSONValue?
+    public private(set) var isRunning = false
+
+    public init() {}
+
+    /// The path of a command-line executable installed beside this one (`/proc/self/exe`'s folder).
+    public static func sibling(_ name: String) -> String {
+        var buffer = [CChar](repeating: 0, count: 4096)
+        let length = readlink("/proc/self/exe", &buffer, buffer.count - 1)
+        guard length > 0 else { return name }
+        let path = String(decoding: buffer[..<length].map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        guard let slash = path.lastIndex(of: "/") else { return name }
+        return String(path[..<slash]) + "/" + name
+    }
+
+    /// Starts the child. Events and the end arrive on the main actor.
+    /// - Returns: false when the program could not be started (then `onEnd` is not called).
+    @discardableResult
+    public func start(
+        program: String, arguments: [String], password: [UInt8]? = nil,
+        onEvent: @escaping @MainActor (Event) -> Void, onEnd: @escaping @MainActor (Outcome) -> Void
+    ) -> Bool {
+        var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        var child: GPid = 0
+        var input: gint = -1, output: gint = -1, errors: gint = -1
+        var error: UnsafeMutablePointer<GError>?
+        let ok = argv.withUnsafeMutableBufferPointer { pointers in
+            g_spawn_async_with_pipes(
+                nil, pointers.baseAddress!, nil, G_SPAWN_DO_NOT_REAP_CHILD, nil, nil, &child, &input, &output, &errors, &error)
+        }
+        guard ok != 0 else {
+            g_clear_error(&error)
+            return false
+        }
+        pid = child
+        isRunning = true
+        // The password, then end of input: the child reads one line.
+        if var secret = password {
+            secret.append(0x0A)
+            _ = secret.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+            secret.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
+        }
+        close(input)
+
+        let pid = child, out = output, err = errors
+        DispatchQueue.global().async {
+            // stderr on its own thread, so a chatty child never blocks on a full pipe while we read stdout.
+            let stderrDone = DispatchSemaphore(value: 0)
+            nonisolated(unsafe) var stderrBytes: [UInt8] = []
+            DispatchQueue.global().async {
+                stderrBytes = Self.readAll(err)
+                stderrDone.signal()
+            }
+            Self.readLines(out) { line in
+                guard let value = JSONValue.parse(line) else { return }
+                DispatchQueue.main.async { MainActor.assumeIsolated { self.deliver(value, onEvent) } }
+            }
+            stderrDone.wait()
+            close(out)
+            close(err)
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+            let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            let text = String(decoding: stderrBytes, as: UTF8.self)
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    self.isRunning = false
+                    onEnd(Outcome(exitCode: code, result: self.result, stderr: text))
+                }
+            }
+        }
+        return true
+    }
+
+    /// Asks the child to stop; it removes what it started and exits with 8.
+    public func cancel() {
+        guard isRunning, pid > 0 else { return }
+        kill(pid, SIGTERM)
+    }
+
+    private func deliver(_ value: JSONValue, _ onEvent: (Event) -> Void) {
+        switch value["event"]?.string {
+        case "progress":
+            onEvent(.progress(
+                done: value["done"]?.int ?? 0, total: value["total"]?.int, fraction: value["fraction"]?.number,
+                rate: value["rate"]?.number, remaining: value["remaining"]?.number))
+        case "warning": onEvent(.warning(code: value["code"]?.string ?? "", message: value["message"]?.string ?? ""))
+        case "entry": onEvent(.entry(value))
+        case "result": result = value
+        default: break
+        }
+    }
+
+    private nonisolated static func readLines(_ fd: Int32, _ body: (String) -> Void) {
+        var pending: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if got < 0, errno == EINTR { continue }
+            if got <= 0 { break }
+            pending += buffer[..<got]
+            while let newline = pending.firstIndex(of: 0x0A) {
+                body(String(decoding: pending[..<newline], as: UTF8.self))
+                pending.removeSubrange(...newline)
+            }
+        }
+        if !pending.isEmpty { body(String(decoding: pending, as: UTF8.self)) }
+    }
+
+    private nonisolated static func readAll(_ fd: Int32) -> [UInt8] {
+        var all: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if got < 0, errno == EINTR { continue }
+            if got <= 0 { return all }
+            all += buffer[..<got]
+        }
+    }
+}

@@ -1,0 +1,46 @@
+import ArchiverCore
+public import CGtk
+import Desktop
+import Dispatch
+import Glibc
+
+/// The start of every window executable: the catalog and locale formats, the main-queue bridge, and one
+/// `AdwApplication` (non-unique: each menu click is its own process) whose `activate` builds the window.
+public enum WindowApp {
+    /// Runs the application until its last window closes; returns the process's exit status.
+    /// - Parameters:
+    ///   - id: the application id (also the Wayland app id).
+    ///   - activate: builds and presents the window; runs on the main thread with GTK initialised.
+    @MainActor
+    public static func run(id: String, activate: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>) -> Void) -> Int32 {
+        Catalog.bootstrap()
+        LocaleFormats.install()
+        // Our own arguments are files; GApplication must not parse them (or try to open them).
+        let app = adw_application_new(id, G_APPLICATION_NON_UNIQUE)!
+        let gtkApp: UnsafeMutablePointer<GtkApplication> = cast(app)
+        let appObj = Obj(gtkApp)
+        on(app, "activate") { activate(appObj.p) }
+        MainQueueBridge.install()
+        let status = g_application_run(cast(app), 0, nil)
+        g_object_unref(app)
+        return status
+    }
+
+    /// The command-line arguments after the executable's name, as the bytes the file manager passed.
+    public static var arguments: [String] { Array(CommandLine.arguments.dropFirst()) }
+}
+
+/// Lets GLib's main loop run libdispatch's main queue, so that `Task { @MainActor … }` and
+/// `DispatchQueue.main.async` work while `g_application_run` owns the main thread (notes §4: without it
+/// they never run).
+enum MainQueueBridge {
+    @MainActor static func install() {
+        let fd = _dispatch_get_main_queue_handle_4CF()
+        g_unix_fd_add(fd, G_IO_IN, { fd, _, _ in
+            var value: eventfd_t = 0
+            _ = eventfd_read(fd, &value)  // clear the eventfd first, or GLib polls it forever
+            _dispatch_main_queue_callback_4CF(nil)
+            return 1  // G_SOURCE_CONTINUE
+        }, nil)
+    }
+}
