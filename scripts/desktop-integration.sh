@@ -62,7 +62,9 @@ PHOTO_TYPES='image/jpeg;image/png;image/heic;image/heif;image/avif;image/webp;im
 EXECUTABLES='COMPRESS compress-with-archiver
 EXTRACT extract-with-archiver
 COMPRESS_PDF compress-pdf-with-archiver
-COMPRESS_PHOTOS compress-photos-with-archiver'
+COMPRESS_PHOTOS compress-photos-with-archiver
+COMPRESS_WINDOW archiver-compress
+EXTRACT_WINDOW archiver-extract'
 
 
 # --- Quoting, one function per format ------------------------------------------------------------------
@@ -187,10 +189,10 @@ label_here() {
 
 # --- The menu entries: one table (desktop-files/menu-entries.in), each file manager's file made from it -
 
-# Lines "id|name|label|run|for", one per group of the table.
+# Lines "id|name|label|run|for|flat", one per group of the table.
 menu_entries() {
     awk '
-        function flush() { if (id != "") print id "|" v["Name"] "|" v["Label"] "|" v["Run"] "|" v["For"]; delete v }
+        function flush() { if (id != "") print id "|" v["Name"] "|" v["Label"] "|" v["Run"] "|" v["For"] "|" v["Flat"]; delete v }
         /^#/ || !/[^ \t]/ { next }
         /^\[/ { flush(); id = substr($0, 2, length($0) - 2); next }
         { v[substr($0, 1, index($0, "=") - 1)] = substr($0, index($0, "=") + 1) }
@@ -201,10 +203,10 @@ menu_entries() {
 THUNAR_PATTERNS='*.zip;*.ZIP;*.7z;*.7Z;*.7z.0??;*.zip.0??;*.rar;*.RAR;*.r0?;*.r1?;*.z0?;*.z1?;*.001;*.tar;*.tar.gz;*.tgz;*.gz;*.tar.bz2;*.tbz2;*.tbz;*.tb2;*.bz2;*.bz;*.tar.xz;*.txz;*.xz;*.tar.zst;*.tar.zstd;*.tzst;*.zst;*.tar.lz4;*.lz4;*.tar.lz;*.lz;*.tar.lzma;*.tlz;*.lzma;*.tar.lzo;*.tzo;*.lzo;*.tar.Z;*.taz;*.Z;*.cpio;*.iso;*.deb;*.udeb;*.rpm;*.cab;*.ar;*.lha;*.lzh;*.xar'
 
 install_actions() {
-    local id short long run exe options selection cmd t nemo_filter types thunar_filter patterns thunar="" name
-    while IFS='|' read -r id short long run selection; do
+    local id short long run exe options selection flat cmd t nemo_filter types thunar_filter patterns thunar="" name
+    while IFS='|' read -r id short long run selection flat; do
         read -r exe options <<< "$run"
-        cmd="$(exec_quote "$BINDIR/$exe-with-archiver")${options:+ $options} --"
+        cmd="$(exec_quote "$BINDIR/$exe")${options:+ $options} --"
         case $selection in
             any)
                 nemo_filter='Extensions=any;' types='all/all;' patterns='*'
@@ -219,12 +221,14 @@ install_actions() {
                 patterns='*' thunar_filter='<directories/><image-files/>' ;;
         esac
         # Nemo and DES-EMA (Caja, PCManFM): one key file per entry, top level, so the long label.
-        t=$(<"$SRC/nemo-action.nemo_action.in")$'\n'
-        t=${t//@LABEL@/$long}; t=${t//@NEMO_FILTER@/$nemo_filter}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
-        put "$(translated desktop "$t")"$'\n' "$DATA/nemo/actions/$APP.$id.nemo_action"
-        t=$(<"$SRC/file-manager-action.desktop.in")$'\n'
-        t=${t//@LABEL@/$long}; t=${t//@TYPES@/$types}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
-        put "$(translated desktop "$t")"$'\n' "$DATA/file-manager/actions/$APP.$id.desktop"
+        if [ "$flat" != no ]; then
+            t=$(<"$SRC/nemo-action.nemo_action.in")$'\n'
+            t=${t//@LABEL@/$long}; t=${t//@NEMO_FILTER@/$nemo_filter}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
+            put "$(translated desktop "$t")"$'\n' "$DATA/nemo/actions/$APP.$id.nemo_action"
+            t=$(<"$SRC/file-manager-action.desktop.in")$'\n'
+            t=${t//@LABEL@/$long}; t=${t//@TYPES@/$types}; t=${t//@COMMAND@/$(keyfile_escape "$cmd")}
+            put "$(translated desktop "$t")"$'\n' "$DATA/file-manager/actions/$APP.$id.desktop"
+        fi
         [ "$PER_USER" = 1 ] || continue
         # Nautilus scripts: the folder name becomes a submenu of "Scripts", the file name is the label.
         t=$(<"$SRC/nautilus-script.in")$'\n'

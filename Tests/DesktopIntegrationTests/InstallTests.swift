@@ -6,9 +6,10 @@ import Testing
 @Suite struct InstallTests {
     static let app = "io.github.archiver"
     static let entries = [
-        "compress", "compress-zip", "compress-7z", "compress-tar-xz", "compress-password", "compress-each", "compress-parts",
-        "extract-here", "extract-to", "compress-pdf", "compress-photos",
+        "compress", "compress-window", "compress-each", "extract-here", "extract-window", "compress-pdf", "compress-photos",
     ]
+    /// The entries of the menus without submenus (Nemo, Caja, PCManFM).
+    static var flatEntries: [String] { entries.filter { !QuotingTests.notFlat.contains($0) } }
     /// What each kind of entry is offered for, as DES-EMA and Dolphin files say it.
     static let photoTypes = "image/jpeg;image/png;image/heic;image/heif;image/avif;image/webp;image/tiff;"
     static func offered(_ entry: String) -> (types: String?, prefix: String?) {
@@ -17,6 +18,28 @@ import Testing
         case "compress-photos": (photoTypes + "inode/directory;", nil)
         case let e where e.hasPrefix("extract"): (nil, "application/zip;")
         default: ("all/all;", nil)
+        }
+    }
+
+    /// Nemo, Caja and PCManFM have no submenus: at most four of our entries for any selection (DESIGN's
+    /// menu table), counted from the installed files by what each is offered for.
+    @Test func flatMenusOfferAtMostFourEntries() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.integration("install")
+        let folder = "\(home.data)/nemo/actions"
+        var offered: [String: Int] = [:]
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) where name.hasPrefix(Self.app) {
+            let action = try KeyFile(path: folder + "/" + name)
+            let types = action["Nemo Action", "Mimetypes"] ?? ""
+            let kind =
+                action["Nemo Action", "Extensions"] == "any;" ? "any"
+                : types.contains("application/zip") ? "archive" : types.contains("application/pdf") ? "pdf" : "photo"
+            offered[kind, default: 0] += 1
+        }
+        #expect(offered["any"] == 2 && offered["archive"] == 2, "\(offered)")
+        for selection in ["archive", "pdf", "photo"] {
+            #expect((offered["any"] ?? 0) + (offered[selection] ?? 0) <= 4, "\(selection): \(offered)")
         }
     }
 
@@ -78,7 +101,7 @@ import Testing
                 #expect(file["Desktop Action \(action)", "Exec"]?.hasSuffix(" -- %F") == true)
             }
         }
-        for entry in Self.entries {
+        for entry in Self.flatEntries {
             let nemoPath = "\(home.data)/nemo/actions/\(Self.app).\(entry).nemo_action"
             let actionPath = "\(home.data)/file-manager/actions/\(Self.app).\(entry).desktop"
             keyFiles += [nemoPath, actionPath]

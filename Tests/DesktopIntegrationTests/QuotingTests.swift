@@ -6,18 +6,27 @@ import Testing
 /// expanded the way it does it (Expansion.swift) and run.
 @Suite struct QuotingTests {
     static let labels = [
-        "compress": "Compress", "compress-zip": "Compress to ZIP", "compress-7z": "Compress to 7z",
-        "compress-tar-xz": "Compress to tar.xz", "compress-password": "Compress with Password…", "compress-each": "Compress Each Separately", "compress-parts": "Compress in Parts…", "extract-here": "Extract Here", "extract-to": "Extract to…",
-        "compress-pdf": "Compress PDF", "compress-photos": "Compress Photos",
+        "compress": "Compress", "compress-window": "Compress…", "compress-each": "Compress Each Separately",
+        "extract-here": "Extract Here", "extract-window": "Extract…", "compress-pdf": "Compress PDF", "compress-photos": "Compress Photos",
     ]
     static let options: [String: [String]] = [
-        "compress": [], "compress-zip": ["--format", "zip"], "compress-7z": ["--format", "7z"],
-        "compress-tar-xz": ["--format", "tar.xz"], "compress-password": ["--encrypt"], "compress-each": ["--each"], "compress-parts": ["--split", "ask"], "extract-here": [], "extract-to": ["--choose-folder"],
+        "compress": [], "compress-window": [], "compress-each": ["--each"], "extract-here": ["--here"], "extract-window": [],
         "compress-pdf": [], "compress-photos": [],
     ]
-    /// Which executable an entry runs, as its name in service menus and handler files says it.
+    /// The menus without submenus (Nemo, and DES-EMA for Caja and PCManFM), and the entries they leave out.
+    static let flatMechanisms: Set = ["nemo", "file-manager-actions"]
+    static let notFlat: Set = ["compress-each"]
+    /// Which service menu (and "Open with" handler) an entry belongs to.
     static func executable(_ entry: String) -> String {
         ["compress-pdf", "compress-photos"].contains(entry) ? entry : entry.hasPrefix("extract") ? "extract" : "compress"
+    }
+    /// The program an entry runs: a window for "Compress…" and "Extract…", else a command-line tool.
+    static func program(_ entry: String) -> String {
+        switch entry {
+        case "compress-window": "archiver-compress"
+        case "extract-window": "archiver-extract"
+        default: executable(entry) + "-with-archiver"
+        }
     }
     /// The "Open with" handler that runs an entry's executable.
     static let handlers = ["compress": "Compress", "extract": "Extract", "compress-pdf": "CompressPdf", "compress-photos": "CompressPhotos"]
@@ -85,7 +94,7 @@ import Testing
         defer { home.remove() }
         let stubs = home.root + "/stub bin $x"
         try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
-        for exe in Paths.executables {
+        for exe in Paths.executables + ["archiver-compress", "archiver-extract"] {
             try "#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\" > \"$ARGV_RECORD\"\n".write(toFile: stubs + "/" + exe, atomically: true, encoding: .utf8)
             chmod(stubs + "/" + exe, 0o755)
         }
@@ -114,6 +123,7 @@ import Testing
         for mechanism in Self.mechanisms {
             for entry in Self.labels.keys.sorted() {
                 if mechanism == "open-with" && !["compress", "extract-here", "compress-pdf", "compress-photos"].contains(entry) { continue }
+                if Self.flatMechanisms.contains(mechanism) && Self.notFlat.contains(entry) { continue }
                 let files = switch Self.executable(entry) {
                 case "extract": archives
                 case "compress-pdf": pdfs
@@ -124,16 +134,18 @@ import Testing
                 unlink(record)
                 try run(argv, environment: home.environment.merging(["ARGV_RECORD": record]) { $1 }, in: cwd)
                 let recorded = (contents(Bytes(record)) ?? []).split(separator: 0, omittingEmptySubsequences: false).dropLast().map(Array.init)
-                let exe = Bytes(stubs + "/\(Self.executable(entry))-with-archiver")
+                let exe = Bytes(stubs + "/" + Self.program(entry))
                 let names = mechanism == "nautilus-script" ? files.map { Array($0.dropFirst(folder.count + 1)) } : files
-                let expected = [exe] + (Self.options[entry] ?? []).map { Bytes($0) } + [Bytes("--")] + names
+                // "Open with" (a double-click, a mail attachment) runs the plain command: no --here.
+                let options = mechanism == "open-with" ? [] : Self.options[entry] ?? []
+                let expected = [exe] + options.map { Bytes($0) } + [Bytes("--")] + names
                 #expect(recorded == expected, "\(mechanism) \(entry): \(recorded.map(\.text))")
             }
         }
     }
 
-    /// Real executables: Compress to tar.xz (which keeps non-UTF-8 names byte for byte), then Extract Here
-    /// on the result, through each mechanism; the extracted tree equals the odd files.
+    /// Real executables: Compress with the default format set to tar.xz (which keeps non-UTF-8 names byte for
+    /// byte), then Extract Here on the result, through each mechanism; the extracted tree equals the odd files.
     @Test(arguments: mechanisms.filter { $0 != "open-with" })
     func roundTripThroughTheRealExecutables(_ mechanism: String) throws {
         let home = try Home("roundTrip\(mechanism)")
@@ -143,16 +155,20 @@ import Testing
         try makeOddFiles(in: folder)
         let files = oddNames.map { folder / $0 }
 
-        let (compress, compressCwd) = try Self.launch(mechanism, "compress-tar-xz", files: files, folder: folder, home: home)
-        let compressed = try run(compress, environment: home.environment, in: compressCwd)
+        // The person's settings, in GLib's keyfile backend: the installed schema gives the rest.
+        let settings = home.config + "/glib-2.0/settings"
+        try FileManager.default.createDirectory(atPath: settings, withIntermediateDirectories: true)
+        try "[io/github/archiver]\ndefault-format='tar.xz'\n".write(toFile: settings + "/keyfile", atomically: true, encoding: .utf8)
+        let environment = home.environment.merging(["GSETTINGS_BACKEND": "keyfile"]) { $1 }
+        let (compress, compressCwd) = try Self.launch(mechanism, "compress", files: files, folder: folder, home: home)
+        let compressed = try run(compress, environment: environment, in: compressCwd)
         #expect(compressed.ok, "\(mechanism) compress: \(compressed.stderr)")
         let archive = folder / Bytes("Archive.tar.xz")
         let (extract, extractCwd) = try Self.launch(mechanism, "extract-here", files: [archive], folder: folder, home: home)
-        let extracted = try run(extract, environment: home.environment, in: extractCwd)
+        let extracted = try run(extract, environment: environment, in: extractCwd)
         #expect(extracted.ok, "\(mechanism) extract: \(extracted.stderr)")
-        // A scratch folder under /tmp is a temporary place, so the extractor rightly uses Downloads there.
-        let temporary = home.root.hasPrefix("/tmp/") || home.root.hasPrefix("/var/tmp/")
-        let out = temporary ? Bytes(home.home + "/Downloads/Archive") : folder / Bytes("Archive")
+        // "Extract Here" means here (--here), even in a temporary place such as /tmp.
+        let out = folder / Bytes("Archive")
         #expect(names(in: out) == oddNames.sorted { $0.lexicographicallyPrecedes($1) })
         for name in oddNames { #expect(contents(out / name) == name, "\(mechanism): \(name.text)") }
     }

@@ -37,13 +37,13 @@ import Testing
             keys += [(path, "Desktop Entry", "Name"), (path, "Desktop Entry", "Comment")]
         }
         let dolphin = ["compress": QuotingTests.labels.keys.filter { $0.hasPrefix("compress") && !$0.hasSuffix("pdf") && !$0.hasSuffix("photos") },
-                       "extract": ["extract-here", "extract-to"], "compress-pdf": ["compress-pdf"], "compress-photos": ["compress-photos"]]
+                       "extract": ["extract-here", "extract-window"], "compress-pdf": ["compress-pdf"], "compress-photos": ["compress-photos"]]
         for (file, actions) in dolphin {
             let path = "\(data)/kio/servicemenus/\(app).\(file).desktop"
             keys.append((path, "Desktop Entry", "X-KDE-Submenu"))
             keys += actions.map { (path, "Desktop Action \($0)", "Name") }
         }
-        for entry in InstallTests.entries {
+        for entry in InstallTests.flatEntries {
             let nemo = "\(data)/nemo/actions/\(app).\(entry).nemo_action"
             let action = "\(data)/file-manager/actions/\(app).\(entry).desktop"
             keys += [(nemo, "Nemo Action", "Name"), (nemo, "Nemo Action", "Comment"),
