@@ -95,7 +95,7 @@ import Testing
                 #expect(types == Self.offered(kind).types, "\(kind): \(types)")
             }
             let actions = (file["Desktop Entry", "Actions"] ?? "").split(separator: ";")
-            #expect(actions.count == ["compress": 7, "extract": 2][kind, default: 1])
+            #expect(actions.count == ["compress": 3, "extract": 2][kind, default: 1])
             for action in actions {
                 #expect(file["Desktop Action \(action)", "Name"] != nil)
                 #expect(file["Desktop Action \(action)", "Exec"]?.hasSuffix(" -- %F") == true)

@@ -9,6 +9,12 @@ import Testing
         "compress": "Compress", "compress-window": "Compress…", "compress-each": "Compress Each Separately",
         "extract-here": "Extract Here", "extract-window": "Extract…", "compress-pdf": "Compress PDF", "compress-photos": "Compress Photos",
     ]
+    /// The labels of the menus without submenus, which name Archiver.
+    static let longLabels = [
+        "compress": "Compress with Archiver", "compress-window": "Compress with Archiver…", "compress-each": "Compress Each Separately with Archiver",
+        "extract-here": "Extract Here with Archiver", "extract-window": "Extract with Archiver…",
+        "compress-pdf": "Compress PDF with Archiver", "compress-photos": "Compress Photos with Archiver",
+    ]
     static let options: [String: [String]] = [
         "compress": [], "compress-window": [], "compress-each": ["--each"], "extract-here": ["--here"], "extract-window": [],
         "compress-pdf": [], "compress-photos": [],

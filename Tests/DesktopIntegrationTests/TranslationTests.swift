@@ -185,12 +185,13 @@ import Testing
         environment["LANG"] = nil
         let installed = try run([Bytes("bash"), Bytes(Paths.script), Bytes("install")], environment: environment)
         try #require(installed.ok, "\(installed.stderr)")
-        for (entry, label) in QuotingTests.labels {
+        for entry in InstallTests.flatEntries {
+            let label = QuotingTests.longLabels[entry]
             let nemo = try KeyFile(path: "\(home.data)/nemo/actions/\(Self.app).\(entry).nemo_action")
-            #expect(nemo["Nemo Action", "Name"] == "\(label) with Archiver")
+            #expect(nemo["Nemo Action", "Name"] == label)
             let action = try KeyFile(path: "\(home.data)/file-manager/actions/\(Self.app).\(entry).desktop")
-            #expect(action["Desktop Entry", "Name"] == "\(label) with Archiver")
-            #expect(action["Desktop Entry", "Tooltip"] == "\(label) with Archiver")
+            #expect(action["Desktop Entry", "Name"] == label)
+            #expect(action["Desktop Entry", "Tooltip"] == label)
         }
         let dolphin = try KeyFile(path: "\(home.data)/kio/servicemenus/\(Self.app).extract.desktop")
         #expect(dolphin["Desktop Action extract-here", "Name"] == "Extract Here")
