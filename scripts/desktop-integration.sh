@@ -63,8 +63,7 @@ EXECUTABLES='COMPRESS compress-with-archiver
 EXTRACT extract-with-archiver
 COMPRESS_PDF compress-pdf-with-archiver
 COMPRESS_PHOTOS compress-photos-with-archiver
-COMPRESS_WINDOW archiver-compress
-EXTRACT_WINDOW archiver-extract'
+COMPRESS_WINDOW archiver-compress'
 
 
 # --- Quoting, one function per format ------------------------------------------------------------------
