@@ -1,20 +1,19 @@
-import ArchiverCore
 import SystemPackage
 
 /// What a job works on, as its sentences name it: one input by its name, several by their count. Every
 /// sentence is written out in both forms, so a translation can inflect the words around a name or a number.
-package struct JobSubject {
+public struct JobSubject {
     /// The name of the one input; nil for several.
-    package let name: String?
-    package let count: Int
+    public let name: String?
+    public let count: Int
 
-    package init(_ inputs: [FilePath]) {
+    public init(_ inputs: [FilePath]) {
         count = inputs.count
         name = inputs.count == 1 ? inputs[0].lastComponent?.string ?? inputs[0].string : nil
     }
 
     /// `one` with the name, or `many` with the count: `say({ tr("Compressing “%@”", $0) }, { ntr(…, $0) })`.
-    package func say(_ one: (String) -> Text, _ many: (Int) -> Text) -> Text {
+    public func say(_ one: (String) -> Text, _ many: (Int) -> Text) -> Text {
         name.map(one) ?? many(count)
     }
 }

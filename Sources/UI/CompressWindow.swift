@@ -65,14 +65,7 @@ public final class CompressWindow {
     private let partRow: UnsafeMutablePointer<AdwComboRow>
     private let customPartRow: UnsafeMutablePointer<GtkWidget>
     private var hiddenDuringJob = false
-    private var subject: Subject
-
-    /// What is being compressed, for titles: one name, or a count.
-    struct Subject {
-        let name: String?
-        let count: Int
-        func say(_ one: (String) -> Text, _ many: (Int) -> Text) -> Text { name.map(one) ?? many(count) }
-    }
+    private var subject: JobSubject
 
     /// Builds the window for `paths` (as given on the command line: absolute or relative to the current folder).
     public init(app: UnsafeMutablePointer<GtkApplication>, paths: [String]) {
@@ -90,7 +83,7 @@ public final class CompressWindow {
         let singleFile = inputs.count == 1 && !inputs[0].isDirectory
         formats = Self.formats(singleFile: singleFile)
         folder = CompressPlan.commonFolder(inputs.map(\.path))
-        subject = Subject(name: inputs.count == 1 ? inputs[0].path.lastComponent?.string : nil, count: inputs.count)
+        subject = JobSubject(inputs.map(\.path))
 
         window = cast(adw_application_window_new(app)!)
         // TRANSLATORS: the Compress… window's title.
