@@ -89,8 +89,7 @@ let package = Package(
         .testTarget(name: "PhotoEndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "PDFEngineTests", dependencies: ["PDFEngine", "CPDFShim", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "PDFEndToEndTests", dependencies: ["ArchiverTestSupport"]),
-        // Windows on an Xvfb of their own, driven over AT-SPI (WindowSession; CompressWindowTests still use
-        // their local LocalWindowRun/winlib.py driver).
-        .testTarget(name: "WindowTests", dependencies: ["ArchiverTestSupport"], exclude: ["Fixtures", "winlib.py"]),
+        // Windows on an Xvfb of their own, driven over AT-SPI (ArchiverTestSupport's WindowSession).
+        .testTarget(name: "WindowTests", dependencies: ["ArchiverTestSupport"], exclude: ["Fixtures"]),
     ]
 )

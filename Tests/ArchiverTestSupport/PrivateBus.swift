@@ -47,6 +47,9 @@ public final class PrivateBus {
 
     public convenience init(in scratch: ScratchDirectory) throws { try self.init(folder: scratch.path) }
 
+    /// The daemon's and the services' process ids (while they run).
+    public var processIdentifiers: [pid_t] { ([daemon] + services).filter(\.isRunning).map(\.processIdentifier) }
+
     /// The environment a child process needs to use this bus as its session bus.
     public var environment: [String: String] { ["DBUS_SESSION_BUS_ADDRESS": address] }
 

@@ -4,6 +4,7 @@ import Foundation
 /// an Xvfb, a private D-Bus session bus that is also the accessibility bus, the AT-SPI registry, and the
 /// AT-SPI driver (`atspi/driver.py`, run by Debian's /usr/bin/python3) that clicks, types and reads back.
 /// Everything is killed when the session is stopped (call `stop()` in a `defer`; `deinit` does it too).
+/// Sessions are independent (each has its own display, bus and folder), so tests may run them side by side.
 ///
 /// Why one bus: apps and pyatspi take the accessibility bus from `AT_SPI_BUS_ADDRESS` before asking
 /// org.a11y.Bus, so the session bus can serve as both, and no at-spi-bus-launcher (whose own bus daemon and the
@@ -33,6 +34,16 @@ public final class WindowSession {
     private var launched: [Process] = []
     private var stopped = false
 
+    /// What this machine lacks to run window tests (nil: nothing). Only these are reasons to skip them: CI
+    /// installs both, and a missing python3-pyatspi or built executable must fail the tests, not skip them.
+    public static let missing: String? = {
+        let needs = ["/usr/bin/Xvfb": "Xvfb (package xvfb)", registryPath: "the AT-SPI registry (package at-spi2-core)"]
+        let lacking = needs.keys.sorted().filter { !FileManager.default.isExecutableFile(atPath: $0) }.map { needs[$0]! }
+        return lacking.isEmpty ? nil : "skipped: window tests need " + lacking.joined(separator: " and ")
+    }()
+
+    private static let registryPath = "/usr/libexec/at-spi2-registryd"
+
     /// Starts the display, bus, registry and driver (about 0.3 s).
     public init(_ label: String = #function) throws {
         scratch = try ScratchDirectory("window-" + label)
@@ -43,9 +54,7 @@ public final class WindowSession {
         chmod(scratch.sub("runtime"), 0o700)
 
         // -displayfd: Xvfb takes the first free display and writes its number when it accepts connections.
-        xvfb = Process()
-        xvfb.executableURL = URL(fileURLWithPath: "/usr/bin/Xvfb")
-        xvfb.arguments = ["-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "1280x800x24"]
+        xvfb = Self.process(["/usr/bin/Xvfb", "-displayfd", "1", "-nolisten", "tcp", "-screen", "0", "1280x800x24"])
         let displayNumber = Pipe()
         xvfb.standardOutput = displayNumber
         xvfb.standardError = FileHandle.nullDevice
@@ -61,6 +70,8 @@ public final class WindowSession {
 
         var environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
         environment.removeValue(forKey: "NO_AT_BRIDGE")  // GTK 3 would then stay off AT-SPI
+        // Even an empty WAYLAND_DISPLAY (BuiltProducts.isolation sets one) makes libatspi synthesize input
+        // through Mutter's remote-desktop API, which aborts the driver; under Xvfb it must use XTest.
         environment.removeValue(forKey: "WAYLAND_DISPLAY")
         environment.removeValue(forKey: "LANGUAGE")
         environment.merge([
@@ -72,15 +83,12 @@ public final class WindowSession {
         ]) { $1 }
         self.environment = environment
 
-        registry = Process()
-        registry.executableURL = URL(fileURLWithPath: "/usr/libexec/at-spi2-registryd")
+        registry = Self.process([Self.registryPath])
         registry.environment = environment
         registry.standardOutput = FileHandle.nullDevice
         registry.standardError = FileHandle.nullDevice
         registry.standardInput = FileHandle.nullDevice
-        driver = Process()
-        driver.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        driver.arguments = [Self.driverPath, "serve"]
+        driver = Self.process(["/usr/bin/python3", Self.driverPath, "serve"])
         driver.environment = environment
         let input = Pipe(), output = Pipe()
         driver.standardInput = input
@@ -110,9 +118,10 @@ public final class WindowSession {
     /// A program started on the session's display.
     public final class Launched {
         public let process: Process
-        let stdoutPath: String, stderrPath: String
-        init(process: Process, stdoutPath: String, stderrPath: String) {
+        let name: String, stdoutPath: String, stderrPath: String
+        init(process: Process, name: String, stdoutPath: String, stderrPath: String) {
             self.process = process
+            self.name = name
             self.stdoutPath = stdoutPath
             self.stderrPath = stderrPath
         }
@@ -124,7 +133,7 @@ public final class WindowSession {
         @discardableResult
         public func waitForExit(within seconds: Double = 10) throws -> Int32 {
             guard eventually(within: seconds, { !process.isRunning }) else {
-                throw WindowFailure("\(process.executableURL?.lastPathComponent ?? "the program") still runs after \(seconds) s")
+                throw WindowFailure("\(name) still runs after \(seconds) s")
             }
             process.waitUntilExit()
             return process.terminationStatus
@@ -137,20 +146,38 @@ public final class WindowSession {
     public func launch(_ argv: [String], environment extra: [String: String] = [:], in directory: String? = nil)
         throws -> Launched
     {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
+        let process = Self.process(argv)
         var environment = self.environment.merging(extra) { $1 }
         for (key, value) in extra where value.isEmpty && key != "DISPLAY" { environment.removeValue(forKey: key) }
         process.environment = environment
         if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let base = scratch.sub("\(launched.count)-\(URL(fileURLWithPath: argv[0]).lastPathComponent)")
+        let name = URL(fileURLWithPath: argv[0]).lastPathComponent
+        let base = scratch.sub("\(launched.count)-\(name)")
         process.standardOutput = try Self.file(base + ".out")
         process.standardError = try Self.file(base + ".err")
         process.standardInput = FileHandle.nullDevice
         try process.run()
         launched.append(process)
-        return Launched(process: process, stdoutPath: base + ".out", stderrPath: base + ".err")
+        return Launched(process: process, name: name, stdoutPath: base + ".out", stderrPath: base + ".err")
+    }
+
+    /// What `launch(environment:)` takes for settings that outlive the program: GLib's keyfile backend, in the
+    /// session's own config folder (read back with `storedSettings`), instead of the memory backend.
+    public static let keyfileSettings = ["GSETTINGS_BACKEND": "keyfile"]
+
+    /// The settings the programs wrote under `keyfileSettings`: GLib's keyfile ("" when none was written).
+    public var storedSettings: String {
+        (try? String(contentsOfFile: scratch.sub("config/glib-2.0/settings/keyfile"), encoding: .utf8)) ?? ""
+    }
+
+    /// A process that starts `argv` through `env --default-signal`: the tests run on libdispatch's worker
+    /// threads, which block SIGTERM and most other signals, and a child inherits that mask (and ignored
+    /// signals), so a window's Cancel or a program's own SIGTERM handling would not work as on a desktop.
+    private static func process(_ argv: [String]) -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["--default-signal"] + argv
+        return process
     }
 
     // MARK: Driving the windows
@@ -227,8 +254,18 @@ public final class WindowSession {
     /// A label's accessible name is its text, so this is how a result or an error line is read.
     @discardableResult
     public func waitForText(_ text: String, exact: Bool = false, timeout: Double? = nil) throws -> String {
-        try send(["cmd": "wait-text", "text": text, "exact": exact, "timeout": timeout])["text"] as? String ?? ""
+        try waitForText(anyOf: [text], exact: exact, timeout: timeout)
     }
+
+    /// Waits until a shown label holds one of `texts` (a job's outcome: "Created", "Could not"…); returns the
+    /// label's whole text.
+    @discardableResult
+    public func waitForText(anyOf texts: [String], exact: Bool = false, timeout: Double? = nil) throws -> String {
+        try send(["cmd": "wait-text", "text": texts, "exact": exact, "timeout": timeout])["text"] as? String ?? ""
+    }
+
+    /// The title of the application's showing window.
+    public func windowTitle() throws -> String { try send(["cmd": "title"])["title"] as? String ?? "" }
 
     /// The text of every shown label, in tree order.
     public func labels() throws -> [String] { try send(["cmd": "labels"])["labels"] as? [String] ?? [] }
@@ -288,23 +325,50 @@ public final class WindowSession {
 
     // MARK: Ending
 
-    /// Kills the programs started on the display, the driver, the registry, the bus and Xvfb (SIGKILL: the
-    /// test runner's children inherit a signal mask that blocks SIGTERM), and removes Xvfb's lock and socket.
+    /// Kills the session's processes (`processes()`: what the programs under test started too, such as a
+    /// window's job) and removes Xvfb's lock and socket. SIGKILL: quick, and nothing here has anything to save.
     public func stop() {
         guard !stopped else { return }
         stopped = true
         try? toDriver.close()
-        let processes = launched + [driver, registry, xvfb]
-        for process in processes where process.isRunning {
-            kill(-process.processIdentifier, SIGKILL)  // the group, when Foundation made the child a leader
-            kill(process.processIdentifier, SIGKILL)
+        for pid in processes() { kill(pid, SIGKILL) }
+        for process in launched + [driver, registry, xvfb] where process.processIdentifier > 0 {
+            process.waitUntilExit()
         }
-        for process in processes where process.processIdentifier > 0 { process.waitUntilExit() }
         bus.stop()
-        if let number = Int(display.dropFirst()) {
-            unlink("/tmp/.X\(number)-lock")
+        // A killed Xvfb leaves its lock and socket; only ours: another session may already have the number.
+        if let number = Int(display.dropFirst()),
+            let lock = try? String(contentsOfFile: "/tmp/.X\(number)-lock", encoding: .utf8),
+            Int32(lock.trimmingCharacters(in: .whitespacesAndNewlines)) == xvfb.processIdentifier
+        {
             unlink("/tmp/.X11-unix/X\(number)")
+            unlink("/tmp/.X\(number)-lock")
         }
+    }
+
+    /// The processes of this session that still run: Xvfb, the bus, the registry, the driver, the programs
+    /// launched, and every process these started (from /proc's parent links). Zombies are left out.
+    public func processes() -> [pid_t] {
+        var children: [pid_t: [pid_t]] = [:]
+        var zombies: Set<pid_t> = []
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let end = stat.lastIndex(of: ")")
+            else { continue }
+            // "pid (name) state ppid …": the name may hold spaces and parentheses, so split after its last ")".
+            let fields = stat[stat.index(after: end)...].split(separator: " ")
+            guard fields.count > 1, let parent = pid_t(fields[1]) else { continue }
+            children[parent, default: []].append(pid)
+            if fields[0] == "Z" { zombies.insert(pid) }
+        }
+        let roots = (launched + [driver, registry, xvfb]).map(\.processIdentifier) + bus.processIdentifiers
+        var found: [pid_t] = []
+        var queue = roots.filter { $0 > 0 && kill($0, 0) == 0 }
+        while let pid = queue.popLast() {
+            if !zombies.contains(pid) { found.append(pid) }
+            queue += children[pid] ?? []
+        }
+        return found
     }
 
     // MARK: The driver's protocol

@@ -2,9 +2,9 @@ import ArchiverTestSupport
 import Foundation
 import Testing
 
-/// The Compress… window, the real executable driven over AT-SPI (LocalWindowRun). Serialized: each test has
-/// its own X server and bus, but the machine has two cores and the jobs are timed.
-@Suite(.serialized, .enabled(if: LocalWindowRun.available, "needs Xvfb, dbus-run-session, python3-pyatspi and the built executables"))
+/// The Compress… window, the real executable driven over AT-SPI (WindowSession). Serialized: each test has
+/// its own display and bus, but the machine has two cores and the jobs are timed.
+@Suite(.serialized, .disabled(if: WindowSession.missing != nil, Comment(rawValue: WindowSession.missing ?? "")))
 struct CompressWindowTests {
     /// A folder `Photos` with a text file and some incompressible bytes.
     private func photos(_ scratch: ScratchDirectory, randomMegabytes: Int = 1) throws -> String {
@@ -19,29 +19,38 @@ struct CompressWindowTests {
         try FileManager.default.contentsOfDirectory(atPath: scratch.path).sorted()
     }
 
+    /// A session showing the Compress… window for `inputs` (it runs the CLI found beside it).
+    private func window(_ inputs: [String], environment: [String: String] = [:]) throws -> WindowSession {
+        let executable = try #require(
+            BuiltProducts.folder(holding: ["archiver-compress", "compress-with-archiver"]).map { $0 + "/archiver-compress" },
+            "build archiver-compress and compress-with-archiver first")
+        let session = try WindowSession()
+        try session.launch([executable] + inputs, environment: environment)
+        try session.waitForApp("archiver-compress")
+        return session
+    }
+
+    /// What a job ends with: its result line, or the error the window shows.
+    private let outcome = ["Created", "Could not", "Cancelled"]
+
     @Test func chosenNameAndFormatMakeThatArchive() throws {
         let scratch = try ScratchDirectory()
         let input = try photos(scratch)
-        let run = try LocalWindowRun.run("archiver-compress", [input], script: """
-            a = app("archiver-compress")
-            set_text(a, "Archive name", "Holiday")
-            select(a, "Format", "7z — smallest; encryption hides the names too")
-            report(saved=wait_label(a, lambda t: t.startswith("Will be saved as")))
-            shot("compress-form")
-            click(a, "Compress", "push button")
-            report(done=wait_label(a, lambda t: t.startswith("Created") or t.startswith("Could not")))
-            shot("compress-result")
-            report(buttons=[n.name for n in nodes(a) if n.getRoleName() in ("push button", "toggle button")])
-            """, environment: ["GSETTINGS_BACKEND": "keyfile", "XDG_CONFIG_HOME": scratch.sub("config")])
-        #expect(run.status == 0, "\(run.text)")
-        #expect(run["saved"] as? String == "Will be saved as “Holiday.7z”")
-        #expect(run["done"] as? String == "Created “Holiday.7z”")
+        let session = try window([input], environment: WindowSession.keyfileSettings)
+        defer { session.stop() }
+        try session.type("Archive name", "Holiday")
+        try session.select("7z — smallest; encryption hides the names too", in: "Format")
+        #expect(try session.waitForText("Will be saved as “Holiday") == "Will be saved as “Holiday.7z”")
+        try session.screenshot("compress-form")
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “Holiday.7z”")
+        try session.screenshot("compress-result")
         let listing = try Tool.run(["/usr/bin/7zz", "l", "-ba", scratch.sub("Holiday.7z")])
         #expect(listing.status == 0)
         #expect(listing.output.contains("Photos/notes.txt"))
         #expect(listing.output.contains("Photos/beach.raw"))
         // The choice is remembered in last-format/last-level, not in the one-click defaults.
-        let stored = (try? String(contentsOfFile: scratch.sub("config/glib-2.0/settings/keyfile"), encoding: .utf8)) ?? ""
+        let stored = session.storedSettings
         #expect(stored.contains("last-format='7z'"), "\(stored)")
         #expect(stored.contains("last-level='normal'"), "\(stored)")
         #expect(!stored.contains("default-format"), "\(stored)")
@@ -50,22 +59,17 @@ struct CompressWindowTests {
     @Test func encryptedZipOpensWithThePasswordAndMismatchKeepsCompressOff() throws {
         let scratch = try ScratchDirectory()
         let input = try photos(scratch)
-        let run = try LocalWindowRun.run("archiver-compress", [input], script: """
-            a = app("archiver-compress")
-            click(a, "Encrypt", "check box")
-            set_text(a, "Password", "correct horse")
-            set_text(a, "Confirm password", "correct hors")
-            report(mismatched=sensitive(a, "Compress", "push button"))
-            shot("compress-mismatch")
-            set_text(a, "Passwords do not match", "correct horse")
-            report(matched=sensitive(a, "Compress", "push button"))
-            click(a, "Compress", "push button")
-            report(done=wait_label(a, lambda t: t.startswith("Created") or t.startswith("Could not")))
-            """)
-        #expect(run.status == 0, "\(run.text)")
-        #expect(run["mismatched"] as? Bool == false)
-        #expect(run["matched"] as? Bool == true)
-        #expect(run["done"] as? String == "Created “Photos.zip”")
+        let session = try window([input])
+        defer { session.stop() }
+        try session.toggle("Encrypt", on: true)
+        try session.type("Password", "correct horse")
+        try session.type("Confirm password", "correct hors")
+        #expect(try !session.isSensitive("Compress", role: "push button"))
+        try session.screenshot("compress-mismatch")
+        try session.type("Passwords do not match", "correct horse")
+        #expect(try session.isSensitive("Compress", role: "push button"))
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “Photos.zip”")
         let archive = scratch.sub("Photos.zip")
         #expect(try Tool.run(["/usr/bin/7zz", "t", "-pcorrect horse", archive]).status == 0)
         #expect(try Tool.run(["/usr/bin/7zz", "t", "-pwrong", archive]).status != 0)
@@ -79,71 +83,54 @@ struct CompressWindowTests {
         for taken in ["Photos.zip", "Photos (2).zip", "Report.zip"] {
             FileManager.default.createFile(atPath: scratch.sub(taken), contents: Data())
         }
-        let run = try LocalWindowRun.run("archiver-compress", [input], script: """
-            a = app("archiver-compress")
-            report(initial=wait_label(a, lambda t: t.startswith("Will be saved as")))
-            set_text(a, "Archive name", "Report")
-            report(report=wait_label(a, lambda t: t.startswith("Will be saved as") and "Report" in t))
-            set_text(a, "Archive name", "")
-            report(empty=sensitive(a, "Compress", "push button"))
-            """)
-        #expect(run.status == 0, "\(run.text)")
-        #expect(run["initial"] as? String == "Will be saved as “Photos (3).zip”")
-        #expect(run["report"] as? String == "Will be saved as “Report (2).zip”")
-        #expect(run["empty"] as? Bool == false)
+        let session = try window([input])
+        defer { session.stop() }
+        #expect(try session.waitForText("Will be saved as") == "Will be saved as “Photos (3).zip”")
+        try session.type("Archive name", "Report")
+        #expect(try session.waitForText("Will be saved as “Report") == "Will be saved as “Report (2).zip”")
+        try session.type("Archive name", "")
+        #expect(try !session.isSensitive("Compress", role: "push button"))
     }
 
     @Test func cancelMidJobLeavesNothing() throws {
         let scratch = try ScratchDirectory()
         let input = try photos(scratch, randomMegabytes: 96)
         let before = try entries(scratch)
-        let run = try LocalWindowRun.run("archiver-compress", [input], script: """
-            a = app("archiver-compress")
-            select(a, "Format", "tar.xz — small, slower")
-            select(a, "Level", "Maximum — smallest, slowest")
-            click(a, "Compress", "push button")
-            report(progress=wait_label(a, lambda t: " of " in t, timeout=30))
-            shot("compress-progress")
-            click(a, "Cancel", "push button")
-            report(done=wait_label(a, lambda t: t in ("Cancelled",) or t.startswith("Created"), timeout=60))
-            report(text=labels(a))
-            """)
-        #expect(run.status == 0, "\(run.text)")
-        #expect(run["done"] as? String == "Cancelled")
+        let session = try window([input])
+        defer { session.stop() }
+        try session.select("tar.xz — small, slower", in: "Format")
+        try session.select("Maximum — smallest, slowest", in: "Level")
+        try session.click("Compress", role: "push button")
+        try session.waitForText(" of ", timeout: 30)
+        try session.screenshot("compress-progress")
+        try session.click("Cancel", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Cancelled")
         #expect(try entries(scratch) == before)
     }
 
     @Test func everyControlHasANameAndARole() throws {
         let scratch = try ScratchDirectory()
         let input = try photos(scratch)
-        let run = try LocalWindowRun.run("archiver-compress", [input, input + "/notes.txt"], script: """
-            a = app("archiver-compress")
-            report(title=find(a, "Compress 2 items", "frame").name)
-            click(a, "Encrypt", "check box")
-            click(a, "Split into parts", "check box")
-            time.sleep(0.5)
-            report(unnamed=unnamed(a))
-            shot("compress-options")
-            """)
-        #expect(run.status == 0, "\(run.text)")
-        #expect(run["title"] as? String == "Compress 2 items")
-        #expect((run["unnamed"] as? [String]) == [])
+        let session = try window([input, input + "/notes.txt"])
+        defer { session.stop() }
+        #expect(try session.windowTitle() == "Compress 2 items")
+        try session.toggle("Encrypt", on: true)
+        try session.toggle("Split into parts", on: true)
+        try session.waitFor("Part size", role: "combo box")
+        #expect(try session.unnamedControls() == [])
+        try session.screenshot("compress-options")
     }
 
     @Test func germanLabels() throws {
         let scratch = try ScratchDirectory()
         let input = try photos(scratch)
-        let run = try LocalWindowRun.run("archiver-compress", [input], script: """
-            a = app("archiver-compress")
-            report(title=a.getChildAtIndex(0).name)
-            report(labels=labels(a))
-            shot("compress-form-de")
-            """, environment: try LocalWindowRun.germanEnvironment())
-        #expect(run.status == 0, "\(run.text)")
-        #expect(run["title"] as? String == "„Photos“ komprimieren")
-        let labels = run["labels"] as? [String] ?? []
+        let session = try window([input], environment: try TestLanguages.german())
+        defer { session.stop() }
+        #expect(try session.windowTitle() == "„Photos“ komprimieren")
+        let labels = try session.labels()
         for german in ["Archivname", "Wird als „Photos.zip“ gespeichert", "Ordner", "Format", "Stufe", "Verschlüsseln", "In Teile aufteilen", "Abbrechen", "Komprimieren"] {
             #expect(labels.contains(german), "\(german) in \(labels)")
         }
+        try session.screenshot("compress-form-de")
     }
 }

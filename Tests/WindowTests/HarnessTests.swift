@@ -4,8 +4,9 @@ import Testing
 
 /// The window harness itself, proven on windows that are not ours: zenity (GTK 3) and a GTK 4 sample holding one
 /// of each control the Archiver windows use. Serialized: each test has its own display, but the start-up
-/// figures mean more without a neighbour competing for the 2 cores.
-@Suite(.serialized) struct HarnessTests {
+/// figures mean more without a neighbour competing for the 2 cores (other suites may still run beside it).
+@Suite(.serialized, .disabled(if: WindowSession.missing != nil, Comment(rawValue: WindowSession.missing ?? "")))
+struct HarnessTests {
     static let zenity = "/usr/bin/zenity"
     static let sample = packageRoot.appendingPathComponent("Tests/WindowTests/Fixtures/gtk4-sample.py").path
 
@@ -119,6 +120,8 @@ import Testing
         }
     }
 
+    /// Nothing of the session runs after `stop()`: only its own processes are looked at, as other tests (and
+    /// their sessions) may run at the same time.
     @Test func startsQuicklyAndLeavesNothingBehind() throws {
         let clock = ContinuousClock()
         var session: WindowSession? = nil
@@ -126,14 +129,18 @@ import Testing
         let display = session!.display
         try session!.launch([Self.zenity, "--info", "--title=Archiver", "--text=Done"])
         try session!.waitForApp("zenity")
-        let mine = try descendants()
+        let mine = session!.processes()
         session!.stop()
         session = nil
         print("WindowSession started in \(started) (display \(display))")
-        #expect(started < .seconds(2))
-        let left = try descendants()
+        // 5 s, not the 0.3 s it takes alone: the rest of the suite may be running on the same 2 cores.
+        #expect(started < .seconds(5))
+        #expect(mine.count >= 5, "Xvfb, bus, registry, driver, zenity: \(mine)")
+        let left = mine.filter { pid in
+            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8) else { return false }
+            return !stat.contains(") Z ")
+        }
         #expect(left.isEmpty, "still running after stop(): \(left)")
-        #expect(!mine.isEmpty)
         #expect(!FileManager.default.fileExists(atPath: "/tmp/.X\(display.dropFirst())-lock"))
     }
 
@@ -151,26 +158,5 @@ import Testing
         let median = times.sorted()[times.count / 2]
         print("zenity --forms: exec to window on AT-SPI, median of 5: \(Int(median * 1000)) ms (\(times.map { Int($0 * 1000) }) ms)")
         #expect(median < 5)
-    }
-
-    /// The processes below this test process other than the ones Swift Testing itself runs (not our business).
-    private func descendants() throws -> [String] {
-        let listing = try Tool.run(["/bin/ps", "-eo", "pid=,ppid=,stat=,args="]).output
-        var children: [Int32: [(Int32, String)]] = [:]
-        for line in listing.split(separator: "\n") {
-            let fields = line.split(separator: " ", maxSplits: 3, omittingEmptySubsequences: true)
-            guard fields.count == 4, let pid = Int32(fields[0]), let ppid = Int32(fields[1]) else { continue }
-            if fields[2].hasPrefix("Z") { continue }  // reaped by nobody yet: not running
-            children[ppid, default: []].append((pid, fields[3].trimmingCharacters(in: .whitespaces)))
-        }
-        var found: [String] = []
-        var queue = [getpid()]
-        while let next = queue.popLast() {
-            for (pid, args) in children[next] ?? [] where !args.hasPrefix("/bin/ps") {
-                found.append("\(pid) \(args)")
-                queue.append(pid)
-            }
-        }
-        return found
     }
 }

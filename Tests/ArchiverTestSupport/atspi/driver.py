@@ -21,11 +21,13 @@ go, or ends with " NAME" — GTK 4.8 names a labelled mnemonic button "C_ompress
     keys keys                       ["Tab", "ctrl+a", "Return", …]
     focus name [role]               grab the keyboard focus
     toggle name [on]                check box / switch / toggle button; with on: only when it differs
-    select name item                combo box or drop-down: open it and pick the item of that name
+    select name item                combo box, drop-down or combo row: open it and pick the item of that name
     activate-row name               a list/tree row (list item, table cell, tree item) by its name or a label in it
     …any widget can be named by "beside": LABEL instead (the widget right of that label, for unlabelled fields)
     text name [role]                the text of a label / entry (Text interface, else its name)
-    wait-text text [exact]          a shown label says text (holds it; with exact: is it) -> {"text"}
+    wait-text text [exact]          a shown label says text, or one of a list of texts (holds it; with exact:
+                                    is it) -> {"text"}
+    title                           the title of the application's showing window -> {"title"}
     labels                          -> {"labels": [the text of every shown label]}
     states name [role]              -> {"states": […]}
     value name [role]               -> {"value": number}
@@ -58,6 +60,7 @@ INTERACTIVE = {
 }
 ROWS = {"list item", "table cell", "tree item", "table row", "tree table cell", "row"}
 TOGGLES = {"check box", "toggle button", "switch", "radio button", "check menu item", "radio menu item"}
+WINDOWS = {"frame", "dialog", "window", "alert", "file chooser"}
 EDITABLE = {"text", "password text", "entry", "spin button", "editbar"}
 DEFAULT_TIMEOUT = 10.0
 POLL = 0.03
@@ -381,8 +384,7 @@ def cmd_wait_app(c):
     def has_window():
         for app in roots(app_name):
             for child in children(app):
-                if role_of(child) in {"frame", "dialog", "window", "alert", "file chooser"} \
-                        and shown(child):
+                if role_of(child) in WINDOWS and shown(child):
                     return True
         return False
 
@@ -502,27 +504,35 @@ def cmd_select(c):
             if action_names(node)[1]:
                 do_action(node)
                 return {"via": "menu item"}
-    # GTK 4's drop-down: its toggle button opens a popover holding a list; its items have no action and the
-    # popover is a surface of its own (no coordinates to click), so walk to the item with the arrow keys.
+    # GTK 4's drop-down (its toggle button) and libadwaita's combo row (no action: a click on the row) open a
+    # popover holding a list; its items have no action and the popover is a surface of its own (no coordinates
+    # to click), so walk to the item with the keys. The popover is under the combo (drop-down) or only joins
+    # the tree once open (combo row): the items are the showing ones under the combo, else the new ones.
+    def showing_items(root):
+        return [n for n, _ in walk(root) if role_of(n) in {"list item", "menu item"} and shown(n)]
+
+    app = toplevel_of(combo).get_parent()
+    before = set(showing_items(app))
     opener = combo if action_names(combo)[1] else next(
         (n for n, _ in walk(combo, 0, 1) if n is not combo and action_names(n)[1]), None)
     if opener is None:
-        raise Failure(f"[combo box] {name_of(combo)!r} has nothing that opens it")
-    do_action(opener)
+        mouse_click(combo)
+    else:
+        do_action(opener)
     items = []
 
     def listed():
-        items[:] = [n for n, _ in walk(combo) if role_of(n) in {"list item", "menu item"} and shown(n)]
+        items[:] = showing_items(combo) or [n for n in showing_items(app) if n not in before]
         return any(matches(item_text(n), item) for n in items)
 
-    wait_until(listed, timeout, f"the combo box {name_of(combo)!r} shows no item {item!r} once opened")
+    wait_until(listed, timeout, f"the combo box {name_of(combo)!r} shows no item {item!r} once opened "
+               f"(it shows {[item_text(n) for n in items]})")
     target = next(i for i, n in enumerate(items) if matches(item_text(n), item))
-    current = next((i for i, n in enumerate(items) if "focused" in states_of(n)),
-                   next((i for i, n in enumerate(items) if "selected" in states_of(n)), 0))
-    press(["Down" if target > current else "Up"] * abs(target - current) + ["Return"])
-    wait_until(lambda: not [n for n, _ in walk(combo) if role_of(n) in {"list item", "menu item"} and shown(n)],
-               timeout, f"the list of {name_of(combo)!r} stayed open after choosing {item!r}")
-    return {"via": "keys", "moved": target - current}
+    press(["Home"] + ["Down"] * target + ["Return"])
+    # Closed: its items left the tree (a combo row's popover) or stopped showing (a drop-down's).
+    wait_until(lambda: not set(items) & set(showing_items(app)), timeout,
+               f"the list of {name_of(combo)!r} stayed open after choosing {item!r}")
+    return {"via": "keys", "moved": target}
 
 
 def row_named(acc, name):
@@ -563,8 +573,9 @@ def cmd_text(c):
 
 
 def cmd_wait_text(c):
-    """A shown label (or any text) that holds c["text"]; "exact": true for the whole text."""
-    wanted = c["text"]
+    """A shown label (or any text) that holds c["text"] (a text, or a list: any of them); "exact": true for the
+    whole text."""
+    wanted = c["text"] if isinstance(c["text"], list) else [c["text"]]
     timeout = float(c.get("timeout", DEFAULT_TIMEOUT))
     deadline = time.monotonic() + timeout
     while True:
@@ -572,11 +583,19 @@ def cmd_wait_text(c):
             for acc, _ in walk(app):
                 if role_of(acc) in {"label", "static", "status bar", "heading", "paragraph"} and shown(acc):
                     text = text_of(acc) or name_of(acc)
-                    if text == wanted or (not c.get("exact") and wanted in text):
+                    if text in wanted or (not c.get("exact") and any(w in text for w in wanted)):
                         return {"text": text}
         if time.monotonic() > deadline:
-            raise Failure(f"no label says {wanted!r} after {timeout} s")
+            raise Failure(f"no label says {' or '.join(map(repr, wanted))} after {timeout} s")
         time.sleep(POLL)
+
+
+def cmd_title(c):
+    for app in roots(c.get("app")):
+        for child in children(app):
+            if role_of(child) in WINDOWS and shown(child):
+                return {"title": name_of(child)}
+    raise Failure("no showing window")
 
 
 def cmd_labels(c):
@@ -638,6 +657,7 @@ COMMANDS = {
     "set-text": cmd_set_text, "type": cmd_type, "keys": cmd_keys, "focus": cmd_focus, "toggle": cmd_toggle,
     "select": cmd_select, "activate-row": cmd_activate_row, "text": cmd_text, "states": cmd_states,
     "value": cmd_value, "names": cmd_names, "wait-text": cmd_wait_text, "set-value": cmd_set_value, "labels": cmd_labels,
+    "title": cmd_title,
 }
 
 

@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct GermanTests {
     /// The German for `msgid`, read from the compiled catalog by Python's gettext (an independent reader).
     static func german(_ msgid: String) throws -> String {
-        let catalogs = try #require(LocalizedRuns.catalogs)
+        let catalogs = try #require(TestLanguages.catalogs)
         let output = try Lead.python(
             "import gettext, sys\nt = gettext.GNUTranslations(open(sys.argv[1], 'rb'))\nsys.stdout.write(t.gettext(sys.argv[2]))",
             [catalogs + "/de/LC_MESSAGES/archiver.mo", msgid])

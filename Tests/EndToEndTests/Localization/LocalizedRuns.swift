@@ -16,26 +16,6 @@ enum LocalizedRuns {
         var stderr: String
     }
 
-    /// Catalogs compiled from po/ into a scratch folder (de and the pseudo-locale en@pseudo), once per run.
-    static let catalogs: String? = {
-        let folder = Lead.root.appendingPathComponent(".build/test-scratch/locale-\(getpid())").path
-        let script = Lead.root.appendingPathComponent("scripts/po.sh").path
-        guard (try? Tool.run(["/bin/bash", script, "mo", folder]))?.status == 0,
-            (try? Tool.run(["/bin/bash", script, "pseudo", folder]))?.status == 0
-        else { return nil }
-        return folder
-    }()
-
-    /// A de_DE.UTF-8 locale built with localedef into a scratch folder (LOCPATH), as no root is needed for it.
-    static let germanLocale: String? = {
-        let folder = Lead.root.appendingPathComponent(".build/test-scratch/locales").path
-        if FileManager.default.fileExists(atPath: folder + "/de_DE.UTF-8/LC_NUMERIC") { return folder }
-        try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        let built = try? Tool.run(["/usr/bin/localedef", "-i", "de_DE", "-f", "UTF-8", folder + "/de_DE.UTF-8"])
-        // localedef exits 1 for warnings and still writes the locale.
-        return FileManager.default.fileExists(atPath: folder + "/de_DE.UTF-8/LC_NUMERIC") ? folder : { _ = built; return nil }()
-    }()
-
     /// The environment of a language: nil for none at all (CI's default: English).
     enum Language {
         case unset
@@ -48,12 +28,9 @@ enum LocalizedRuns {
         case .unset:
             return [:]
         case .pseudo:
-            let catalogs = try #require(catalogs, "msgfmt/msginit could not build the catalogs (package gettext)")
-            return ["LANG": "C.UTF-8", "LANGUAGE": "en@pseudo", "ARCHIVER_LOCALEDIR": catalogs]
+            return try TestLanguages.pseudo()
         case .german:
-            let catalogs = try #require(catalogs, "msgfmt could not build the catalogs (package gettext)")
-            let locales = try #require(germanLocale, "localedef could not build de_DE.UTF-8 (package locales)")
-            return ["LOCPATH": locales, "LC_ALL": "de_DE.UTF-8", "ARCHIVER_LOCALEDIR": catalogs]
+            return try TestLanguages.german()
         }
     }
 
