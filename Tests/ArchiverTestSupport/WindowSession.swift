@@ -34,12 +34,13 @@ public final class WindowSession {
     private var launched: [Process] = []
     private var stopped = false
 
-    /// What this machine lacks to run window tests (nil: nothing). Only these are reasons to skip them: CI
-    /// installs both, and a missing python3-pyatspi or built executable must fail the tests, not skip them.
+    /// What this machine lacks to run window tests (nil: nothing), for Swift Testing's "skipped: …" line.
+    /// Only these are reasons to skip: CI installs both, and a missing python3-pyatspi or built executable
+    /// must fail the tests, not skip them.
     public static let missing: String? = {
         let needs = ["/usr/bin/Xvfb": "Xvfb (package xvfb)", registryPath: "the AT-SPI registry (package at-spi2-core)"]
         let lacking = needs.keys.sorted().filter { !FileManager.default.isExecutableFile(atPath: $0) }.map { needs[$0]! }
-        return lacking.isEmpty ? nil : "skipped: window tests need " + lacking.joined(separator: " and ")
+        return lacking.isEmpty ? nil : "window tests need " + lacking.joined(separator: " and ")
     }()
 
     private static let registryPath = "/usr/libexec/at-spi2-registryd"

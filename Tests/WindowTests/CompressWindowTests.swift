@@ -117,7 +117,8 @@ struct CompressWindowTests {
         try session.toggle("Encrypt", on: true)
         try session.toggle("Split into parts", on: true)
         try session.waitFor("Part size", role: "combo box")
-        #expect(try session.unnamedControls() == [])
+        let unnamed = try session.unnamedControls()
+        #expect(unnamed == [], "\(unnamed)")
         try session.screenshot("compress-options")
     }
 

@@ -622,9 +622,10 @@ def named(acc):
     name = name_of(acc).strip()
     if name and not placeholder(name):
         return True
-    # A row is read out by its content (GTK 4's list box rows have no name of their own).
+    # A row is read out by its content (GTK 4's list box rows have no name of their own), however deep:
+    # libadwaita's expander row is an unnamed row holding a list whose first row is the titled one.
     return role_of(acc) in ROWS and any(role_of(n) == "label" and (text_of(n) or name_of(n)).strip()
-                                        for n, _ in walk(acc, 0, 4))
+                                        for n, _ in walk(acc, 0, 8))
 
 
 def cmd_set_value(c):
