@@ -21,13 +21,18 @@ struct CompressWindowTests {
 
     /// A session showing the Compress… window for `inputs` (it runs the CLI found beside it).
     private func window(_ inputs: [String], environment: [String: String] = [:]) throws -> WindowSession {
+        try launchWindow(inputs, environment: environment).session
+    }
+
+    /// The session and the window's own process.
+    private func launchWindow(_ inputs: [String], environment: [String: String] = [:]) throws -> (session: WindowSession, process: WindowSession.Launched) {
         let executable = try #require(
             BuiltProducts.folder(holding: ["archiver-compress", "compress-with-archiver"]).map { $0 + "/archiver-compress" },
             "build archiver-compress and compress-with-archiver first")
         let session = try WindowSession()
-        try session.launch([executable] + inputs, environment: environment)
+        let process = try session.launch([executable] + inputs, environment: environment)
         try session.waitForApp("archiver-compress")
-        return session
+        return (session, process)
     }
 
     /// What a job ends with: its result line, or the error the window shows.
@@ -133,5 +138,42 @@ struct CompressWindowTests {
             #expect(labels.contains(german), "\(german) in \(labels)")
         }
         try session.screenshot("compress-form-de")
+    }
+
+    /// Keyboard only: the name field has the focus with its text selected, typing replaces it, Enter is
+    /// Compress; in a second window, Escape is Cancel and closes it without making anything.
+    @Test func theKeyboardAloneCompressesAndCancels() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let session = try window([input])
+        defer { session.stop() }
+        try session.typeKeys("Trip")
+        #expect(try session.waitForText("Will be saved as “Trip") == "Will be saved as “Trip.zip”")
+        try session.press("Return")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “Trip.zip”")
+        #expect(FileManager.default.fileExists(atPath: scratch.sub("Trip.zip")))
+
+        let before = try entries(scratch)
+        let (second, process) = try launchWindow([input])
+        defer { second.stop() }
+        try second.press("Escape")
+        #expect(try process.waitForExit(within: 10) == 0)
+        #expect(try entries(scratch) == before)
+    }
+
+    /// Under the pseudo-locale made from the template, every label the window shows comes from the catalog.
+    @Test func everyLabelComesFromTheCatalog() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let session = try window([input], environment: try TestLanguages.pseudo())
+        defer { session.stop() }
+        try session.toggle(try #require(try session.labels().first { $0.contains("Encrypt") }), on: true)
+        let labels = try session.labels().filter { $0.contains(where: \.isLetter) }
+        // Names and paths are data, not words: the folder row's path and the name field's text. An empty
+        // label (the progress page's, not shown yet) reads as GTK 4.8's class-name placeholder.
+        let words = labels.filter { !$0.hasPrefix("/") && $0 != "Photos" && $0 != "GtkLabel" }
+        #expect(!words.isEmpty)
+        for label in words { #expect(label.contains("⟦"), "\(label) is not from the catalog: \(labels)") }
+        #expect(try session.windowTitle().contains("⟦"))
     }
 }
