@@ -166,6 +166,15 @@ public final class WindowSession {
     /// session's own config folder (read back with `storedSettings`), instead of the memory backend.
     public static let keyfileSettings = ["GSETTINGS_BACKEND": "keyfile"]
 
+    /// Settings as the person set them, for programs started with `keyfileSettings` after this call:
+    /// `["org/gnome/desktop/interface": "color-scheme='prefer-dark'"]`.
+    public func presetSettings(_ groups: [String: String]) throws {
+        let folder = scratch.sub("config/glib-2.0/settings")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let text = groups.map { "[\($0.key)]\n\($0.value)\n" }.joined()
+        try text.write(toFile: folder + "/keyfile", atomically: true, encoding: .utf8)
+    }
+
     /// The settings the programs wrote under `keyfileSettings`: GLib's keyfile ("" when none was written).
     public var storedSettings: String {
         (try? String(contentsOfFile: scratch.sub("config/glib-2.0/settings/keyfile"), encoding: .utf8)) ?? ""

@@ -176,4 +176,22 @@ struct CompressWindowTests {
         for label in words { #expect(label.contains("⟦"), "\(label) is not from the catalog: \(labels)") }
         #expect(try session.windowTitle().contains("⟦"))
     }
+
+    /// The window follows the desktop's dark style (GNOME's color-scheme setting), as libadwaita reads it.
+    @Test func followsTheDarkStyle() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let executable = try #require(BuiltProducts.folder(holding: ["archiver-compress"]).map { $0 + "/archiver-compress" })
+        let session = try WindowSession()
+        defer { session.stop() }
+        try session.presetSettings(["org/gnome/desktop/interface": "color-scheme='prefer-dark'"])
+        try session.launch([executable, input], environment: WindowSession.keyfileSettings)
+        try session.waitForApp("archiver-compress")
+        try session.waitForText("Will be saved as “Photos.zip”")
+        let shot = try session.screenshot("compress-dark")
+        // The window's mean colour, from ImageMagick: dark when its lightness is under a third.
+        let mean = try Tool.run(["/usr/bin/convert", shot, "-colorspace", "Gray", "-format", "%[fx:mean]", "info:"])
+        let lightness = try #require(Double(mean.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(mean.output)")
+        #expect(lightness < 0.33, "lightness \(lightness): the window is not dark")
+    }
 }
