@@ -146,8 +146,8 @@ public final class ExtractWindow {
     private func list(password: [UInt8]?) {
         phase = .listing
         refresh()
-        var arguments = ["--list", "--progress-json"]
-        if password != nil { arguments.append("--password-stdin") }
+        // Always --password-stdin, empty when there is no password yet: the child must never open a dialog.
+        let arguments = ["--list", "--progress-json", "--password-stdin"]
         let started = runner.start(
             program: JobRunner.sibling("extract-with-archiver"), arguments: arguments + ["--", archive.string], password: password,
             onEvent: { [unowned self] event in
@@ -249,9 +249,9 @@ public final class ExtractWindow {
         }
         if gtk_switch_get_active(cast(trashSwitch)) != 0 { arguments.append("--trash-archive") }
         arguments.append(gtk_switch_get_active(cast(junkSwitch)) != 0 ? "--skip-junk" : "--keep-junk")
+        // Always --password-stdin (empty without a password): a missing one comes back here, never as a dialog.
         let secret = password
-        if secret != nil { arguments.append("--password-stdin") }
-        arguments += ["--", archive.string]
+        arguments += ["--password-stdin", "--", archive.string]
 
         phase = .extracting
         panel.showProgress(title: tr("Extracting “%@”", name).localized)
@@ -277,7 +277,8 @@ public final class ExtractWindow {
             gtk_stack_set_visible_child_name(pages, "form")
             gtk_widget_set_visible(extractButton, 1)
             gtk_widget_set_visible(headerCancel, 1)
-            askPassword(outcome.stderr.trimmingSpaces)
+            let typed = password != nil
+            askPassword(typed ? outcome.stderr.trimmingSpaces : tr("“%@” needs a password.", name).localized)
             refresh()
             return
         }
