@@ -47,6 +47,7 @@ final class EntryTreeView {
         gtk_scrolled_window_set_child(cast(root), view)
         gtk_scrolled_window_set_policy(cast(root), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
         gtk_widget_set_vexpand(root, 1)
+        gtk_scrolled_window_set_min_content_height(cast(root), 200)  // a message above never squeezes it away
         gtk_widget_add_css_class(root, "card")
         accessibleLabel(view, tr("Contents").localized)
         context.view = self

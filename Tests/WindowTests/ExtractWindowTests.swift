@@ -41,10 +41,9 @@ struct ExtractWindowTests {
         return files.sorted()
     }
 
-    private func start(_ session: WindowSession, _ archive: String) throws -> WindowSession.Launched {
-        let launched = try session.launch([ExtractBuilt.window!, archive], environment: BuiltProducts.isolation.filter {
-            ["GSETTINGS_SCHEMA_DIR", "GSETTINGS_BACKEND"].contains($0.key)
-        })
+    private func start(_ session: WindowSession, _ archive: String, environment: [String: String] = [:]) throws -> WindowSession.Launched {
+        let settings = BuiltProducts.isolation.filter { ["GSETTINGS_SCHEMA_DIR", "GSETTINGS_BACKEND"].contains($0.key) }
+        let launched = try session.launch([ExtractBuilt.window!, archive], environment: settings.merging(environment) { $1 })
         try session.waitForApp("archiver-extract")
         return launched
     }
@@ -171,6 +170,23 @@ struct ExtractWindowTests {
         #expect(extracted(scratch.path).count == 1 && extracted(scratch.path).first?.hasSuffix("readme.md") == true, "\(extracted(scratch.path))")
         try session.press("Escape")
         #expect(try window.waitForExit() == 0)
+    }
+
+    @Test func germanLabels() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch, "Bericht.zip")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, zip, environment: try LocalWindowRun.germanEnvironment())
+        let header = try session.waitForText("von 4 Dateien", exact: false)
+        #expect(header.hasPrefix("4 von 4 Dateien, 20,0"), "\(header)")
+        #expect(try session.tree().contains("[frame] \"„Bericht.zip“ entpacken\""))
+        let labels = try session.labels()
+        for german in ["Name", "Größe", "Geändert", "Entpacken nach", "Das Archiv danach in den Papierkorb verschieben",
+                       "macOS-Zusatzdateien überspringen", "Abbrechen", "Entpacken"] {
+            #expect(labels.contains(german), "\(german) in \(labels)")
+        }
+        try session.screenshot("extract-tree-de")
     }
 }
 
