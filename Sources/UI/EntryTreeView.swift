@@ -66,8 +66,7 @@ final class EntryTreeView {
             path: path, isDirectory: entry["type"]?.string == "directory", size: entry["size"]?.int ?? 0,
             modified: modified, encrypted: entry["encrypted"]?.bool ?? false)
         for node in made { dirty.insert(tree.nodes[node].parent) }
-        guard !made.isEmpty || !flushQueued else { return }
-        if !flushQueued {
+        if !made.isEmpty, !flushQueued {
             flushQueued = true
             // After the lines already queued: one splice per folder per batch, not one per entry.
             DispatchQueue.main.async { MainActor.assumeIsolated { self.flush() } }

@@ -41,6 +41,7 @@ struct ExtractWindowTests {
         return files.sorted()
     }
 
+    @discardableResult
     private func start(_ session: WindowSession, _ archive: String, environment: [String: String] = [:]) throws -> WindowSession.Launched {
         let settings = BuiltProducts.isolation.filter { ["GSETTINGS_SCHEMA_DIR", "GSETTINGS_BACKEND"].contains($0.key) }
         let launched = try session.launch([ExtractBuilt.window!, archive], environment: settings.merging(environment) { $1 })
