@@ -9,6 +9,7 @@ let package = Package(
         .executable(name: "compress-photos-with-archiver", targets: ["compress-photos-with-archiver"]),
         .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
+        .executable(name: "archiver-extract", targets: ["archiver-extract"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -72,6 +73,7 @@ let package = Package(
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]),
         .target(name: "UI", dependencies: ["ArchiverCore", "Desktop", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
+        .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
 
         .target(
             name: "ArchiverTestSupport",

@@ -382,7 +382,7 @@ public final class CompressWindow {
         }
         // Closed while it ran: the window is hidden, so the result comes as a notification, as from a menu.
         if hiddenDuringJob {
-            Self.notify(summary: heading, body: body)
+            JobPanel.notify(summary: heading, body: body)
             gtk_window_destroy(window)
         }
     }
@@ -393,15 +393,6 @@ public final class CompressWindow {
         hiddenDuringJob = true
         gtk_widget_set_visible(cast(window), 0)
         return true
-    }
-
-    private static func notify(summary: String, body: String) {
-        let words: [String] = ["notify-send", "--app-name=Archiver", summary, body]
-        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        argv.withUnsafeMutableBufferPointer {
-            _ = g_spawn_async(nil, $0.baseAddress, nil, G_SPAWN_SEARCH_PATH, nil, nil, nil, nil)
-        }
     }
 }
 

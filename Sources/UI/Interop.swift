@@ -73,6 +73,17 @@ public func onNotify(_ object: some GPtr, _ property: String, _ body: @escaping 
     return connect(object, "notify::" + property, unsafeBitCast(thunk, to: GCallback.self), body)
 }
 
+/// A signal with one pointer argument: a list item factory's `setup`/`bind`/`unbind` (factory, GtkListItem, data).
+@MainActor @discardableResult
+public func onPointer(_ object: some GPtr, _ signal: String, _ body: @escaping @MainActor (UnsafeMutableRawPointer) -> Void) -> gulong {
+    let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, argument, data in
+        let handler = Unmanaged<Handler<@MainActor (UnsafeMutableRawPointer) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        guard let argument else { return }
+        MainActor.assumeIsolated { handler.body(argument) }
+    }
+    return connect(object, signal, unsafeBitCast(thunk, to: GCallback.self), body)
+}
+
 /// A signal with one `gint` argument: GtkNativeDialog's `response`.
 @MainActor @discardableResult
 public func onInt(_ object: some GPtr, _ signal: String, _ body: @escaping @MainActor (Int32) -> Void) -> gulong {
@@ -91,6 +102,16 @@ public func onBool(_ object: some GPtr, _ signal: String, _ body: @escaping @Mai
         return MainActor.assumeIsolated { handler.body() } ? 1 : 0
     }
     return connect(object, signal, unsafeBitCast(thunk, to: GCallback.self), body)
+}
+
+/// GtkEventControllerKey's `key-pressed` (controller, keyval, keycode, modifiers, data): answers "handled".
+@MainActor @discardableResult
+public func onKey(_ controller: some GPtr, _ body: @escaping @MainActor (_ keyval: guint, _ modifiers: GdkModifierType) -> Bool) -> gulong {
+    let thunk: @convention(c) (gpointer?, guint, guint, GdkModifierType, gpointer?) -> gboolean = { _, keyval, _, modifiers, data in
+        let handler = Unmanaged<Handler<@MainActor (guint, GdkModifierType) -> Bool>>.fromOpaque(data!).takeUnretainedValue()
+        return MainActor.assumeIsolated { handler.body(keyval, modifiers) } ? 1 : 0
+    }
+    return connect(controller, "key-pressed", unsafeBitCast(thunk, to: GCallback.self), body)
 }
 
 // MARK: - Small helpers

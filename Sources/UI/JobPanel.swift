@@ -177,6 +177,16 @@ public final class JobPanel {
         while let child = gtk_widget_get_first_child(box) { gtk_box_remove(cast(box), child) }
     }
 
+    /// The result as a desktop notification, for a window closed while its job ran.
+    static func notify(summary: String, body: String) {
+        let words: [String] = ["notify-send", "--app-name=Archiver", summary, body]
+        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        argv.withUnsafeMutableBufferPointer {
+            _ = g_spawn_async(nil, $0.baseAddress, nil, G_SPAWN_SEARCH_PATH, nil, nil, nil, nil)
+        }
+    }
+
     /// Opens a file or folder with its default application.
     static func open(_ item: FilePath) {
         let file = item.string.withCString { g_file_new_for_path($0) }

@@ -75,6 +75,20 @@ enum Widgets {
         return row
     }
 
+    /// An action row with a switch at its end, the switch named after the row (GTK 4.8 would call it "GtkSwitch").
+    static func switchRow(title: String, on: Bool) -> (row: UnsafeMutablePointer<GtkWidget>, toggle: UnsafeMutablePointer<GtkWidget>) {
+        let row = adw_action_row_new()!
+        adw_preferences_row_set_title(cast(row), title)
+        adw_preferences_row_set_use_underline(cast(row), 1)
+        let toggle = gtk_switch_new()!
+        gtk_widget_set_valign(toggle, GTK_ALIGN_CENTER)
+        gtk_switch_set_active(cast(toggle), on ? 1 : 0)
+        accessibleLabel(toggle, title.withoutMnemonic)
+        adw_action_row_add_suffix(cast(row), toggle)
+        adw_action_row_set_activatable_widget(cast(row), toggle)
+        return (row, toggle)
+    }
+
     static func margins(_ w: UnsafeMutablePointer<GtkWidget>, _ value: Int32) {
         gtk_widget_set_margin_top(w, value)
         gtk_widget_set_margin_bottom(w, value)

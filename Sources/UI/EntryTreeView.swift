@@ -1,0 +1,286 @@
+import ArchiverCore
+import CGtk
+import Dispatch
+import Glibc
+
+/// The Extract… window's tree (notes §6): a lazy GtkTreeListModel whose items are `GtkStringObject`s holding
+/// EntryTree node indices, in a GtkColumnView with checkbox, icon and name; size; modification date. Rows
+/// are recycled, so check states are pushed to the rows bound at the moment.
+@MainActor
+final class EntryTreeView {
+    private(set) var tree = EntryTree()
+    /// The scrolled column view, for the window's layout.
+    let root: UnsafeMutablePointer<GtkWidget>
+    let view: UnsafeMutablePointer<GtkWidget>
+    /// After the person checked or unchecked something, or entries arrived.
+    var onChange: () -> Void = {}
+    /// Enter on a row (the window's Extract).
+    var onActivate: () -> Void = {}
+
+    private let model: OpaquePointer
+    private let topLevel: OpaquePointer
+    /// A folder's children list, once GTK asked for it, and how many of its children it holds so far.
+    private var lists: [Int: (list: OpaquePointer, shown: Int)] = [:]
+    private var dirty: Set<Int> = []
+    private var flushQueued = false
+    /// The rows on screen: check button → node; size label → node.
+    private var boundChecks: [UnsafeMutableRawPointer: Int] = [:]
+    private var boundSizes: [UnsafeMutableRawPointer: Int] = [:]
+    private var binding = false
+
+    /// The create function's context: GtkTreeListModel takes it at construction, before `self` exists.
+    @MainActor private final class Context { weak var view: EntryTreeView? }
+    private let context = Context()
+
+    init() {
+        topLevel = gtk_string_list_new(nil)!
+        let create: GtkTreeListModelCreateModelFunc = { item, data in
+            let context = Unmanaged<Context>.fromOpaque(data!).takeUnretainedValue()
+            let item = UInt(bitPattern: item)  // pointers are not Sendable; GTK calls on the main thread
+            let made = MainActor.assumeIsolated { context.view?.childModel(for: UnsafeMutableRawPointer(bitPattern: item)!).map { UInt(bitPattern: $0) } }
+            return made.flatMap { OpaquePointer(bitPattern: $0) }
+        }
+        g_object_ref(topLevel.raw)  // the model takes one reference; this one is ours, to append to
+        model = gtk_tree_list_model_new(topLevel, 0, 1, create, Unmanaged.passUnretained(context).toOpaque(), nil)
+        view = gtk_column_view_new(cast(gtk_no_selection_new(model)))
+        root = gtk_scrolled_window_new()
+        gtk_scrolled_window_set_child(cast(root), view)
+        gtk_scrolled_window_set_policy(cast(root), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_widget_set_vexpand(root, 1)
+        gtk_scrolled_window_set_min_content_height(cast(root), 200)  // a message above never squeezes it away
+        gtk_widget_add_css_class(root, "card")
+        accessibleLabel(view, tr("Contents").localized)
+        context.view = self
+        columns()
+        keys()
+        onInt(view, "activate") { [unowned self] _ in onActivate() }
+    }
+
+    // MARK: - Filling
+
+    /// One `entry` event of the listing.
+    func add(_ entry: JSONValue) {
+        guard let path = entry["path"]?.string else { return }
+        let modified = entry["mtime"]?.string.flatMap(Self.seconds)
+        let made = tree.add(
+            path: path, isDirectory: entry["type"]?.string == "directory", size: entry["size"]?.int ?? 0,
+            modified: modified, encrypted: entry["encrypted"]?.bool ?? false)
+        for node in made { dirty.insert(tree.nodes[node].parent) }
+        if !made.isEmpty, !flushQueued {
+            flushQueued = true
+            // After the lines already queued: one splice per folder per batch, not one per entry.
+            DispatchQueue.main.async { MainActor.assumeIsolated { self.flush() } }
+        }
+    }
+
+    /// Puts what arrived into the lists GTK holds.
+    func flush() {
+        flushQueued = false
+        for parent in dirty.sorted() {
+            let children = tree.nodes[parent].children
+            let shown: Int
+            let list: OpaquePointer
+            if parent == 0 {
+                list = topLevel
+                shown = Int(g_list_model_get_n_items(topLevel))
+            } else if let known = lists[parent] {
+                (list, shown) = known
+            } else {
+                continue  // GTK has not asked for this folder's children: it will get them all when it does
+            }
+            guard shown < children.count else { continue }
+            Self.append(children[shown...].map(String.init), to: list, at: shown)
+            if parent != 0 { lists[parent] = (list, children.count) }
+        }
+        dirty = []
+        // Past a few thousand entries, folders open only when asked: the model stays lazy.
+        if tree.nodes.count > 2000 { gtk_tree_list_model_set_autoexpand(model, 0) }
+        refreshRows()
+        onChange()
+    }
+
+    private static func append(_ items: [String], to list: OpaquePointer, at position: Int) {
+        var pointers: [UnsafePointer<CChar>?] = items.map { UnsafePointer(strdup($0)) } + [nil]
+        gtk_string_list_splice(list, guint(position), 0, &pointers)
+        for pointer in pointers { free(UnsafeMutableRawPointer(mutating: pointer)) }
+    }
+
+    /// GtkTreeListModel's create function: a folder's children, or NULL for a leaf.
+    private func childModel(for item: UnsafeMutableRawPointer) -> OpaquePointer? {
+        let node = Self.node(ofString: item)
+        guard tree.nodes[node].isDirectory else { return nil }
+        let children = tree.nodes[node].children
+        let list = gtk_string_list_new(nil)!
+        Self.append(children.map(String.init), to: list, at: 0)
+        if let old = lists[node] { g_object_unref(old.list.raw) }
+        lists[node] = (list, children.count)
+        g_object_ref(list.raw)  // one reference for GTK (transfer full), one kept to append what arrives later
+        return list
+    }
+
+    private static func node(ofString item: UnsafeMutableRawPointer) -> Int {
+        Int(String(cString: gtk_string_object_get_string(OpaquePointer(item)))) ?? 0
+    }
+
+    /// The node a list item shows (its item is a GtkTreeListRow around our GtkStringObject).
+    private static func node(of listItem: UnsafeMutableRawPointer) -> Int? {
+        guard let row = gtk_list_item_get_item(OpaquePointer(listItem)), let item = gtk_tree_list_row_get_item(OpaquePointer(row)) else {
+            return nil
+        }
+        defer { g_object_unref(item) }
+        return node(ofString: item)
+    }
+
+    /// "2024-01-31T09:05:00Z" → seconds since 1970.
+    private static func seconds(_ iso: String) -> Int64? {
+        guard let time = g_date_time_new_from_iso8601(iso, nil) else { return nil }
+        defer { g_date_time_unref(time) }
+        return Int64(g_date_time_to_unix(time))
+    }
+
+    // MARK: - Columns
+
+    private func columns() {
+        let name = gtk_signal_list_item_factory_new()!
+        onPointer(name, "setup") { [unowned self] item in
+            let expander = gtk_tree_expander_new()!
+            let box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+            let check = gtk_check_button_new()!
+            let icon = gtk_image_new()!
+            let label = gtk_label_new(nil)!
+            gtk_label_set_xalign(cast(label), 0)
+            gtk_label_set_single_line_mode(cast(label), 1)
+            gtk_label_set_ellipsize(cast(label), PANGO_ELLIPSIZE_MIDDLE)
+            gtk_widget_set_hexpand(label, 1)
+            for child in [check, icon, label] { gtk_box_append(cast(box), child) }
+            gtk_tree_expander_set_child(cast(expander), box)
+            gtk_list_item_set_child(OpaquePointer(item), expander)
+            let checkObj = Obj(check)
+            on(check, "toggled") { [unowned self] in toggled(checkObj.p) }
+        }
+        onPointer(name, "bind") { [unowned self] item in
+            guard let node = Self.node(of: item), let expander = gtk_list_item_get_child(OpaquePointer(item)) else { return }
+            gtk_tree_expander_set_list_row(cast(expander), gtk_list_item_get_item(OpaquePointer(item)).map { OpaquePointer($0) })
+            let box = gtk_tree_expander_get_child(cast(expander))!
+            let check = gtk_widget_get_first_child(box)!
+            let icon = gtk_widget_get_next_sibling(check)!
+            let label = gtk_widget_get_next_sibling(icon)!
+            let entry = tree.nodes[node]
+            gtk_label_set_text(cast(label), Self.shown(entry.name))
+            Self.setIcon(icon, for: entry)
+            accessibleLabel(check, entry.name)
+            boundChecks[check.raw] = node
+            show(check, node)
+        }
+        onPointer(name, "unbind") { [unowned self] item in
+            guard let expander = gtk_list_item_get_child(OpaquePointer(item)), let box = gtk_tree_expander_get_child(cast(expander)),
+                let check = gtk_widget_get_first_child(box)
+            else { return }
+            boundChecks.removeValue(forKey: check.raw)
+            gtk_tree_expander_set_list_row(cast(expander), nil)
+        }
+        let nameColumn = gtk_column_view_column_new(tr("Name").localized, cast(name))!
+        gtk_column_view_column_set_expand(nameColumn, 1)
+        gtk_column_view_append_column(cast(view), nameColumn)
+
+        let size = textFactory(numeric: true) { [unowned self] node, label in
+            boundSizes[label.raw] = node
+            showSize(label, node)
+        } unbind: { [unowned self] label in
+            boundSizes.removeValue(forKey: label.raw)
+        }
+        let sizeColumn = gtk_column_view_column_new(tr("Size").localized, size)!
+        gtk_column_view_append_column(cast(view), sizeColumn)
+
+        let date = textFactory(numeric: true) { [unowned self] node, label in
+            gtk_label_set_text(cast(label), tree.nodes[node].modified.map(Formatters.date) ?? "")
+        } unbind: { _ in }
+        let dateColumn = gtk_column_view_column_new(tr("Modified").localized, date)!
+        gtk_column_view_append_column(cast(view), dateColumn)
+    }
+
+    /// A factory of one right-aligned label per row.
+    private func textFactory(
+        numeric: Bool, bind: @escaping @MainActor (Int, UnsafeMutablePointer<GtkWidget>) -> Void,
+        unbind: @escaping @MainActor (UnsafeMutablePointer<GtkWidget>) -> Void
+    ) -> OpaquePointer {
+        let factory = gtk_signal_list_item_factory_new()!
+        onPointer(factory, "setup") { item in
+            let label = gtk_label_new(nil)!
+            gtk_label_set_xalign(cast(label), 1)
+            if numeric { gtk_widget_add_css_class(label, "numeric") }
+            gtk_widget_add_css_class(label, "dim-label")
+            gtk_list_item_set_child(OpaquePointer(item), label)
+        }
+        onPointer(factory, "bind") { item in
+            guard let node = Self.node(of: item), let label = gtk_list_item_get_child(OpaquePointer(item)) else { return }
+            bind(node, label)
+        }
+        onPointer(factory, "unbind") { item in
+            if let label = gtk_list_item_get_child(OpaquePointer(item)) { unbind(label) }
+        }
+        return cast(factory)
+    }
+
+    /// A name as one line: control characters (a newline in a name) shown as "?" (labels take no markup here).
+    static func shown(_ name: String) -> String {
+        var scalars = String.UnicodeScalarView()
+        scalars.append(contentsOf: name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 })
+        return String(scalars)
+    }
+
+    private static func setIcon(_ image: UnsafeMutablePointer<GtkWidget>, for node: EntryTree.Node) {
+        if node.isDirectory {
+            gtk_image_set_from_icon_name(cast(image), "folder-symbolic")
+            return
+        }
+        guard let type = takeString(g_content_type_guess(node.name, nil, 0, nil)), let icon = g_content_type_get_symbolic_icon(type) else {
+            gtk_image_set_from_icon_name(cast(image), "text-x-generic-symbolic")
+            return
+        }
+        gtk_image_set_from_gicon(cast(image), icon)
+        g_object_unref(icon.raw)
+    }
+
+    // MARK: - Checking
+
+    private func show(_ check: UnsafeMutablePointer<GtkWidget>, _ node: Int) {
+        binding = true
+        let state = tree.state(node)
+        gtk_check_button_set_inconsistent(cast(check), state == .mixed ? 1 : 0)
+        gtk_check_button_set_active(cast(check), state == .on ? 1 : 0)
+        binding = false
+    }
+
+    private func showSize(_ label: UnsafeMutablePointer<GtkWidget>, _ node: Int) {
+        let entry = tree.nodes[node]
+        gtk_label_set_text(cast(label), Formatters.bytes(entry.isDirectory ? entry.bytes : entry.size))
+    }
+
+    private func toggled(_ check: UnsafeMutablePointer<GtkWidget>) {
+        guard !binding, let node = boundChecks[check.raw] else { return }
+        tree.set(node, checked: gtk_check_button_get_active(cast(check)) != 0)
+        refreshRows()
+        onChange()
+    }
+
+    /// Pushes check states and folder sizes to the rows on screen.
+    private func refreshRows() {
+        for (check, node) in boundChecks { show(cast(check), node) }
+        for (label, node) in boundSizes where tree.nodes[node].isDirectory { showSize(cast(label), node) }
+    }
+
+    /// Space on a row flips its checkbox (on the checkbox itself GTK does it).
+    private func keys() {
+        let controller = gtk_event_controller_key_new()!
+        onKey(controller) { [unowned self] keyval, _ in
+            guard keyval == 0x20, let focus = gtk_root_get_focus(gtk_widget_get_root(view)) else { return false }
+            if boundChecks[focus.raw] != nil { return false }
+            guard let check = descendant(of: focus, named: "GtkCheckButton"), boundChecks[check.raw] != nil else { return false }
+            gtk_check_button_set_active(cast(check), gtk_check_button_get_active(cast(check)) == 0 ? 1 : 0)
+            return true
+        }
+        gtk_event_controller_set_propagation_phase(controller, GTK_PHASE_CAPTURE)
+        gtk_widget_add_controller(view, controller)
+    }
+}

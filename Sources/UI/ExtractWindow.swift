@@ -1,0 +1,370 @@
+import ArchiverCore
+public import CGtk
+import Desktop
+import Glibc
+import SystemPackage
+
+/// The Extract… window: what the archive holds as a tree with checkboxes (filled as the listing streams in),
+/// the destination, the options and the password when one is needed; then the job's progress and its result
+/// in the same window. The listing and the extraction are `extract-with-archiver` children.
+@MainActor
+public final class ExtractWindow {
+    private enum Phase { case listing, locked, listed, failed, extracting }
+
+    private let archive: FilePath
+    private let name: String
+    private var destination: FilePath
+    private var phase = Phase.listing
+    private var hiddenDuringJob = false
+
+    let window: UnsafeMutablePointer<GtkWindow>
+    private let pages: OpaquePointer
+    private let panel = JobPanel()
+    private let runner = JobRunner()
+    private let tree = EntryTreeView()
+    private let headerCancel: UnsafeMutablePointer<GtkWidget>
+    private let extractButton: UnsafeMutablePointer<GtkWidget>
+    private let summary: OpaquePointer
+    private let message: OpaquePointer
+    private let passwordGroup: UnsafeMutablePointer<GtkWidget>
+    private let passwordRow: UnsafeMutablePointer<GtkWidget>
+    private let destinationRow: UnsafeMutablePointer<GtkWidget>
+    private let trashSwitch: UnsafeMutablePointer<GtkWidget>
+    private let junkSwitch: UnsafeMutablePointer<GtkWidget>
+
+    /// Builds the window for `path` (absolute, or relative to the current folder) and starts listing it.
+    public init(app: UnsafeMutablePointer<GtkApplication>, path: String) {
+        var cwd = [CChar](repeating: 0, count: 4096)
+        var archive = FilePath(path)
+        if !archive.isAbsolute { archive = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/").pushing(archive) }
+        self.archive = archive.lexicallyNormalized()
+        name = self.archive.lastComponent?.string ?? path
+        let settings = SettingsStore.load().settings
+        destination = Self.defaultDestination(for: self.archive, settings: settings)
+
+        window = cast(adw_application_window_new(app)!)
+        // TRANSLATORS: the Extract… window's title; %@ is the archive's name.
+        gtk_window_set_title(window, tr("Extract “%@”", name).localized)
+        gtk_window_set_default_size(window, 640, 660)
+
+        // Header: Cancel at the start, Extract (the default button) at the end; no title buttons.
+        let header = adw_header_bar_new()!
+        adw_header_bar_set_show_end_title_buttons(cast(header), 0)
+        adw_header_bar_set_show_start_title_buttons(cast(header), 0)
+        headerCancel = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
+        extractButton = gtk_button_new_with_mnemonic(tr("_Extract").localized)
+        gtk_widget_add_css_class(extractButton, "suggested-action")
+        adw_header_bar_pack_start(cast(header), headerCancel)
+        adw_header_bar_pack_end(cast(header), extractButton)
+        gtk_window_set_default_widget(window, extractButton)
+
+        // The total selected, what went wrong, the tree.
+        let form = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12)!
+        Widgets.margins(form, 18)
+        summary = OpaquePointer(gtk_label_new(""))
+        gtk_label_set_xalign(summary, 0)
+        gtk_widget_add_css_class(cast(summary), "heading")
+        message = OpaquePointer(gtk_label_new(""))
+        gtk_label_set_xalign(message, 0)
+        gtk_label_set_wrap(message, 1)
+        gtk_label_set_wrap_mode(message, PANGO_WRAP_WORD_CHAR)
+        gtk_widget_set_visible(cast(message), 0)
+        gtk_box_append(cast(form), cast(summary))
+        gtk_box_append(cast(form), cast(message))
+        gtk_box_append(cast(form), tree.root)
+
+        // Password (only when needed), destination, options.
+        passwordGroup = adw_preferences_group_new()
+        passwordRow = Widgets.passwordRow(title: tr("_Password").localized)
+        adw_preferences_group_add(cast(passwordGroup), passwordRow)
+        gtk_widget_set_visible(passwordGroup, 0)
+
+        let options = adw_preferences_group_new()!
+        destinationRow = adw_action_row_new()
+        adw_preferences_row_set_title(cast(destinationRow), tr("Extract to").localized)
+        let change = gtk_button_new_with_mnemonic(tr("C_hange…").localized)!
+        gtk_widget_set_valign(change, GTK_ALIGN_CENTER)
+        accessibleLabel(change, tr("Change the folder").localized)
+        adw_action_row_add_suffix(cast(destinationRow), change)
+        adw_action_row_set_activatable_widget(cast(destinationRow), change)
+        let trash = Widgets.switchRow(title: tr("Move the archive to the _trash afterwards").localized, on: settings.trashArchiveAfterExtract)
+        trashSwitch = trash.toggle
+        let junk = Widgets.switchRow(title: tr("Skip macOS _junk").localized, on: settings.skipJunk)
+        adw_action_row_set_subtitle(cast(junk.row), markupEscaped("__MACOSX, ._*, .DS_Store"))
+        junkSwitch = junk.toggle
+        for row in [destinationRow, trash.row, junk.row] { adw_preferences_group_add(cast(options), row) }
+        gtk_box_append(cast(form), passwordGroup)
+        gtk_box_append(cast(form), options)
+
+        pages = OpaquePointer(gtk_stack_new())
+        gtk_stack_add_named(pages, form, "form")
+        gtk_stack_add_named(pages, panel.root, "job")
+        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_append(cast(content), header)
+        gtk_widget_set_vexpand(cast(pages), 1)
+        gtk_box_append(cast(content), cast(pages))
+        adw_application_window_set_content(cast(window), content)
+        updateDestination()
+
+        // Behaviour.
+        tree.onChange = { [unowned self] in refresh() }
+        tree.onActivate = { [unowned self] in start() }
+        on(passwordRow, "changed") { [unowned self] in
+            gtk_widget_remove_css_class(passwordRow, "error")
+            refresh()
+        }
+        on(change, "clicked") { [unowned self] in
+            FolderPicker.pick(title: tr("Extract “%@” to", name).localized, parent: window, startingAt: destination) { [unowned self] chosen in
+                destination = chosen
+                updateDestination()
+            }
+        }
+        on(headerCancel, "clicked") { [unowned self] in gtk_window_close(window) }
+        on(extractButton, "clicked") { [unowned self] in start() }
+        panel.onCancel = { [unowned self] in runner.cancel() }
+        panel.onClose = { [unowned self] in gtk_window_destroy(window) }
+        onBool(window, "close-request") { [unowned self] in closeRequested() }
+
+        // Escape closes (Cancel); Enter in a field or on a row presses Extract.
+        let shortcuts = gtk_shortcut_controller_new()!
+        gtk_shortcut_controller_add_shortcut(
+            cast(shortcuts), gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape"), gtk_named_action_new("window.close")))
+        gtk_widget_add_controller(cast(window), shortcuts)
+
+        list(password: nil)
+    }
+
+    public func present() {
+        gtk_window_present(window)
+        gtk_widget_grab_focus(tree.view)
+    }
+
+    // MARK: - Listing
+
+    /// Lists the archive (with the password, for a 7z or rar whose names are encrypted); the tree fills as
+    /// the entries arrive.
+    private func list(password: [UInt8]?) {
+        phase = .listing
+        refresh()
+        // Always --password-stdin, empty when there is no password yet: the child must never open a dialog.
+        let arguments = ["--list", "--progress-json", "--password-stdin"]
+        let started = runner.start(
+            program: JobRunner.sibling("extract-with-archiver"), arguments: arguments + ["--", archive.string], password: password,
+            onEvent: { [unowned self] event in
+                if case .entry(let entry) = event { tree.add(entry) }
+            },
+            onEnd: { [unowned self] outcome in listed(outcome) })
+        if !started { listed(Self.notStarted) }
+    }
+
+    private func listed(_ outcome: JobRunner.Outcome) {
+        tree.flush()
+        let error = outcome.result?["archives"]?.array.first?["error"]
+        let words = outcome.stderr.trimmingSpaces
+        if outcome.succeeded {
+            phase = .listed
+            showMessage(nil)
+            if tree.tree.encrypted { gtk_widget_set_visible(passwordGroup, 1) }
+        } else if error?["kind"]?.string == "password" {
+            // A 7z or rar that hides its names: the password first, then the list. A wrong one stays here.
+            let first = Widgets.text(passwordRow).isEmpty
+            phase = .locked
+            showMessage(tr("The names in “%@” are encrypted. Type its password to see them.", name).localized)
+            askPassword(first ? nil : words)
+        } else if tree.tree.root.nodes > 1 {
+            phase = .listed
+            // TRANSLATORS: above the part of the list that could be read, before the error's own words.
+            showMessage(tr("Only the entries above could be read; the rest of the archive is damaged.").localized + "\n" + words, error: true)
+        } else {
+            phase = .failed
+            showMessage(words.isEmpty ? tr("“%@” could not be read.", name).localized : words, error: true)
+        }
+        refresh()
+    }
+
+    // MARK: - State
+
+    private func showMessage(_ text: String?, error: Bool = false) {
+        gtk_label_set_text(message, text ?? "")
+        gtk_widget_set_visible(cast(message), text == nil ? 0 : 1)
+        if error { gtk_widget_add_css_class(cast(message), "error") } else { gtk_widget_remove_css_class(cast(message), "error") }
+    }
+
+    /// Shows the password field, with why it is asked again (stderr's "Wrong password…") when it was wrong.
+    private func askPassword(_ problem: String?) {
+        gtk_widget_set_visible(passwordGroup, 1)
+        adw_preferences_group_set_description(cast(passwordGroup), problem.map(markupEscaped))
+        if problem != nil { gtk_widget_add_css_class(passwordRow, "error") }
+        gtk_widget_grab_focus(passwordRow)
+    }
+
+    private func updateDestination() {
+        adw_action_row_set_subtitle(cast(destinationRow), markupEscaped(destination.string))
+    }
+
+    /// The header line, the tree's visibility and what the default button does and whether it can.
+    private func refresh() {
+        let root = tree.tree.root
+        // TRANSLATORS: the Extract… window's header line: "4 of 6 files, 49.7 MB" (%2$ld selected of %1$ld).
+        let total = ntr("%2$ld of %1$ld file, %3$@", "%2$ld of %1$ld files, %3$@", root.files, root.selectedFiles, .bytes(root.selectedBytes))
+        switch phase {
+        case .listing:
+            gtk_label_set_text(summary, tr("Reading “%@”…", name).localized + "  " + total.localized)
+        case .locked, .failed:
+            gtk_label_set_text(summary, "")
+        case .listed, .extracting:
+            gtk_label_set_text(summary, total.localized)
+        }
+        gtk_widget_set_visible(cast(summary), phase == .locked || phase == .failed ? 0 : 1)
+        gtk_widget_set_visible(tree.root, phase == .locked || (phase == .failed && root.nodes == 1) ? 0 : 1)
+        let label = phase == .locked ? tr("_Unlock") : tr("_Extract")
+        gtk_button_set_label(cast(extractButton), label.localized)
+        accessibleLabel(extractButton, label.localized.withoutMnemonic)
+        let needsPassword = gtk_widget_get_visible(passwordGroup) != 0
+        let ready: Bool =
+            switch phase {
+            case .locked: !Widgets.text(passwordRow).isEmpty
+            case .listed: !tree.tree.selectedPaths.isEmpty && (!needsPassword || !Widgets.text(passwordRow).isEmpty)
+            default: false
+            }
+        gtk_widget_set_sensitive(extractButton, ready ? 1 : 0)
+    }
+
+    private var password: [UInt8]? {
+        gtk_widget_get_visible(passwordGroup) != 0 && !Widgets.text(passwordRow).isEmpty ? Array(Widgets.text(passwordRow).utf8) : nil
+    }
+
+    // MARK: - The job
+
+    private func start() {
+        guard gtk_widget_get_sensitive(extractButton) != 0 else { return }
+        if phase == .locked {
+            list(password: password)
+            return
+        }
+        guard phase == .listed else { return }
+        var arguments = ["--progress-json", "--no-notify", "--to", destination.string]
+        if !tree.tree.everythingSelected {
+            for path in tree.tree.selectedPaths { arguments += ["--entry", path] }
+        }
+        if gtk_switch_get_active(cast(trashSwitch)) != 0 { arguments.append("--trash-archive") }
+        arguments.append(gtk_switch_get_active(cast(junkSwitch)) != 0 ? "--skip-junk" : "--keep-junk")
+        // Always --password-stdin (empty without a password): a missing one comes back here, never as a dialog.
+        let secret = password
+        arguments += ["--password-stdin", "--", archive.string]
+
+        phase = .extracting
+        panel.showProgress(title: tr("Extracting “%@”", name).localized)
+        gtk_stack_set_visible_child_name(pages, "job")
+        gtk_widget_set_visible(extractButton, 0)
+        gtk_widget_set_visible(headerCancel, 0)
+        let started = runner.start(
+            program: JobRunner.sibling("extract-with-archiver"), arguments: arguments, password: secret,
+            onEvent: { [unowned self] event in
+                if case .progress(let done, let total, let fraction, let rate, let remaining) = event {
+                    panel.update(done: done, total: total, fraction: fraction, rate: rate, remaining: remaining)
+                }
+            },
+            onEnd: { [unowned self] outcome in finished(outcome) })
+        if !started { finished(Self.notStarted) }
+    }
+
+    private func finished(_ outcome: JobRunner.Outcome) {
+        let result = outcome.result?["results"]?.array.first
+        if !hiddenDuringJob, outcome.exitCode == 6, result?["error"]?["kind"]?.string == "password" {
+            // Wrong (or missing) password: back to the form, the field kept, the CLI's words under it.
+            phase = .listed
+            gtk_stack_set_visible_child_name(pages, "form")
+            gtk_widget_set_visible(extractButton, 1)
+            gtk_widget_set_visible(headerCancel, 1)
+            let typed = password != nil
+            askPassword(typed ? outcome.stderr.trimmingSpaces : tr("“%@” needs a password.", name).localized)
+            refresh()
+            return
+        }
+        let heading: String
+        let body: String
+        if outcome.succeeded, let path = result?["output"]?.string {
+            let output = FilePath(path)
+            let files = Int(result?["files"]?.int ?? 0)
+            let lines: [Text] = [
+                // TRANSLATORS: the result's size line after extracting.
+                ntr("%ld file, %@", "%ld files, %@", files, .bytes(result?["bytes"]?.int ?? 0)),
+                tr("in %@", output.removingLastComponent()),
+            ]
+            heading = tr("Extracted “%@”", name).localized
+            body = Text.sentences(lines, separator: "\n").localized
+            var info = stat()
+            let isFile = stat(output.string, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            panel.showResult(heading: heading, body: body, item: output, shareable: isFile ? output : nil)
+        } else {
+            heading = outcome.cancelled ? tr("Cancelled").localized : tr("Could not extract “%@”", name).localized
+            body = outcome.stderr.trimmingSpaces
+            panel.showError(heading: heading, message: body)
+        }
+        if hiddenDuringJob {
+            JobPanel.notify(summary: heading, body: body)
+            gtk_window_destroy(window)
+        }
+    }
+
+    /// Closing while the extraction runs hides the window (the job goes on, its end is announced); closing
+    /// while listing stops the listing.
+    private func closeRequested() -> Bool {
+        guard runner.isRunning else { return false }
+        if phase != .extracting {
+            runner.cancel()
+            return false
+        }
+        hiddenDuringJob = true
+        gtk_widget_set_visible(cast(window), 0)
+        return true
+    }
+
+    private static var notStarted: JobRunner.Outcome {
+        JobRunner.Outcome(exitCode: 127, result: nil, stderr: tr("extract-with-archiver could not be started.").localized)
+    }
+
+    // MARK: - Destination
+
+    /// Where "Extract Here" would extract (`--here`): beside the archive when that folder can be written, even
+    /// a temporary one; else the extract-location setting (or Downloads).
+    static func defaultDestination(for archive: FilePath, settings: ArchiverSettings) -> FilePath {
+        var environment: [String: String] = [:]
+        for key in ["HOME", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"] {
+            if let value = getenv(key) { environment[key] = String(cString: value) }
+        }
+        let home = FilePath(environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? String(cString: g_get_home_dir()))
+        let places = ExtractDestination(home: home, environment: environment)
+        let parent = archive.removingLastComponent()
+        if let resolved = realpath(parent.string, nil) {
+            defer { free(resolved) }
+            let beside = FilePath(String(cString: resolved))
+            if places.extractsBeside(in: beside, here: true, writable: access(resolved, W_OK | X_OK) == 0) { return beside }
+        }
+        var contents: UnsafeMutablePointer<CChar>?
+        let userDirs = g_file_get_contents(places.configFolder.appending("user-dirs.dirs").string, &contents, nil, nil) != 0
+            ? takeString(contents) : nil
+        return places.extractLocation(setting: settings.extractLocation, userDirs: userDirs)
+    }
+}
+
+/// `archiver-extract ARCHIVE`.
+public enum ExtractApp {
+    @MainActor
+    public static func main() -> Int32 {
+        guard let path = WindowApp.arguments.first else {
+            let usage = "usage: archiver-extract ARCHIVE\n"
+            _ = usage.withCString { write(2, $0, strlen($0)) }
+            return 2
+        }
+        return WindowApp.run(id: "io.github.archiver.Extract") { app in
+            let window = ExtractWindow(app: app, path: path)
+            retained.append(window)
+            window.present()
+        }
+    }
+
+    /// The window objects live as long as the process (GTK holds only C pointers to their closures' boxes).
+    @MainActor static var retained: [ExtractWindow] = []
+}

@@ -1,0 +1,201 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// The Extract… window, the real executable on a WindowSession (its own Xvfb, bus and AT-SPI driver).
+/// Serialized: the machine has two cores.
+@Suite(.serialized, .enabled(if: ExtractBuilt.available, "needs Xvfb, at-spi2-core, python3-pyatspi and the built executables"))
+struct ExtractWindowTests {
+
+    /// `report/a.txt`, `report/figures/{b.svg,chart.png}` (20 kB of noise), `readme.md`, as `name` in `scratch`
+    /// (with `password`: encrypted by our own compress-with-archiver).
+    private func archive(_ scratch: ScratchDirectory, _ name: String, password: String? = nil) throws -> String {
+        let input = scratch.sub("input")
+        try FileManager.default.createDirectory(atPath: input + "/report/figures", withIntermediateDirectories: true)
+        try "hi\n".write(toFile: input + "/report/a.txt", atomically: true, encoding: .utf8)
+        try "<svg/>\n".write(toFile: input + "/report/figures/b.svg", atomically: true, encoding: .utf8)
+        try "top\n".write(toFile: input + "/readme.md", atomically: true, encoding: .utf8)
+        try Tool.run(["/bin/sh", "-c", "head -c 20000 /dev/urandom > '\(input)/report/figures/chart.png'"])
+        let output = scratch.sub(name)
+        let format = name.hasSuffix(".7z") ? "7z" : "zip"
+        let command = "cd '\(input)' && " + (password.map { "printf '%s\\n' '\($0)' | " } ?? "")
+            + "'\(ExtractBuilt.compress!)' --no-notify --format \(format) --output '\(output)'"
+            + (password == nil ? "" : " --encrypt --password-stdin") + " report readme.md"
+        let made = try Tool.run(["/bin/sh", "-c", command])
+        #expect(made.status == 0, "\(made.output)")
+        try FileManager.default.removeItem(atPath: input)
+        return output
+    }
+
+    /// The regular files under `folder` other than the archives, relative to it.
+    private func extracted(_ folder: String) -> [String] {
+        let walker = FileManager.default.enumerator(atPath: folder)
+        var files: [String] = []
+        while let path = walker?.nextObject() as? String {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder + "/" + path, isDirectory: &isDirectory), !isDirectory.boolValue,
+                !path.hasSuffix(".zip"), !path.hasSuffix(".7z")
+            else { continue }
+            files.append(path)
+        }
+        return files.sorted()
+    }
+
+    @discardableResult
+    private func start(_ session: WindowSession, _ archive: String, environment: [String: String] = [:]) throws -> WindowSession.Launched {
+        let settings = BuiltProducts.isolation.filter { ["GSETTINGS_SCHEMA_DIR", "GSETTINGS_BACKEND"].contains($0.key) }
+        let launched = try session.launch([ExtractBuilt.window!, archive], environment: settings.merging(environment) { $1 })
+        try session.waitForApp("archiver-extract")
+        return launched
+    }
+
+    @Test func treeListsTheEntriesAndExtractWritesOnlyTheSelection() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch, "Report.zip")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, zip)
+
+        #expect(try session.waitForText("4 of 4 files", exact: false).hasPrefix("4 of 4 files, 20"))
+        let labels = try session.labels()
+        for name in ["report", "figures", "a.txt", "b.svg", "chart.png", "readme.md", "Extract to"] {
+            #expect(labels.contains(name), "\(name) in \(labels)")
+        }
+        try session.screenshot("extract-tree")
+
+        // Unchecking a folder unchecks what it holds; the header follows.
+        #expect(try session.toggle("figures", on: false) == false)
+        #expect(try !session.isChecked("chart.png", role: "check box"))
+        #expect(try !session.isChecked("b.svg", role: "check box"))
+        try session.waitForText("2 of 4 files", exact: false)
+        try session.toggle("readme.md", on: false)
+        try session.waitForText("1 of 4 files", exact: false)
+        try session.screenshot("extract-tree-unchecked")
+        try session.click("Extract", role: "push button")
+        try session.waitForText("Extracted “Report.zip”", timeout: 30)
+        try session.screenshot("extract-result")
+
+        // Only report/a.txt, one of the archive's own entries.
+        let listing = try Tool.run(["/usr/bin/bsdtar", "-tf", zip]).output.split(separator: "\n").map(String.init)
+        #expect(listing.contains("report/figures/chart.png") && listing.contains("readme.md"), "\(listing)")
+        let files = extracted(scratch.path)
+        #expect(files.count == 1 && files.first?.hasSuffix("report/a.txt") == true, "\(files)")
+        #expect(listing.contains { files.first?.hasSuffix($0) == true })
+    }
+
+    @Test func wrongThenRightPasswordForAnEncryptedZip() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch, "Secret.zip", password: "correct horse")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, zip)
+
+        try session.waitForText("4 of 4 files", exact: false)
+        #expect(try !session.isSensitive("Extract", role: "push button"))  // the password first
+        try session.type("Password", "wrong")
+        try session.click("Extract", role: "push button")
+        let wrong = try session.waitForText("Wrong password", timeout: 30)
+        #expect(wrong.contains("Secret.zip"), "\(wrong)")
+        try session.screenshot("extract-password")
+        #expect(extracted(scratch.path).isEmpty)
+
+        try session.type("Password", "correct horse")  // the same field, still there
+        try session.click("Extract", role: "push button")
+        try session.waitForText("Extracted “Secret.zip”", timeout: 30)
+        #expect(extracted(scratch.path).count == 4, "\(extracted(scratch.path))")
+    }
+
+    @Test func sevenZipWithEncryptedNamesAsksForThePasswordFirst() throws {
+        let scratch = try ScratchDirectory()
+        let archive = try archive(scratch, "Hidden.7z", password: "sesame")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, archive)
+
+        try session.waitForText("are encrypted", timeout: 20)
+        try session.type("Password", "open up")
+        try session.click("Unlock", role: "push button")
+        try session.waitForText("Wrong password", timeout: 20)
+        try session.screenshot("extract-password-names")
+        try session.type("Password", "sesame")
+        try session.click("Unlock", role: "push button")
+        try session.waitForText("4 of 4 files", exact: false, timeout: 20)
+        #expect(try session.labels().contains("chart.png"))
+        try session.click("Extract", role: "push button")
+        try session.waitForText("Extracted “Hidden.7z”", timeout: 30)
+        #expect(extracted(scratch.path).count == 4, "\(extracted(scratch.path))")
+    }
+
+    @Test func aDamagedArchiveShowsItsErrorAndWritesNothing() throws {
+        let scratch = try ScratchDirectory()
+        let broken = scratch.sub("Broken.zip")
+        try Tool.run(["/bin/sh", "-c", "head -c 3000 /dev/urandom > '\(broken)'"])
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, broken)
+        let error = try session.waitForText("is not an archive", timeout: 20)
+        #expect(error.contains("Broken.zip"), "\(error)")
+        #expect(try !session.isSensitive("Extract", role: "push button"))
+        try session.screenshot("extract-damaged")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Broken.zip"])
+
+        // Cut short: what could be read stays listed, and the window says the rest is damaged.
+        let zip = try archive(scratch, "Cut.zip")
+        let cut = scratch.sub("Cut-short.zip")
+        try Tool.run(["/bin/sh", "-c", "head -c 12000 '\(zip)' > '\(cut)'"])
+        let second = try WindowSession()
+        defer { second.stop() }
+        try start(second, cut)
+        try second.waitForText("the rest of the archive is damaged", timeout: 20)
+        #expect(try second.labels().contains("chart.png") || second.labels().contains("figures"))
+        try second.screenshot("extract-cut-short")
+    }
+
+    @Test func everyControlIsNamedAndTheKeyboardIsEnough() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch, "Keys.zip", password: "pw")
+        let session = try WindowSession()
+        defer { session.stop() }
+        let window = try start(session, zip)
+        try session.waitForText("4 of 4 files", exact: false)
+        #expect(try session.unnamedControls() == [])
+        #expect(try session.tree().contains("[frame] \"Extract “Keys.zip”\""))
+
+        // The tree has the focus: Space flips the first row (the folder "report"), Enter extracts; Escape on
+        // the result closes.
+        try session.press("space")
+        try session.waitForText("1 of 4 files", exact: false)
+        try session.type("Password", "pw")
+        try session.press("Return")
+        try session.waitForText("Extracted “Keys.zip”", timeout: 30)
+        #expect(extracted(scratch.path).count == 1 && extracted(scratch.path).first?.hasSuffix("readme.md") == true, "\(extracted(scratch.path))")
+        try session.press("Escape")
+        #expect(try window.waitForExit() == 0)
+    }
+
+    @Test func germanLabels() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch, "Bericht.zip")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, zip, environment: try LocalWindowRun.germanEnvironment())
+        let header = try session.waitForText("von 4 Dateien", exact: false)
+        #expect(header.hasPrefix("4 von 4 Dateien, 20,0"), "\(header)")
+        #expect(try session.tree().contains("[frame] \"„Bericht.zip“ entpacken\""))
+        let labels = try session.labels()
+        for german in ["Name", "Größe", "Geändert", "Entpacken nach", "Das Archiv danach in den Papierkorb verschieben",
+                       "macOS-Zusatzdateien überspringen", "Abbrechen", "Entpacken"] {
+            #expect(labels.contains(german), "\(german) in \(labels)")
+        }
+        try session.screenshot("extract-tree-de")
+    }
+}
+
+enum ExtractBuilt {
+    static let window = BuiltProducts.executable("archiver-extract")
+    static let compress = BuiltProducts.executable("compress-with-archiver")
+    static var available: Bool {
+        window != nil && compress != nil && FileManager.default.isExecutableFile(atPath: "/usr/bin/Xvfb")
+            && FileManager.default.isExecutableFile(atPath: "/usr/libexec/at-spi2-registryd")
+    }
+}
