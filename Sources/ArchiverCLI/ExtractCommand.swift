@@ -36,8 +36,8 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(tr("Skip macOS junk even when the skip-junk setting is off.")))
     var skipJunk = false
 
-    @Flag(help: ArgumentHelp(tr("Move each archive to the trash once it is fully extracted (default: the trash-archive-after-extract setting).")))
-    var trashArchive = false
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Move each archive to the trash once it is fully extracted, or keep it (default: the trash-archive-after-extract setting).")))
+    var trashArchive: Bool?
 
     @Flag(help: ArgumentHelp(tr("Read the password of encrypted archives from one line of standard input, for scripts.")))
     var passwordStdin = false
@@ -161,7 +161,7 @@ public struct ExtractCommand: ParsableCommand {
                 for warning in result.warnings { report.warn(warning) }
                 warned = warned || result.hasWarnings
                 // Only a complete extraction lets the archive go, and only to the trash.
-                if trashArchive || settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
+                if trashArchive ?? settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
                     do throws(ArchiverError) {
                         for part in result.parts { try Trash.move(part) }
                     } catch {

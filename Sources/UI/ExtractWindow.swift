@@ -247,7 +247,8 @@ public final class ExtractWindow {
         if !tree.tree.everythingSelected {
             for path in tree.tree.selectedPaths { arguments += ["--entry", path] }
         }
-        if gtk_switch_get_active(cast(trashSwitch)) != 0 { arguments.append("--trash-archive") }
+        // Always said, so the switch also wins over the setting when it is off.
+        arguments.append(gtk_switch_get_active(cast(trashSwitch)) != 0 ? "--trash-archive" : "--no-trash-archive")
         arguments.append(gtk_switch_get_active(cast(junkSwitch)) != 0 ? "--skip-junk" : "--keep-junk")
         // Always --password-stdin (empty without a password): a missing one comes back here, never as a dialog.
         let secret = password

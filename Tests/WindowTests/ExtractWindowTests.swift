@@ -178,7 +178,7 @@ struct ExtractWindowTests {
         let zip = try archive(scratch, "Bericht.zip")
         let session = try WindowSession()
         defer { session.stop() }
-        try start(session, zip, environment: try LocalWindowRun.germanEnvironment())
+        try start(session, zip, environment: try TestLanguages.german())
         let header = try session.waitForText("von 4 Dateien", exact: false)
         #expect(header.hasPrefix("4 von 4 Dateien, 20,0"), "\(header)")
         #expect(try session.tree().contains("[frame] \"„Bericht.zip“ entpacken\""))

@@ -74,5 +74,19 @@ extension Lead {
             #expect(out.status == 0, "\(out.stderr)")
             #expect(s.list("data/Trash/files") == ["b.zip"])
         }
+
+        /// `--no-trash-archive` keeps the archive even when the setting says to trash it (the Extract… window's
+        /// switch, turned off).
+        @Test func noTrashArchiveWinsOverTheSetting() throws {
+            let s = try Scratch()
+            try Self.items(s)
+            #expect(try run("compress-with-archiver", [s.sub("in/b")]).status == 0)
+            var environment = try SettingsBudgetRecentTests.keyfile(s, [("trash-archive-after-extract", "true")])
+            environment["XDG_DATA_HOME"] = s.sub("data")
+            let out = try run("extract-with-archiver", ["--no-trash-archive", "--to", s.sub("out"), s.sub("in/b.zip")], environment: environment)
+            #expect(out.status == 0, "\(out.stderr)")
+            #expect(s.list("data/Trash/files").isEmpty)
+            #expect(FileManager.default.fileExists(atPath: s.sub("in/b.zip")))
+        }
     }
 }
