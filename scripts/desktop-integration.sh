@@ -63,7 +63,8 @@ EXECUTABLES='COMPRESS compress-with-archiver
 EXTRACT extract-with-archiver
 COMPRESS_PDF compress-pdf-with-archiver
 COMPRESS_PHOTOS compress-photos-with-archiver
-COMPRESS_WINDOW archiver-compress'
+COMPRESS_WINDOW archiver-compress
+EXTRACT_WINDOW archiver-extract'
 
 
 # --- Quoting, one function per format ------------------------------------------------------------------

@@ -350,19 +350,22 @@ public final class ExtractWindow {
     }
 }
 
-/// `archiver-extract ARCHIVE`.
+/// `archiver-extract ARCHIVE…`: one window for each archive selected.
 public enum ExtractApp {
     @MainActor
     public static func main() -> Int32 {
-        guard let path = WindowApp.arguments.first else {
-            let usage = "usage: archiver-extract ARCHIVE\n"
+        let paths = WindowApp.arguments
+        guard !paths.isEmpty else {
+            let usage = "usage: archiver-extract ARCHIVE…\n"
             _ = usage.withCString { write(2, $0, strlen($0)) }
             return 2
         }
         return WindowApp.run(id: "io.github.archiver.Extract") { app in
-            let window = ExtractWindow(app: app, path: path)
-            retained.append(window)
-            window.present()
+            for path in paths {
+                let window = ExtractWindow(app: app, path: path)
+                retained.append(window)
+                window.present()
+            }
         }
     }
 

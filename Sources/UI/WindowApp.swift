@@ -26,8 +26,12 @@ public enum WindowApp {
         return status
     }
 
-    /// The command-line arguments after the executable's name, as the bytes the file manager passed.
-    public static var arguments: [String] { Array(CommandLine.arguments.dropFirst()) }
+    /// The files named on the command line, as the file manager passed them. The menus end options with
+    /// "--" (a name may start with "-"), which is not a file.
+    public static var arguments: [String] {
+        let arguments = CommandLine.arguments.dropFirst()
+        return Array(arguments.first == "--" ? arguments.dropFirst() : arguments)
+    }
 }
 
 /// Lets GLib's main loop run libdispatch's main queue, so that `Task { @MainActor … }` and

@@ -6,7 +6,7 @@ import Testing
 @Suite struct InstallTests {
     static let app = "io.github.archiver"
     static let entries = [
-        "compress", "compress-window", "compress-each", "extract-here", "extract-to", "compress-pdf", "compress-photos",
+        "compress", "compress-window", "compress-each", "extract-here", "extract-window", "compress-pdf", "compress-photos",
     ]
     /// The entries of the menus without submenus (Nemo, Caja, PCManFM).
     static var flatEntries: [String] { entries.filter { !QuotingTests.notFlat.contains($0) } }

@@ -7,16 +7,16 @@ import Testing
 @Suite struct QuotingTests {
     static let labels = [
         "compress": "Compress", "compress-window": "Compress…", "compress-each": "Compress Each Separately",
-        "extract-here": "Extract Here", "extract-to": "Extract to…", "compress-pdf": "Compress PDF", "compress-photos": "Compress Photos",
+        "extract-here": "Extract Here", "extract-window": "Extract…", "compress-pdf": "Compress PDF", "compress-photos": "Compress Photos",
     ]
     /// The labels of the menus without submenus, which name Archiver.
     static let longLabels = [
         "compress": "Compress with Archiver", "compress-window": "Compress with Archiver…", "compress-each": "Compress Each Separately with Archiver",
-        "extract-here": "Extract Here with Archiver", "extract-to": "Extract to… with Archiver",
+        "extract-here": "Extract Here with Archiver", "extract-window": "Extract with Archiver…",
         "compress-pdf": "Compress PDF with Archiver", "compress-photos": "Compress Photos with Archiver",
     ]
     static let options: [String: [String]] = [
-        "compress": [], "compress-window": [], "compress-each": ["--each"], "extract-here": ["--here"], "extract-to": ["--choose-folder"],
+        "compress": [], "compress-window": [], "compress-each": ["--each"], "extract-here": ["--here"], "extract-window": [],
         "compress-pdf": [], "compress-photos": [],
     ]
     /// The menus without submenus (Nemo, and DES-EMA for Caja and PCManFM), and the entries they leave out.
@@ -26,9 +26,13 @@ import Testing
     static func executable(_ entry: String) -> String {
         ["compress-pdf", "compress-photos"].contains(entry) ? entry : entry.hasPrefix("extract") ? "extract" : "compress"
     }
-    /// The program an entry runs: the window for "Compress…", else a command-line tool.
+    /// The program an entry runs: a window for "Compress…" and "Extract…", else a command-line tool.
     static func program(_ entry: String) -> String {
-        entry == "compress-window" ? "archiver-compress" : executable(entry) + "-with-archiver"
+        switch entry {
+        case "compress-window": "archiver-compress"
+        case "extract-window": "archiver-extract"
+        default: executable(entry) + "-with-archiver"
+        }
     }
     /// The "Open with" handler that runs an entry's executable.
     static let handlers = ["compress": "Compress", "extract": "Extract", "compress-pdf": "CompressPdf", "compress-photos": "CompressPhotos"]
@@ -96,7 +100,7 @@ import Testing
         defer { home.remove() }
         let stubs = home.root + "/stub bin $x"
         try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
-        for exe in Paths.executables + ["archiver-compress"] {
+        for exe in Paths.executables + ["archiver-compress", "archiver-extract"] {
             try "#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\" > \"$ARGV_RECORD\"\n".write(toFile: stubs + "/" + exe, atomically: true, encoding: .utf8)
             chmod(stubs + "/" + exe, 0o755)
         }

@@ -37,7 +37,7 @@ import Testing
             keys += [(path, "Desktop Entry", "Name"), (path, "Desktop Entry", "Comment")]
         }
         let dolphin = ["compress": QuotingTests.labels.keys.filter { $0.hasPrefix("compress") && !$0.hasSuffix("pdf") && !$0.hasSuffix("photos") },
-                       "extract": ["extract-here", "extract-to"], "compress-pdf": ["compress-pdf"], "compress-photos": ["compress-photos"]]
+                       "extract": ["extract-here", "extract-window"], "compress-pdf": ["compress-pdf"], "compress-photos": ["compress-photos"]]
         for (file, actions) in dolphin {
             let path = "\(data)/kio/servicemenus/\(app).\(file).desktop"
             keys.append((path, "Desktop Entry", "X-KDE-Submenu"))

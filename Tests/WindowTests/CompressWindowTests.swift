@@ -194,4 +194,13 @@ struct CompressWindowTests {
         let lightness = try #require(Double(mean.output.trimmingCharacters(in: .whitespacesAndNewlines)), "\(mean.output)")
         #expect(lightness < 0.33, "lightness \(lightness): the window is not dark")
     }
+
+    /// The menus run `archiver-compress -- FILE…`: the "--" ends the options and is no file.
+    @Test func theMenusDoubleDashIsNoFile() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let session = try window(["--", input])
+        defer { session.stop() }
+        #expect(try session.windowTitle() == "Compress “Photos”")
+    }
 }
