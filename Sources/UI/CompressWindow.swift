@@ -43,13 +43,7 @@ public final class CompressWindow {
     private var editedName: String?
     private var settingName = false
 
-    private let app: UnsafeMutablePointer<GtkApplication>
-    let window: UnsafeMutablePointer<GtkWindow>
-    private let pages: OpaquePointer
-    private let form: UnsafeMutablePointer<GtkWidget>
-    private let panel = JobPanel()
-    private let runner = JobRunner()
-    private let headerCancel: UnsafeMutablePointer<GtkWidget>
+    private let chrome: JobWindow
     let compressButton: UnsafeMutablePointer<GtkWidget>
     /// Holds the folder row; its description, right below the name, is the final name.
     private let nameGroup: UnsafeMutablePointer<GtkWidget>
@@ -64,12 +58,10 @@ public final class CompressWindow {
     private let splitRow: UnsafeMutablePointer<AdwExpanderRow>
     private let partRow: UnsafeMutablePointer<AdwComboRow>
     private let customPartRow: UnsafeMutablePointer<GtkWidget>
-    private var hiddenDuringJob = false
     private var subject: JobSubject
 
     /// Builds the window for `paths` (as given on the command line: absolute or relative to the current folder).
     public init(app: UnsafeMutablePointer<GtkApplication>, paths: [String]) {
-        self.app = app
         var cwd = [CChar](repeating: 0, count: 4096)
         let here = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/")
         inputs = paths.map { text in
@@ -85,36 +77,13 @@ public final class CompressWindow {
         folder = CompressPlan.commonFolder(inputs.map(\.path))
         subject = JobSubject(inputs.map(\.path))
 
-        window = cast(adw_application_window_new(app)!)
-        // TRANSLATORS: the Compress… window's title.
-        let title = subject.say({ tr("Compress “%@”", $0) }, { ntr("Compress %ld item", "Compress %ld items", $0) }).localized
-        gtk_window_set_title(window, title)
-        gtk_window_set_default_size(window, 520, 620)
-
-        // Header: Cancel at the start, Compress (the default button) at the end; no title buttons.
-        let header = adw_header_bar_new()!
-        adw_header_bar_set_show_end_title_buttons(cast(header), 0)
-        adw_header_bar_set_show_start_title_buttons(cast(header), 0)
-        headerCancel = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
-        compressButton = gtk_button_new_with_mnemonic(tr("C_ompress").localized)
-        gtk_widget_add_css_class(compressButton, "suggested-action")
-        adw_header_bar_pack_start(cast(header), headerCancel)
-        adw_header_bar_pack_end(cast(header), compressButton)
-        gtk_window_set_default_widget(window, compressButton)
-
         // Name and folder.
         let page = adw_preferences_page_new()!
-        form = page
         let entryGroup = adw_preferences_group_new()!
         nameGroup = adw_preferences_group_new()
         nameRow = Widgets.entryRow(title: tr("Archive _name").localized)
-        folderRow = adw_action_row_new()
-        adw_preferences_row_set_title(cast(folderRow), tr("Folder").localized)
-        let change = gtk_button_new_with_mnemonic(tr("C_hange…").localized)!
-        gtk_widget_set_valign(change, GTK_ALIGN_CENTER)
-        accessibleLabel(change, tr("Change the folder").localized)
-        adw_action_row_add_suffix(cast(folderRow), change)
-        adw_action_row_set_activatable_widget(cast(folderRow), change)
+        let change: UnsafeMutablePointer<GtkWidget>
+        (folderRow, change) = Widgets.folderRow(title: tr("Folder").localized)
         adw_preferences_group_add(cast(entryGroup), nameRow)
         adw_preferences_group_add(cast(nameGroup), folderRow)
 
@@ -153,14 +122,10 @@ public final class CompressWindow {
 
         for group in [entryGroup, nameGroup, formatGroup, optionsGroup] { adw_preferences_page_add(cast(page), cast(group)) }
 
-        pages = OpaquePointer(gtk_stack_new())
-        gtk_stack_add_named(pages, page, "form")
-        gtk_stack_add_named(pages, panel.root, "job")
-        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
-        gtk_box_append(cast(content), header)
-        gtk_widget_set_vexpand(cast(pages), 1)
-        gtk_box_append(cast(content), cast(pages))
-        adw_application_window_set_content(cast(window), content)
+        // TRANSLATORS: the Compress… window's title.
+        let title = subject.say({ tr("Compress “%@”", $0) }, { ntr("Compress %ld item", "Compress %ld items", $0) }).localized
+        chrome = JobWindow(app: app, title: title, width: 520, height: 620, action: tr("C_ompress").localized, form: page)
+        compressButton = chrome.actionButton
 
         // Starting values: the last choice in this window, else the defaults.
         let initial = WindowSettings.initial()
@@ -196,29 +161,19 @@ public final class CompressWindow {
             refresh()
         }
         on(change, "clicked") { [unowned self] in
-            FolderPicker.pick(title: tr("Where to save the archive").localized, parent: window, startingAt: folder) { [unowned self] chosen in
+            FolderPicker.pick(title: tr("Where to save the archive").localized, parent: chrome.window, startingAt: folder) { [unowned self] chosen in
                 folder = chosen
                 updateFolder()
                 refresh()
             }
         }
-        on(headerCancel, "clicked") { [unowned self] in gtk_window_close(window) }
         on(compressButton, "clicked") { [unowned self] in start() }
-        panel.onCancel = { [unowned self] in runner.cancel() }
-        panel.onClose = { [unowned self] in gtk_window_destroy(window) }
-        onBool(window, "close-request") { [unowned self] in closeRequested() }
-
-        // Escape closes (the form's Cancel); Enter in a field presses Compress (the default widget).
-        let shortcuts = gtk_shortcut_controller_new()!
-        gtk_shortcut_controller_add_shortcut(
-            cast(shortcuts), gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape"), gtk_named_action_new("window.close")))
-        gtk_widget_add_controller(cast(window), shortcuts)
 
         refresh()
     }
 
     public func present() {
-        gtk_window_present(window)
+        gtk_window_present(chrome.window)
         gtk_widget_grab_focus(nameRow)
     }
 
@@ -339,28 +294,16 @@ public final class CompressWindow {
         WindowSettings.remember(format: format, level: level)
 
         let title = subject.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) })
-        panel.showProgress(title: title.localized)
-        gtk_stack_set_visible_child_name(pages, "job")
-        gtk_widget_set_visible(compressButton, 0)
-        gtk_widget_set_visible(headerCancel, 0)
-        let started = runner.start(
-            program: JobRunner.sibling("compress-with-archiver"), arguments: arguments, password: password,
-            onEvent: { [unowned self] event in
-                if case .progress(let done, let total, let fraction, let rate, let remaining) = event {
-                    panel.update(done: done, total: total, fraction: fraction, rate: rate, remaining: remaining)
-                }
-            },
-            onEnd: { [unowned self] outcome in finished(outcome, name: name.displayName) })
-        if !started {
-            finished(JobRunner.Outcome(exitCode: 127, result: nil, stderr: tr("compress-with-archiver could not be started.").localized), name: name.displayName)
-        }
+        chrome.startJob(
+            title: title.localized, program: "compress-with-archiver", arguments: arguments, password: password,
+            notStarted: tr("compress-with-archiver could not be started.").localized
+        ) { [unowned self] outcome in finished(outcome, name: name.displayName) }
     }
 
     private func finished(_ outcome: JobRunner.Outcome, name: String) {
         let couldNot = subject.say({ tr("Could not compress “%@”", $0) }, { ntr("Could not compress %ld item", "Could not compress %ld items", $0) })
-        let heading: String
-        let body: String
-        if outcome.succeeded, let first = outcome.result?["outputs"]?.array.first, let path = first["path"]?.string {
+        chrome.finish(outcome, failed: couldNot.localized) {
+            guard let first = outcome.result?["outputs"]?.array.first, let path = first["path"]?.string else { return nil }
             let size = first["size"]?.int ?? 0
             let inputBytes = outcome.result?["inputBytes"]?.int ?? 0
             let parts = first["parts"]?.array.compactMap(\.string) ?? []
@@ -372,27 +315,10 @@ public final class CompressWindow {
             lines.append(saving > 0 ? tr("%1$@, %2$ld %% smaller", .bytes(size), saving) : Text.verbatim(Formatters.bytes(size)))
             if let made { lines.append(.verbatim(made)) }
             lines.append(tr("in %@", output.removingLastComponent()))
-            heading = tr("Created “%@”", output.lastComponent?.string ?? name).localized
-            body = Text.sentences(lines, separator: "\n").localized
-            panel.showResult(heading: heading, body: body, item: output, shareable: parts.count > 1 ? nil : output)
-        } else {
-            heading = outcome.cancelled ? tr("Cancelled").localized : couldNot.localized
-            body = outcome.stderr.trimmingSpaces
-            panel.showError(heading: heading, message: body)
+            return JobWindow.Made(
+                heading: tr("Created “%@”", output.lastComponent?.string ?? name).localized,
+                body: Text.sentences(lines, separator: "\n").localized, item: output, shareable: parts.count > 1 ? nil : output)
         }
-        // Closed while it ran: the window is hidden, so the result comes as a notification, as from a menu.
-        if hiddenDuringJob {
-            JobPanel.notify(summary: heading, body: body)
-            gtk_window_destroy(window)
-        }
-    }
-
-    /// Closing while the job runs hides the window; the job goes on and its end is announced.
-    private func closeRequested() -> Bool {
-        guard runner.isRunning else { return false }
-        hiddenDuringJob = true
-        gtk_widget_set_visible(cast(window), 0)
-        return true
     }
 }
 

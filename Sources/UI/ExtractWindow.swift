@@ -15,14 +15,9 @@ public final class ExtractWindow {
     private let name: String
     private var destination: FilePath
     private var phase = Phase.listing
-    private var hiddenDuringJob = false
 
-    let window: UnsafeMutablePointer<GtkWindow>
-    private let pages: OpaquePointer
-    private let panel = JobPanel()
-    private let runner = JobRunner()
+    private let chrome: JobWindow
     private let tree = EntryTreeView()
-    private let headerCancel: UnsafeMutablePointer<GtkWidget>
     private let extractButton: UnsafeMutablePointer<GtkWidget>
     private let summary: OpaquePointer
     private let message: OpaquePointer
@@ -41,22 +36,6 @@ public final class ExtractWindow {
         name = self.archive.lastComponent?.string ?? path
         let settings = SettingsStore.load().settings
         destination = Self.defaultDestination(for: self.archive, settings: settings)
-
-        window = cast(adw_application_window_new(app)!)
-        // TRANSLATORS: the Extract… window's title; %@ is the archive's name.
-        gtk_window_set_title(window, tr("Extract “%@”", name).localized)
-        gtk_window_set_default_size(window, 640, 660)
-
-        // Header: Cancel at the start, Extract (the default button) at the end; no title buttons.
-        let header = adw_header_bar_new()!
-        adw_header_bar_set_show_end_title_buttons(cast(header), 0)
-        adw_header_bar_set_show_start_title_buttons(cast(header), 0)
-        headerCancel = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
-        extractButton = gtk_button_new_with_mnemonic(tr("_Extract").localized)
-        gtk_widget_add_css_class(extractButton, "suggested-action")
-        adw_header_bar_pack_start(cast(header), headerCancel)
-        adw_header_bar_pack_end(cast(header), extractButton)
-        gtk_window_set_default_widget(window, extractButton)
 
         // The total selected, what went wrong, the tree.
         let form = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12)!
@@ -80,13 +59,8 @@ public final class ExtractWindow {
         gtk_widget_set_visible(passwordGroup, 0)
 
         let options = adw_preferences_group_new()!
-        destinationRow = adw_action_row_new()
-        adw_preferences_row_set_title(cast(destinationRow), tr("Extract to").localized)
-        let change = gtk_button_new_with_mnemonic(tr("C_hange…").localized)!
-        gtk_widget_set_valign(change, GTK_ALIGN_CENTER)
-        accessibleLabel(change, tr("Change the folder").localized)
-        adw_action_row_add_suffix(cast(destinationRow), change)
-        adw_action_row_set_activatable_widget(cast(destinationRow), change)
+        let change: UnsafeMutablePointer<GtkWidget>
+        (destinationRow, change) = Widgets.folderRow(title: tr("Extract to").localized)
         let trash = Widgets.switchRow(title: tr("Move the archive to the _trash afterwards").localized, on: settings.trashArchiveAfterExtract)
         trashSwitch = trash.toggle
         let junk = Widgets.switchRow(title: tr("Skip macOS _junk").localized, on: settings.skipJunk)
@@ -96,14 +70,10 @@ public final class ExtractWindow {
         gtk_box_append(cast(form), passwordGroup)
         gtk_box_append(cast(form), options)
 
-        pages = OpaquePointer(gtk_stack_new())
-        gtk_stack_add_named(pages, form, "form")
-        gtk_stack_add_named(pages, panel.root, "job")
-        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
-        gtk_box_append(cast(content), header)
-        gtk_widget_set_vexpand(cast(pages), 1)
-        gtk_box_append(cast(content), cast(pages))
-        adw_application_window_set_content(cast(window), content)
+        // TRANSLATORS: the Extract… window's title; %@ is the archive's name.
+        let title = tr("Extract “%@”", name).localized
+        chrome = JobWindow(app: app, title: title, width: 640, height: 660, action: tr("_Extract").localized, form: form)
+        extractButton = chrome.actionButton
         updateDestination()
 
         // Behaviour.
@@ -114,28 +84,18 @@ public final class ExtractWindow {
             refresh()
         }
         on(change, "clicked") { [unowned self] in
-            FolderPicker.pick(title: tr("Extract “%@” to", name).localized, parent: window, startingAt: destination) { [unowned self] chosen in
+            FolderPicker.pick(title: tr("Extract “%@” to", name).localized, parent: chrome.window, startingAt: destination) { [unowned self] chosen in
                 destination = chosen
                 updateDestination()
             }
         }
-        on(headerCancel, "clicked") { [unowned self] in gtk_window_close(window) }
         on(extractButton, "clicked") { [unowned self] in start() }
-        panel.onCancel = { [unowned self] in runner.cancel() }
-        panel.onClose = { [unowned self] in gtk_window_destroy(window) }
-        onBool(window, "close-request") { [unowned self] in closeRequested() }
-
-        // Escape closes (Cancel); Enter in a field or on a row presses Extract.
-        let shortcuts = gtk_shortcut_controller_new()!
-        gtk_shortcut_controller_add_shortcut(
-            cast(shortcuts), gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape"), gtk_named_action_new("window.close")))
-        gtk_widget_add_controller(cast(window), shortcuts)
 
         list(password: nil)
     }
 
     public func present() {
-        gtk_window_present(window)
+        gtk_window_present(chrome.window)
         gtk_widget_grab_focus(tree.view)
     }
 
@@ -148,7 +108,7 @@ public final class ExtractWindow {
         refresh()
         // Always --password-stdin, empty when there is no password yet: the child must never open a dialog.
         let arguments = ["--list", "--progress-json", "--password-stdin"]
-        let started = runner.start(
+        let started = chrome.runner.start(
             program: JobRunner.sibling("extract-with-archiver"), arguments: arguments + ["--", archive.string], password: password,
             onEvent: { [unowned self] event in
                 if case .entry(let entry) = event { tree.add(entry) }
@@ -255,37 +215,25 @@ public final class ExtractWindow {
         arguments += ["--password-stdin", "--", archive.string]
 
         phase = .extracting
-        panel.showProgress(title: tr("Extracting “%@”", name).localized)
-        gtk_stack_set_visible_child_name(pages, "job")
-        gtk_widget_set_visible(extractButton, 0)
-        gtk_widget_set_visible(headerCancel, 0)
-        let started = runner.start(
-            program: JobRunner.sibling("extract-with-archiver"), arguments: arguments, password: secret,
-            onEvent: { [unowned self] event in
-                if case .progress(let done, let total, let fraction, let rate, let remaining) = event {
-                    panel.update(done: done, total: total, fraction: fraction, rate: rate, remaining: remaining)
-                }
-            },
-            onEnd: { [unowned self] outcome in finished(outcome) })
-        if !started { finished(Self.notStarted) }
+        chrome.startJob(
+            title: tr("Extracting “%@”", name).localized, program: "extract-with-archiver", arguments: arguments, password: secret,
+            notStarted: Self.notStarted.stderr
+        ) { [unowned self] outcome in finished(outcome) }
     }
 
     private func finished(_ outcome: JobRunner.Outcome) {
         let result = outcome.result?["results"]?.array.first
-        if !hiddenDuringJob, outcome.exitCode == 6, result?["error"]?["kind"]?.string == "password" {
+        if !chrome.hiddenDuringJob, outcome.exitCode == 6, result?["error"]?["kind"]?.string == "password" {
             // Wrong (or missing) password: back to the form, the field kept, the CLI's words under it.
             phase = .listed
-            gtk_stack_set_visible_child_name(pages, "form")
-            gtk_widget_set_visible(extractButton, 1)
-            gtk_widget_set_visible(headerCancel, 1)
+            chrome.showForm()
             let typed = password != nil
             askPassword(typed ? outcome.stderr.trimmingSpaces : tr("“%@” needs a password.", name).localized)
             refresh()
             return
         }
-        let heading: String
-        let body: String
-        if outcome.succeeded, let path = result?["output"]?.string {
+        chrome.finish(outcome, failed: tr("Could not extract “%@”", name).localized) {
+            guard let path = result?["output"]?.string else { return nil }
             let output = FilePath(path)
             let files = Int(result?["files"]?.int ?? 0)
             let lines: [Text] = [
@@ -293,33 +241,12 @@ public final class ExtractWindow {
                 ntr("%ld file, %@", "%ld files, %@", files, .bytes(result?["bytes"]?.int ?? 0)),
                 tr("in %@", output.removingLastComponent()),
             ]
-            heading = tr("Extracted “%@”", name).localized
-            body = Text.sentences(lines, separator: "\n").localized
             var info = stat()
             let isFile = stat(output.string, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
-            panel.showResult(heading: heading, body: body, item: output, shareable: isFile ? output : nil)
-        } else {
-            heading = outcome.cancelled ? tr("Cancelled").localized : tr("Could not extract “%@”", name).localized
-            body = outcome.stderr.trimmingSpaces
-            panel.showError(heading: heading, message: body)
+            return JobWindow.Made(
+                heading: tr("Extracted “%@”", name).localized, body: Text.sentences(lines, separator: "\n").localized,
+                item: output, shareable: isFile ? output : nil)
         }
-        if hiddenDuringJob {
-            JobPanel.notify(summary: heading, body: body)
-            gtk_window_destroy(window)
-        }
-    }
-
-    /// Closing while the extraction runs hides the window (the job goes on, its end is announced); closing
-    /// while listing stops the listing.
-    private func closeRequested() -> Bool {
-        guard runner.isRunning else { return false }
-        if phase != .extracting {
-            runner.cancel()
-            return false
-        }
-        hiddenDuringJob = true
-        gtk_widget_set_visible(cast(window), 0)
-        return true
     }
 
     private static var notStarted: JobRunner.Outcome {

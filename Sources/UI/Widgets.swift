@@ -89,6 +89,18 @@ enum Widgets {
         return (row, toggle)
     }
 
+    /// An action row for a folder (shown as its subtitle) with a Change… button that the row activates.
+    static func folderRow(title: String) -> (row: UnsafeMutablePointer<GtkWidget>, change: UnsafeMutablePointer<GtkWidget>) {
+        let row = adw_action_row_new()!
+        adw_preferences_row_set_title(cast(row), title)
+        let change = gtk_button_new_with_mnemonic(tr("C_hange…").localized)!
+        gtk_widget_set_valign(change, GTK_ALIGN_CENTER)
+        accessibleLabel(change, tr("Change the folder").localized)
+        adw_action_row_add_suffix(cast(row), change)
+        adw_action_row_set_activatable_widget(cast(row), change)
+        return (row, change)
+    }
+
     static func margins(_ w: UnsafeMutablePointer<GtkWidget>, _ value: Int32) {
         gtk_widget_set_margin_top(w, value)
         gtk_widget_set_margin_bottom(w, value)

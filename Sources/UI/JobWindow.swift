@@ -1,0 +1,136 @@
+import ArchiverCore
+import CGtk
+import SystemPackage
+
+/// What the Compress… and Extract… windows share around their own form: the header (Cancel, the default
+/// button), the form and job pages, Escape, and a job that goes on when the window is closed.
+@MainActor
+final class JobWindow {
+    let window: UnsafeMutablePointer<GtkWindow>
+    let headerCancel: UnsafeMutablePointer<GtkWidget>
+    /// Compress or Extract: the default button, at the header's end.
+    let actionButton: UnsafeMutablePointer<GtkWidget>
+    let panel = JobPanel()
+    let runner = JobRunner()
+    private let pages: OpaquePointer
+    /// The runner also lists (Extract…): only a job, not a listing, outlives its window.
+    private var jobRunning = false
+    /// Closed while the job ran: the window is hidden, so the result comes as a notification, as from a menu.
+    private(set) var hiddenDuringJob = false
+
+    /// The window with `form` as the page shown first and `action` as the default button's label.
+    init(app: UnsafeMutablePointer<GtkApplication>, title: String, width: Int32, height: Int32, action: String,
+         form: UnsafeMutablePointer<GtkWidget>)
+    {
+        window = cast(adw_application_window_new(app)!)
+        gtk_window_set_title(window, title)
+        gtk_window_set_default_size(window, width, height)
+
+        // Header: Cancel at the start, the action (the default button) at the end; no title buttons.
+        let header = adw_header_bar_new()!
+        adw_header_bar_set_show_end_title_buttons(cast(header), 0)
+        adw_header_bar_set_show_start_title_buttons(cast(header), 0)
+        headerCancel = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
+        actionButton = gtk_button_new_with_mnemonic(action)
+        gtk_widget_add_css_class(actionButton, "suggested-action")
+        adw_header_bar_pack_start(cast(header), headerCancel)
+        adw_header_bar_pack_end(cast(header), actionButton)
+        gtk_window_set_default_widget(window, actionButton)
+
+        pages = OpaquePointer(gtk_stack_new())
+        gtk_stack_add_named(pages, form, "form")
+        gtk_stack_add_named(pages, panel.root, "job")
+        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        gtk_box_append(cast(content), header)
+        gtk_widget_set_vexpand(cast(pages), 1)
+        gtk_box_append(cast(content), cast(pages))
+        adw_application_window_set_content(cast(window), content)
+
+        on(headerCancel, "clicked") { [unowned self] in gtk_window_close(window) }
+        panel.onCancel = { [unowned self] in runner.cancel() }
+        panel.onClose = { [unowned self] in gtk_window_destroy(window) }
+        onBool(window, "close-request") { [unowned self] in closeRequested() }
+
+        // Escape closes (the form's Cancel); Enter in a field presses the default button.
+        let shortcuts = gtk_shortcut_controller_new()!
+        gtk_shortcut_controller_add_shortcut(
+            cast(shortcuts), gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape"), gtk_named_action_new("window.close")))
+        gtk_widget_add_controller(cast(window), shortcuts)
+    }
+
+    /// Back from the job to the form (Extract…'s wrong password).
+    func showForm() {
+        gtk_stack_set_visible_child_name(pages, "form")
+        gtk_widget_set_visible(actionButton, 1)
+        gtk_widget_set_visible(headerCancel, 1)
+    }
+
+    /// Runs `program` (a sibling executable) with the progress page shown; `onEnd` also gets the outcome of
+    /// a child that could not be started, with `notStarted` as its words.
+    func startJob(
+        title: String, program: String, arguments: [String], password: [UInt8]?, notStarted: String,
+        onEnd: @escaping @MainActor (JobRunner.Outcome) -> Void
+    ) {
+        panel.showProgress(title: title)
+        gtk_stack_set_visible_child_name(pages, "job")
+        gtk_widget_set_visible(actionButton, 0)
+        gtk_widget_set_visible(headerCancel, 0)
+        jobRunning = true
+        let started = runner.start(
+            program: JobRunner.sibling(program), arguments: arguments, password: password,
+            onEvent: { [unowned self] event in
+                if case .progress(let done, let total, let fraction, let rate, let remaining) = event {
+                    panel.update(done: done, total: total, fraction: fraction, rate: rate, remaining: remaining)
+                }
+            },
+            onEnd: { [unowned self] outcome in
+                jobRunning = false
+                onEnd(outcome)
+            })
+        if !started {
+            jobRunning = false
+            onEnd(JobRunner.Outcome(exitCode: 127, result: nil, stderr: notStarted))
+        }
+    }
+
+    /// What a finished job made, for the result page.
+    struct Made {
+        var heading: String
+        var body: String
+        var item: FilePath
+        var shareable: FilePath?
+    }
+
+    /// Shows the job's end: what `made` gives when it succeeded (nil: nothing to show), else the error
+    /// headed `failed` in the child's own words.
+    func finish(_ outcome: JobRunner.Outcome, failed: String, made: () -> Made?) {
+        let heading: String
+        let body: String
+        if outcome.succeeded, let made = made() {
+            heading = made.heading
+            body = made.body
+            panel.showResult(heading: heading, body: body, item: made.item, shareable: made.shareable)
+        } else {
+            heading = outcome.cancelled ? tr("Cancelled").localized : failed
+            body = outcome.stderr.trimmingSpaces
+            panel.showError(heading: heading, message: body)
+        }
+        if hiddenDuringJob {
+            JobPanel.notify(summary: heading, body: body)
+            gtk_window_destroy(window)
+        }
+    }
+
+    /// Closing while the job runs hides the window (the job goes on, its end is announced); closing while
+    /// listing stops the listing.
+    private func closeRequested() -> Bool {
+        guard runner.isRunning else { return false }
+        guard jobRunning else {
+            runner.cancel()
+            return false
+        }
+        hiddenDuringJob = true
+        gtk_widget_set_visible(cast(window), 0)
+        return true
+    }
+}
