@@ -26,22 +26,11 @@ func lastError(_ handle: OpaquePointer) -> (message: String, errno: Int32) {
 
 /// Process-wide set-up that every executable does first.
 public enum ArchiveEngineSetup {
-    /// Puts the process in a UTF-8 locale: Swift never calls `setlocale`, and in the "C" locale libarchive
-    /// garbles non-ASCII names in 7z and pax headers. With `LANG` unset, `setlocale(LC_ALL, "")` gives "C"
-    /// without failing, so the codeset is what decides the fallback.
-    public static func prepareLocale() {
-        setlocale(LC_ALL, "")
-        let codeset = nl_langinfo(nl_item(CODESET)).map { String(cString: $0) } ?? ""
-        if codeset.uppercased().filter({ $0 != "-" }) != "UTF8" {
-            setlocale(LC_ALL, "C.UTF-8")
-        }
-    }
-
-    /// Prepares the locale once, for callers that did not (tests, other front ends).
+    /// Prepares the locale once (`Catalog.bootstrap`), for callers that did not: tests, other front ends.
     static func ensureLocale() { _ = localePrepared }
 
     private static let localePrepared: Bool = {
-        prepareLocale()
+        Catalog.bootstrap()
         return true
     }()
 

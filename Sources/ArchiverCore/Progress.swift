@@ -91,15 +91,6 @@ public enum HumanFormat {
         return "\(m):\(ss)"
     }
 
-    /// A duration in words for messages: `45 s`, `30 min`, `2 h 5 min`.
-    public static func spokenDuration(_ seconds: Double) -> String {
-        let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e9).rounded(.up)) : 0
-        if total < 60 { return "\(max(total, 1)) s" }
-        let minutes = Int((Double(total) / 60).rounded())
-        if minutes < 60 { return "\(minutes) min" }
-        return minutes % 60 == 0 ? "\(minutes / 60) h" : "\(minutes / 60) h \(minutes % 60) min"
-    }
-
     /// A duration in words for a person, in their language: `45 s`, `30 min`, `2 h 5 min`.
     public static func spokenText(_ seconds: Double) -> Text {
         let total = seconds.isFinite ? Int(min(max(seconds, 0), 1e9).rounded(.up)) : 0

@@ -94,11 +94,11 @@ import Testing
     }
 
     @Test func spokenDurations() {
-        #expect(HumanFormat.spokenDuration(0.2) == "1 s")
-        #expect(HumanFormat.spokenDuration(45) == "45 s")
-        #expect(HumanFormat.spokenDuration(1800) == "30 min")
-        #expect(HumanFormat.spokenDuration(7500) == "2 h 5 min")
-        #expect(HumanFormat.spokenDuration(7200) == "2 h")
+        #expect(HumanFormat.spokenText(0.2).english == "1 s")
+        #expect(HumanFormat.spokenText(45).english == "45 s")
+        #expect(HumanFormat.spokenText(1800).english == "30 min")
+        #expect(HumanFormat.spokenText(7500).english == "2 h 5 min")
+        #expect(HumanFormat.spokenText(7200).english == "2 h")
     }
 }
 

@@ -31,14 +31,7 @@ import Testing
 
     /// About 50 MB of random data in five files: seconds of work, so progress has something to say.
     static func makeBigFolder(_ s: Scratch, at relative: String) throws {
-        try s.python(
-            """
-            import os, sys
-            os.makedirs(sys.argv[1])
-            for i in range(5):
-                with open(os.path.join(sys.argv[1], 'part%d.bin' % i), 'wb') as f:
-                    f.write(os.urandom(10 << 20))
-            """, [s.path(relative)])
+        try SignalTests.makeRandomFolder(s, at: relative, files: 5, megabytesEach: 10)
     }
 
     @Test func compressAndExtractStreamRisingProgressThenTheJSONResult() throws {

@@ -6,14 +6,19 @@ import Testing
 @Suite struct SignalTests {
     /// ~48 MB of random bytes in 3 files: tar.xz/7z at `maximum` takes many seconds on it.
     static func makeSlowInput(_ s: Scratch, at relative: String) throws {
+        try makeRandomFolder(s, at: relative, files: 3, megabytesEach: 16)
+    }
+
+    /// A folder of `files` files of random bytes (incompressible, so the work takes its time).
+    static func makeRandomFolder(_ s: Scratch, at relative: String, files: Int, megabytesEach: Int) throws {
         try s.python(
             """
             import os, sys
             os.makedirs(sys.argv[1])
-            for i in range(3):
-                with open(os.path.join(sys.argv[1], 'chunk%d.bin' % i), 'wb') as f:
-                    f.write(os.urandom(16 << 20))
-            """, [s.path(relative)])
+            for i in range(int(sys.argv[2])):
+                with open(os.path.join(sys.argv[1], 'part%d.bin' % i), 'wb') as f:
+                    f.write(os.urandom(int(sys.argv[3]) << 20))
+            """, [s.path(relative), String(files), String(megabytesEach)])
     }
 
     /// A tar.gz holding one file of `gib` GiB of zeros, written cheaply as concatenated gzip members (a

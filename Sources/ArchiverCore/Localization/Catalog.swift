@@ -13,7 +13,8 @@ public enum Catalog {
     /// without glibc's default `/usr/share/locale`.
     public static func bootstrap() {
         // LC_ALL from the environment; a locale that is not UTF-8 (or not generated) becomes C.UTF-8, which
-        // still honours LANGUAGE, so the bytes we get back are always UTF-8.
+        // still honours LANGUAGE, so the bytes we get back are always UTF-8. libarchive needs it too: in the
+        // "C" locale it garbles non-ASCII names in 7z and pax headers (and Swift never calls setlocale).
         setlocale(LC_ALL, "")
         if !codesetIsUTF8 { setlocale(LC_ALL, "C.UTF-8") }
         let override = getenv("ARCHIVER_LOCALEDIR").map { String(cString: $0) }
