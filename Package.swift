@@ -79,7 +79,7 @@ let package = Package(
             name: "ArchiverTestSupport",
             dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
             path: "Tests/ArchiverTestSupport",
-            exclude: ["atspi"]
+            exclude: ["atspi", "session-bus.conf"]
         ),
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
         .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),

@@ -24,27 +24,8 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d /tmp/window-start.XXXXXX)
 chmod 700 "$work"
 pids=()
-display=""
-cleanup() {
-	for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	[ -z "$display" ] || rm -f "/tmp/.X$display-lock" "/tmp/.X11-unix/X$display"
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-cat >"$work/bus.conf" <<'EOF'
-<!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-  "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-<busconfig>
-  <type>session</type>
-  <listen>unix:tmpdir=/tmp</listen>
-  <auth>EXTERNAL</auth>
-  <policy context="default"><allow send_destination="*" eavesdrop="true"/><allow eavesdrop="true"/><allow own="*"/></policy>
-</busconfig>
-EOF
-
-now_ms() { echo $(($(date +%s%N) / 1000000)); }
+source "$root/bench/display-session.sh"
+trap 'session_stop; rm -rf "$work"' EXIT
 
 # The first top-level window (other than those listed in $1) that is mapped and larger than GTK's 1x1 helpers.
 new_window() {
@@ -60,18 +41,7 @@ new_window() {
 times=()
 for run in $(seq "$runs"); do
 	# A fresh session per run, as each window test gets.
-	exec 3< <(exec Xvfb -displayfd 1 -nolisten tcp -screen 0 1280x800x24 2>/dev/null)
-	read -r display <&3
-	pids+=($!)
-	exec 4< <(exec dbus-daemon --config-file="$work/bus.conf" --nofork --print-address 2>/dev/null)
-	read -r bus <&4
-	pids+=($!)
-	export DISPLAY=":$display" DBUS_SESSION_BUS_ADDRESS="$bus" AT_SPI_BUS_ADDRESS="$bus" GSK_RENDERER=cairo \
-		GTK_A11Y=atspi XDG_RUNTIME_DIR="$work" LC_ALL=C.UTF-8
-	unset NO_AT_BRIDGE WAYLAND_DISPLAY
-	/usr/libexec/at-spi2-registryd >/dev/null 2>&1 &
-	pids+=($!)
-	gdbus wait --session --timeout 10 org.a11y.atspi.Registry
+	session_start
 	before=$(xwininfo -root -children | awk '/^ +0x/ {print $1}' | tr '\n' ' ')
 	if [ -n "$atspi" ]; then
 		# The driver's Python and pyatspi start first, so the clock covers only the command.
@@ -96,10 +66,7 @@ for run in $(seq "$runs"); do
 		done
 	fi
 	times+=($(($(now_ms) - start)))
-	for pid in "${pids[@]}"; do kill -9 "$pid" 2>/dev/null || true; done
-	wait 2>/dev/null || true
-	rm -f "/tmp/.X$display-lock" "/tmp/.X11-unix/X$display"
-	pids=()
+	session_stop
 done
 
 sorted=($(printf '%s\n' "${times[@]}" | sort -n))

@@ -283,10 +283,13 @@ public struct ExtractCommand: ParsableCommand {
                     archive: archive, control: control,
                     passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was listed")).notCounted(by: control),
                     names: encoding.flatMap(NameDecoder.init), each: { stream?.entry(Self.fields($0)) })
+                // The stream's result counts the entries it already carried: repeating 100,000 of them in one
+                // line would double what the reader (a window) holds.
+                let listing: (String, JSON) =
+                    stream == nil ? ("entries", .array(entries.map { .object(Self.fields($0)) })) : ("entryCount", .int(entries.count))
                 listed.append(.object([
                     ("archive", .string(archive.string)), ("format", .string(format)),
-                    ("nameEncoding", names.map(JSON.string) ?? .null),
-                    ("entries", .array(entries.map { .object(Self.fields($0)) })), ("error", .null),
+                    ("nameEncoding", names.map(JSON.string) ?? .null), listing, ("error", .null),
                 ]))
                 if !report.json {
                     Self.printListing(archive: archive, format: format, names: names, entries: entries, several: archives.count > 1)
@@ -295,7 +298,8 @@ public struct ExtractCommand: ParsableCommand {
                 printProblem(error)
                 firstFailure = firstFailure ?? error
                 failures += 1
-                listed.append(.object([("archive", .string(archive.string)), ("entries", .array([])), ("error", JobReport.json(error))]))
+                let none: (String, JSON) = stream == nil ? ("entries", .array([])) : ("entryCount", .int(0))
+                listed.append(.object([("archive", .string(archive.string)), none, ("error", JobReport.json(error))]))
             }
         }
         let status: Int32 =

@@ -93,6 +93,7 @@ final class EntryTreeView {
             if parent != 0 { lists[parent] = (list, children.count) }
         }
         dirty = []
+        if g_list_model_get_n_items(topLevel) > 0 { Timings.afterNextFrame(of: view, "first-rows") }
         // Past a few thousand entries, folders open only when asked: the model stays lazy.
         if tree.nodes.count > 2000 { gtk_tree_list_model_set_autoexpand(model, 0) }
         refreshRows()
@@ -284,3 +285,4 @@ final class EntryTreeView {
         gtk_widget_add_controller(view, controller)
     }
 }
+

@@ -119,6 +119,8 @@ public final class ExtractWindow {
 
     private func listed(_ outcome: JobRunner.Outcome) {
         tree.flush()
+        Timings.afterNextFrame(of: tree.view, "listed")
+        Timings.scrollRun(tree.root) { [unowned self] in gtk_window_destroy(chrome.window) }
         let error = outcome.result?["archives"]?.array.first?["error"]
         let words = outcome.stderr.trimmingSpaces
         if outcome.succeeded {
@@ -184,7 +186,7 @@ public final class ExtractWindow {
         let ready: Bool =
             switch phase {
             case .locked: !Widgets.text(passwordRow).isEmpty
-            case .listed: !tree.tree.selectedPaths.isEmpty && (!needsPassword || !Widgets.text(passwordRow).isEmpty)
+            case .listed: tree.tree.anythingSelected && (!needsPassword || !Widgets.text(passwordRow).isEmpty)
             default: false
             }
         gtk_widget_set_sensitive(extractButton, ready ? 1 : 0)

@@ -29,7 +29,12 @@ public enum JSONValue: Equatable, Sendable {
         var index = 0
 
         mutating func skipSpace() {
-            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
+            while index < bytes.count {
+                switch bytes[index] {
+                case 0x20, 0x09, 0x0A, 0x0D: index += 1
+                default: return
+                }
+            }
         }
 
         mutating func value() -> JSONValue? {
@@ -47,15 +52,22 @@ public enum JSONValue: Equatable, Sendable {
         }
 
         mutating func literal(_ word: String, _ value: JSONValue) -> JSONValue? {
-            let w = Array(word.utf8)
-            guard index + w.count <= bytes.count, Array(bytes[index..<index + w.count]) == w else { return nil }
+            let w = word.utf8
+            guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else { return nil }
             index += w.count
             return value
         }
 
         mutating func number() -> JSONValue? {
             let start = index
-            while index < bytes.count, "+-0123456789.eE".utf8.contains(bytes[index]) { index += 1 }
+            scan: while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+                    UInt8(ascii: "e"), UInt8(ascii: "E"):
+                    index += 1
+                default: break scan
+                }
+            }
             return Double(String(decoding: bytes[start..<index], as: UTF8.self)).map(JSONValue.number)
         }
 

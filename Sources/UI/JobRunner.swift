@@ -85,9 +85,17 @@ public final class JobRunner {
                 stderrBytes = Self.readAll(err)
                 stderrDone.signal()
             }
-            Self.readLines(out) { line in
-                guard let value = JSONValue.parse(line) else { return }
-                DispatchQueue.main.async { MainActor.assumeIsolated { self.deliver(value, onEvent) } }
+            // One hop to the main thread per read, not per line (a 100,000-entry listing is 100,000 lines), and
+            // at most two reads on their way: when the window is busier than the child, the child waits on a
+            // full pipe instead of the window's memory filling with parsed lines.
+            let inFlight = DispatchSemaphore(value: 2)
+            Self.readLines(out) { lines in
+                let values = lines.compactMap(JSONValue.parse)
+                inFlight.wait()
+                DispatchQueue.main.async {
+                    MainActor.assumeIsolated { for value in values { self.deliver(value, onEvent) } }
+                    inFlight.signal()
+                }
             }
             stderrDone.wait()
             close(out)
@@ -125,7 +133,8 @@ public final class JobRunner {
         }
     }
 
-    private nonisolated static func readLines(_ fd: Int32, _ body: (String) -> Void) {
+    /// Calls `body` with the complete lines of each read.
+    private nonisolated static func readLines(_ fd: Int32, _ body: ([String]) -> Void) {
         var pending: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -133,12 +142,16 @@ public final class JobRunner {
             if got < 0, errno == EINTR { continue }
             if got <= 0 { break }
             pending += buffer[..<got]
-            while let newline = pending.firstIndex(of: 0x0A) {
-                body(String(decoding: pending[..<newline], as: UTF8.self))
-                pending.removeSubrange(...newline)
+            var lines: [String] = []
+            var start = 0
+            while let newline = pending[start...].firstIndex(of: 0x0A) {
+                lines.append(String(decoding: pending[start..<newline], as: UTF8.self))
+                start = newline + 1
             }
+            pending.removeFirst(start)
+            if !lines.isEmpty { body(lines) }
         }
-        if !pending.isEmpty { body(String(decoding: pending, as: UTF8.self)) }
+        if !pending.isEmpty { body([String(decoding: pending, as: UTF8.self)]) }
     }
 
     private nonisolated static func readAll(_ fd: Int32) -> [UInt8] {

@@ -1,30 +1,15 @@
 import Foundation
 
-/// A D-Bus daemon of the test's own (the policy of Debian's session.conf, but no service directories, so
-/// nothing can be activated on it), plus the mock services started on it.
+/// A D-Bus daemon of the test's own (session-bus.conf beside this file: nothing can be activated on it), plus
+/// the mock services started on it.
 /// Everything is stopped when the value goes away, whether the test passed or not.
 public final class PrivateBus {
     public let address: String
     private let daemon: Process
     private var services: [Process] = []
 
-    /// - Parameter folder: where the bus's configuration file is written (the test's scratch folder).
-    public init(folder: String) throws {
-        let config = folder + "/bus.conf"
-        try """
-        <!DOCTYPE busconfig PUBLIC "-//freedesktop//DTD D-Bus Bus Configuration 1.0//EN"
-          "http://www.freedesktop.org/standards/dbus/1.0/busconfig.dtd">
-        <busconfig>
-          <type>session</type>
-          <listen>unix:tmpdir=/tmp</listen>
-          <auth>EXTERNAL</auth>
-          <policy context="default">
-            <allow send_destination="*" eavesdrop="true"/>
-            <allow eavesdrop="true"/>
-            <allow own="*"/>
-          </policy>
-        </busconfig>
-        """.write(toFile: config, atomically: true, encoding: .utf8)
+    public init() throws {
+        let config = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("session-bus.conf").path
         daemon = Process()
         daemon.executableURL = URL(fileURLWithPath: "/usr/bin/dbus-daemon")
         daemon.arguments = ["--config-file=\(config)", "--nofork", "--print-address"]
@@ -44,8 +29,6 @@ public final class PrivateBus {
             throw BusFailure("dbus-daemon printed no address")
         }
     }
-
-    public convenience init(in scratch: ScratchDirectory) throws { try self.init(folder: scratch.path) }
 
     /// The daemon's and the services' process ids (while they run).
     public var processIdentifiers: [pid_t] { ([daemon] + services).filter(\.isRunning).map(\.processIdentifier) }

@@ -61,7 +61,7 @@ public final class WindowSession {
         xvfb.standardError = FileHandle.nullDevice
         xvfb.standardInput = FileHandle.nullDevice
         try xvfb.run()
-        bus = try PrivateBus(folder: folder)  // meanwhile Xvfb starts
+        bus = try PrivateBus()  // meanwhile Xvfb starts
         guard let number = Self.readLine(displayNumber.fileHandleForReading, seconds: 10), Int(number) != nil else {
             kill(xvfb.processIdentifier, SIGKILL)
             bus.stop()

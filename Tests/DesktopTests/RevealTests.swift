@@ -24,7 +24,7 @@ import Testing
 
     @Test func asksTheFileManagerToShowTheItem() throws {
         let scratch = try ScratchDirectory()
-        let bus = try PrivateBus(in: scratch)
+        let bus = try PrivateBus()
         let log = scratch.sub("fm.log")
         try bus.startMock(
             owning: Self.fileManager.0, ["-l", log, Self.fileManager.0, Self.fileManager.1, Self.fileManager.0])
@@ -49,7 +49,7 @@ import Testing
 
     @Test func opensTheContainingFolderWhenNoFileManagerIsOnTheBus() throws {
         let scratch = try ScratchDirectory()
-        let bus = try PrivateBus(in: scratch)
+        let bus = try PrivateBus()
         let stub = try recordingStub(in: scratch)
         let item = scratch.sub("out.tar.xz")
         #expect(FileManager.default.createFile(atPath: item, contents: Data()))

@@ -13,7 +13,7 @@ import Testing
 
     @Test func takesTheSleepLockFromLogindAndGivesItBack() throws {
         let scratch = try ScratchDirectory()
-        let bus = try PrivateBus(in: scratch)
+        let bus = try PrivateBus()
         let log = scratch.sub("logind.log")
         try bus.startMock(owning: Self.login1.0, ["--system", "--template", "logind", "-l", log])
 
@@ -29,8 +29,7 @@ import Testing
     }
 
     @Test func deinitGivesTheLockBack() throws {
-        let scratch = try ScratchDirectory()
-        let bus = try PrivateBus(in: scratch)
+        let bus = try PrivateBus()
         try bus.startMock(owning: Self.login1.0, ["--system", "--template", "logind"])
 
         var inhibitor = SleepInhibitor(why: "Extracting", busAddress: bus.address)
@@ -47,8 +46,7 @@ import Testing
     }
 
     @Test func aBusWithoutLogindMeansNoLock() throws {
-        let scratch = try ScratchDirectory()
-        let bus = try PrivateBus(in: scratch)
+        let bus = try PrivateBus()
         let start = Date()
         #expect(SleepInhibitor(why: "test", busAddress: bus.address) == nil)
         #expect(Date().timeIntervalSince(start) < 3)

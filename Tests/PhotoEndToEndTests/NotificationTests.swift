@@ -7,7 +7,7 @@ import Testing
 @Suite(.serialized) struct PhotoNotificationTests {
     @Test func progressCountsPhotosAndTheResultSaysWhatWasSaved() throws {
         let scratch = try ScratchDirectory()
-        let bus = try PrivateBus(in: scratch)
+        let bus = try PrivateBus()
         defer { bus.stop() }
         let log = scratch.sub("notify.log")
         let shown = scratch.sub("filemanager.log")

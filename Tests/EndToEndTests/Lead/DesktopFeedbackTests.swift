@@ -89,7 +89,7 @@ extension Lead {
 
         @Test func cancelStopsTheJobLikeControlC() throws {
             let s = try Scratch()
-            let bus = try PrivateBus(folder: s.path)
+            let bus = try PrivateBus()
             defer { bus.stop() }
             let log = s.sub("notify.log")
             try bus.startNotificationServer(log: log)
@@ -112,7 +112,7 @@ extension Lead {
 
         @Test func failureIsCriticalAndSaysWhatToDo() throws {
             let s = try Scratch()
-            let bus = try PrivateBus(folder: s.path)
+            let bus = try PrivateBus()
             defer { bus.stop() }
             let log = s.sub("notify.log")
             try bus.startNotificationServer(log: log)
@@ -133,7 +133,7 @@ extension Lead {
             let s = try Scratch()
             try FileManager.default.createDirectory(atPath: s.sub("Docs"), withIntermediateDirectories: true)
             try Data("hello".utf8).write(to: URL(fileURLWithPath: s.sub("Docs/a.txt")))
-            let bus = try PrivateBus(folder: s.path)
+            let bus = try PrivateBus()
             defer { bus.stop() }
             // A bus with no notification server: stderr only.
             let quiet = try Job("compress-with-archiver", ["--name", "NoServer", s.sub("Docs")], scratch: s, environment: bus.environment)

@@ -17,7 +17,7 @@ extension Lead {
         @Test(arguments: [("body body-markup persistence", true), ("body persistence", false)])
         func aNameIsEscapedOnlyForServersThatReadMarkup(capabilities: String, markup: Bool) throws {
             let s = try Scratch()
-            let bus = try PrivateBus(folder: s.path)
+            let bus = try PrivateBus()
             defer { bus.stop() }
             let log = s.sub("notify.log")
             try bus.startNotificationServer(capabilities: capabilities, log: log)

@@ -118,7 +118,7 @@ extension Lead {
             let s = try Scratch()
             try Self.docs(s)
             #expect(try run("compress-with-archiver", ["--encrypt", "--password-stdin", s.sub("Docs")], input: "pw\n").status == 0)
-            let bus = try PrivateBus(folder: s.path)
+            let bus = try PrivateBus()
             defer { bus.stop() }
             let log = s.sub("notify.log")
             try bus.startNotificationServer(log: log)

@@ -45,7 +45,7 @@ enum LocalizedRuns {
         let binDir = try #require(binDir, "the built executables were not found (swift build)")
         let busFolder = s.sub("bus-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(atPath: busFolder, withIntermediateDirectories: true)
-        let bus = try PrivateBus(folder: busFolder)
+        let bus = try PrivateBus()
         defer { bus.stop() }
         let log = busFolder + "/notify.log"
         try bus.startNotificationServer(log: log)

@@ -1,0 +1,95 @@
+import CGtk
+import Glibc
+
+/// Figures for `bench/extract-tree.sh`, written only when `ARCHIVER_UI_TIMINGS` names a file: one line per
+/// event, "NAME VALUE", times as milliseconds since 1970 so that the script can measure from its own exec.
+/// Nothing here changes what the window does unless `ARCHIVER_UI_TIMINGS_SCROLL` asks for the scroll run.
+@MainActor
+enum Timings {
+    private static let file: UnsafeMutablePointer<FILE>? = getenv("ARCHIVER_UI_TIMINGS").flatMap { fopen($0, "a") }
+    static var enabled: Bool { file != nil }
+    private static var marked: Set<String> = []
+
+    /// Writes "NAME VALUE" once per name.
+    static func record(_ name: String, _ value: String) {
+        guard let file, marked.insert(name).inserted else { return }
+        fputs("\(name) \(value)\n", file)
+        fflush(file)
+    }
+
+    private static func nowMilliseconds() -> Int64 {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000
+    }
+
+    /// Records NAME at the end of the next frame `widget` is painted in: when a person can see it.
+    static func afterNextFrame(of widget: UnsafeMutablePointer<GtkWidget>, _ name: String) {
+        guard enabled, !marked.contains(name), let clock = gtk_widget_get_frame_clock(widget) else { return }
+        var handler: gulong = 0
+        handler = on(clock, "after-paint") {
+            record(name, String(nowMilliseconds()))
+            g_signal_handler_disconnect(clock.raw, handler)
+        }
+        gtk_widget_queue_draw(widget)
+    }
+
+    /// With `ARCHIVER_UI_TIMINGS_SCROLL=N`: scrolls `scrolled` down by a page per frame for N frames, records
+    /// each frame's work (update, layout and paint) and the process's peak memory, then calls `done`.
+    static func scrollRun(_ scrolled: UnsafeMutablePointer<GtkWidget>, done: @escaping @MainActor () -> Void) {
+        guard enabled, let frames = getenv("ARCHIVER_UI_TIMINGS_SCROLL").flatMap({ Int(String(cString: $0)) }),
+            let clock = gtk_widget_get_frame_clock(scrolled)
+        else { return }
+        let adjustment = gtk_scrolled_window_get_vadjustment(cast(scrolled))!
+        var started = 0.0
+        var durations: [Double] = []
+        let before = on(clock, "before-paint") { started = monotonic() }
+        var after: gulong = 0
+        after = on(clock, "after-paint") {
+            durations.append(monotonic() - started)
+            let page = gtk_adjustment_get_page_size(adjustment)
+            var value = gtk_adjustment_get_value(adjustment) + page
+            if value > gtk_adjustment_get_upper(adjustment) - page { value = 0 }  // round again from the top
+            guard durations.count < frames else {
+                g_signal_handler_disconnect(clock.raw, before)
+                g_signal_handler_disconnect(clock.raw, after)
+                finish(durations)
+                done()
+                return
+            }
+            gtk_adjustment_set_value(adjustment, value)
+        }
+        gtk_adjustment_set_value(adjustment, gtk_adjustment_get_page_size(adjustment))
+    }
+
+    private static func finish(_ durations: [Double]) {
+        let sorted = durations.dropFirst().sorted()  // the first frame includes the switch to scrolling
+        func percentile(_ p: Double) -> String {
+            guard !sorted.isEmpty else { return "0" }
+            return String(Int(sorted[min(sorted.count - 1, Int(Double(sorted.count) * p))] * 1e6))
+        }
+        record("scroll-frames", String(sorted.count))
+        record("scroll-p50-us", percentile(0.5))
+        record("scroll-p95-us", percentile(0.95))
+        record("scroll-max-us", percentile(1))
+        record("peak-rss-kib", peakResidentKiB())
+    }
+
+    private static func monotonic() -> Double {
+        var time = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &time)
+        return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// VmHWM from /proc/self/status.
+    private static func peakResidentKiB() -> String {
+        guard let status = fopen("/proc/self/status", "r") else { return "0" }
+        defer { fclose(status) }
+        var line = [CChar](repeating: 0, count: 256)
+        while fgets(&line, Int32(line.count), status) != nil {
+            let text = String(cString: line)
+            if text.hasPrefix("VmHWM:") { return text.split(separator: " ").dropFirst().first.map(String.init) ?? "0" }
+        }
+        return "0"
+    }
+}

@@ -1,0 +1,61 @@
+#!/bin/bash
+# The Extract… window on a 100,000-entry zip (issue 15's targets): exec to the first rows painted (≤ 0.5 s),
+# exec to the whole listing painted (≤ 1.5× `bsdtar -tf` on the same archive, same run), the frames drawn
+# while scrolling a page per frame (p95 < 16 ms) and the window's peak memory (< 150 MiB). Medians of N runs,
+# each in a fresh display session like the window tests'. Two archives: 100,000 files in one folder (the
+# longest list) and in 100 folders of 1,000 (the tree as people mostly meet it; folders start closed).
+#
+#   bench/extract-tree.sh [-n RUNS] [BIN]      BIN: the folder of archiver-extract (default .build/release)
+set -euo pipefail
+
+runs=5
+[ "${1:-}" = -n ] && { runs=$2; shift 2; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+bin=$(cd "${1:-$root/.build/release}" && pwd)
+[ -x "$bin/archiver-extract" ] || { echo "no $bin/archiver-extract: build with 'make release' first" >&2; exit 2; }
+work=$(mktemp -d /tmp/extract-tree.XXXXXX)
+chmod 700 "$work"
+pids=()
+source "$root/bench/display-session.sh"
+trap 'session_stop; rm -rf "$work"' EXIT
+
+/usr/bin/python3 - "$work" <<'PY'
+import sys, zipfile
+work = sys.argv[1]
+for name, path in (("flat", lambda i: f"file-{i:06}.txt"), ("nested", lambda i: f"folder-{i // 1000:03}/file-{i:06}.txt")):
+    with zipfile.ZipFile(f"{work}/{name}.zip", "w", zipfile.ZIP_STORED) as archive:
+        for i in range(100_000):
+            archive.writestr(path(i), b"x" * (i % 64))
+PY
+
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+value() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
+
+echo "archiver-extract from $bin; $runs runs each; load $(cut -d' ' -f1 /proc/loadavg)"
+for shape in flat nested; do
+	zip="$work/$shape.zip"
+	bsdtar_ms=()
+	for _ in $(seq "$runs"); do
+		start=$(now_ms)
+		bsdtar -tf "$zip" >/dev/null
+		bsdtar_ms+=($(($(now_ms) - start)))
+	done
+	first=() listed=() p95=() rss=()
+	for run in $(seq "$runs"); do
+		session_start
+		timings="$work/timings.$shape.$run"
+		start=$(now_ms)
+		ARCHIVER_UI_TIMINGS="$timings" ARCHIVER_UI_TIMINGS_SCROLL=120 timeout 120 "$bin/archiver-extract" "$zip" >/dev/null 2>&1 ||
+			{ echo "$shape run $run: archiver-extract failed or timed out" >&2; exit 1; }
+		first+=($(($(value first-rows "$timings") - start)))
+		listed+=($(($(value listed "$timings") - start)))
+		p95+=($(value scroll-p95-us "$timings"))
+		rss+=($(($(value peak-rss-kib "$timings") / 1024)))
+		session_stop
+	done
+	b=$(median "${bsdtar_ms[@]}") l=$(median "${listed[@]}")
+	printf '%-6s first rows %5d ms | listed %5d ms, bsdtar -tf %4d ms, ratio %s | scroll p95 %s ms | peak %d MiB\n' \
+		"$shape" "$(median "${first[@]}")" "$l" "$b" "$(awk -v l="$l" -v b="$b" 'BEGIN {printf "%.2f", l / b}')" \
+		"$(awk -v u="$(median "${p95[@]}")" 'BEGIN {printf "%.1f", u / 1000}')" "$(median "${rss[@]}")"
+	echo "       runs: first ${first[*]} ms; listed ${listed[*]} ms; bsdtar ${bsdtar_ms[*]} ms; p95 ${p95[*]} µs; peak ${rss[*]} MiB"
+done
