@@ -28,6 +28,19 @@ public enum StatisticsFile {
     /// The all-time figures, `archives-made` → 3, … (empty when there is no store).
     public static func allTime(dataHome: String) throws -> [String: Int64] { try read(dataHome: dataHome)["all-time"] ?? [:] }
 
+    /// What the store must hold for one kind of output (`archives-made`, `pdfs-compressed`, …) after
+    /// `outputs`: how many, how many came out smaller, the bytes before and after, and the bytes saved by
+    /// the smaller ones.
+    public static func expected(_ kind: String, _ outputs: [(before: Int64, after: Int64)]) -> [String: Int64] {
+        [
+            kind: Int64(outputs.count),
+            kind + "-smaller": Int64(outputs.count { $0.after < $0.before }),
+            kind + "-bytes-before": outputs.reduce(0) { $0 + $1.before },
+            kind + "-bytes-after": outputs.reduce(0) { $0 + $1.after },
+            kind + "-bytes-saved": outputs.reduce(0) { $0 + max(0, $1.before - $1.after) },
+        ]
+    }
+
     /// GLib could not read the store.
     public struct Unreadable: Error, CustomStringConvertible {
         public var file: String

@@ -24,17 +24,6 @@ import Testing
         return format.string(from: Date())
     }
 
-    /// What the store must hold for one kind: count, smaller, before, after, saved.
-    static func expected(_ kind: String, _ outputs: [(before: Int64, after: Int64)]) -> [String: Int64] {
-        [
-            kind: Int64(outputs.count),
-            kind + "-smaller": Int64(outputs.count { $0.after < $0.before }),
-            kind + "-bytes-before": outputs.reduce(0) { $0 + $1.before },
-            kind + "-bytes-after": outputs.reduce(0) { $0 + $1.after },
-            kind + "-bytes-saved": outputs.reduce(0) { $0 + max(0, $1.before - $1.after) },
-        ]
-    }
-
     @Test func archivesMadeAndExtractedAddUpAndForgetStatisticsClearsThem() throws {
         try E2E.withScratch { s in
             let (data, env) = Self.store(s)
@@ -58,13 +47,13 @@ import Testing
             let dayAfter = Self.today()
 
             let sizes = (a: Self.size(a), b: Self.size(b), one: Self.size(one), random: Self.size(random))
-            let made = Self.expected(
+            let made = StatisticsFile.expected(
                 "archives-made",
                 [
                     (sizes.a + sizes.b, Self.size(s.path("Docs.zip"))), (sizes.one, Self.size(s.path("one.zip"))),
                     (sizes.random, Self.size(s.path("random.zip"))), (sizes.one + sizes.random, Self.size(s.path("Both.tar.gz"))),
                 ])
-            let extracted = Self.expected(
+            let extracted = StatisticsFile.expected(
                 "archives-extracted",
                 [(Self.size(s.path("Docs.zip")), sizes.a + sizes.b), (Self.size(s.path("Both.tar.gz")), sizes.one + sizes.random)])
             let store = try StatisticsFile.read(dataHome: data)
