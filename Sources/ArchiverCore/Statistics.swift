@@ -220,13 +220,15 @@ public struct StatisticsLedger: Sendable, Equatable {
     /// Why a store's content cannot be taken as it is.
     public struct Malformed: Error, Equatable, Sendable {
         public var reason: String
+        /// Written by a later Archiver: not damaged, only not ours to rewrite.
+        public var isNewerVersion = false
     }
 
     /// The ledger the groups describe. Unknown keys and groups are left out (a later version's additions).
     /// - Throws: `Malformed` for a negative figure, a day that is no date, or a newer version than this one.
     public init(groups: [String: [String: Int64]]) throws(Malformed) {
         if let version = groups[Self.storeGroup]?["version"], version > Self.version {
-            throw Malformed(reason: "version \(version) is newer than \(Self.version)")
+            throw Malformed(reason: "version \(version) is newer than \(Self.version)", isNewerVersion: true)
         }
         func totals(_ values: [String: Int64]) throws(Malformed) -> StatisticsTotals {
             var totals = StatisticsTotals()

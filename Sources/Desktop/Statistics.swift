@@ -110,7 +110,7 @@ public struct StatisticsStore: Sendable {
     private enum Content {
         case ledger(StatisticsLedger)
         case missing
-        /// Could not be opened (permissions, I/O): left alone.
+        /// Could not be opened (permissions, I/O), or written by a later version: left alone.
         case unreadable(Text)
         /// Not a key file, or not one of ours: replaced.
         case damaged(Text)
@@ -144,7 +144,7 @@ public struct StatisticsStore: Sendable {
         do {
             return .ledger(try StatisticsLedger(groups: groups))
         } catch {
-            return .damaged(.verbatim(error.reason))
+            return error.isNewerVersion ? .unreadable(.verbatim(error.reason)) : .damaged(.verbatim(error.reason))
         }
     }
 

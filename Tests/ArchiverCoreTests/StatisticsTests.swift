@@ -87,9 +87,10 @@ import Testing
     }
 
     @Test func malformedContentIsRefusedAndLaterAdditionsIgnored() throws {
-        #expect(throws: StatisticsLedger.Malformed.self) { try StatisticsLedger(groups: ["all-time": ["archives-made": -1]]) }
         #expect(throws: StatisticsLedger.Malformed.self) { try StatisticsLedger(groups: ["last week": [:]]) }
-        #expect(throws: StatisticsLedger.Malformed.self) { try StatisticsLedger(groups: ["store": ["version": 2]]) }
+        let newer = #expect(throws: StatisticsLedger.Malformed.self) { try StatisticsLedger(groups: ["store": ["version": 2]]) }
+        #expect(newer?.isNewerVersion == true)
+        #expect(throws: StatisticsLedger.Malformed.self) { try StatisticsLedger(groups: ["all-time": ["archives-made": -1]]) }
         let later = try StatisticsLedger(groups: ["store": ["version": 1, "colour": 3], "all-time": ["archives-made": 2, "videos-made": 9]])
         #expect(later.allTime.archivesMade == 2 && later.days.isEmpty)
     }

@@ -45,4 +45,15 @@ import Desktop
         #expect(store.totals(today: today).archivesExtracted == 1)
         #expect(FileManager.default.fileExists(atPath: store.corruptFile.string))
     }
+
+    @Test func aLaterVersionsStoreIsLeftAloneAndTheJobNotCounted() throws {
+        let scratch = try ScratchDirectory()
+        let store = StatisticsStore(folder: FilePath(scratch.path))
+        let later = Data("[store]\nversion=2\n[all-time]\narchives-made=7\n".utf8)
+        try later.write(to: URL(fileURLWithPath: store.file.string))
+        let warnings = store.record([StatisticsEvent(.archiveMade, bytesBefore: 10, bytesAfter: 3, day: today)], today: today)
+        #expect(warnings.map(\.english) == ["This job is not counted in Archiver's statistics: version 2 is newer than 1."])
+        #expect(FileManager.default.contents(atPath: store.file.string) == later)
+        #expect(!FileManager.default.fileExists(atPath: store.corruptFile.string))
+    }
 }
