@@ -113,6 +113,47 @@ struct CompressWindowTests {
         #expect(try entries(scratch) == before)
     }
 
+    /// Share… → Copy puts the archive on the clipboard as a file manager pastes it.
+    @Test func copyPutsTheResultOnTheClipboard() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let session = try window([input])
+        defer { session.stop() }
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “Photos.zip”")
+        try session.click("Share…")
+        try session.click("Copy", role: "push button")
+        let reader = #"""
+            import sys, gi
+            gi.require_version("Gdk", "4.0"); gi.require_version("Gtk", "4.0")
+            from gi.repository import Gdk, GLib, Gtk
+            Gtk.init()
+            loop = GLib.MainLoop()
+            out = {}
+            def read(mime):
+                def got(stream, result):
+                    out[mime] = stream.read_bytes_finish(result).get_data().decode()
+                    if len(out) == 2: loop.quit()
+                def done(clipboard, result):  # reading must not block: the data arrives through this loop
+                    stream, _ = clipboard.read_finish(result)
+                    stream.read_bytes_async(65536, 0, None, got)
+                Gdk.Display.get_default().get_clipboard().read_async([mime], 0, None, done)
+            clipboard = Gdk.Display.get_default().get_clipboard()
+            def ready():  # the owner's formats reach a new client a moment after it connects
+                if not clipboard.get_formats().contain_mime_type("text/uri-list"): return True
+                read("text/uri-list"); read("x-special/gnome-copied-files")
+                return False
+            GLib.timeout_add(100, ready)
+            GLib.timeout_add_seconds(10, loop.quit)
+            loop.run()
+            print(repr(out.get("text/uri-list")), repr(out.get("x-special/gnome-copied-files")), clipboard.get_formats().to_string())
+            """#
+        let read = try Tool.run(["/usr/bin/timeout", "30", "/usr/bin/env", "DISPLAY=\(session.display)", "/usr/bin/python3", "-c", reader])
+        let folder = URL(fileURLWithPath: scratch.sub("Photos.zip")).absoluteString
+        #expect(read.output.contains("'\(folder)\\r\\n'"), "\(read.output)")
+        #expect(read.output.contains("'copy\\n\(folder)'"), "\(read.output)")
+    }
+
     @Test func everyControlHasANameAndARole() throws {
         let scratch = try ScratchDirectory()
         let input = try photos(scratch)

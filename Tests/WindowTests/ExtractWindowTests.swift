@@ -173,6 +173,80 @@ struct ExtractWindowTests {
         #expect(try window.waitForExit() == 0)
     }
 
+    /// A zip made by Python with names that must not be taken as markup, break a row, or crash the tree.
+    @Test func strangeNamesAreShownSafely() throws {
+        let scratch = try ScratchDirectory()
+        let zip = scratch.sub("Strange.zip")
+        let script = #"""
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                for name in ["<b>bold & co.txt", "line\nbreak.txt", "\u202etxt.exe", "שלום.txt"]:
+                    z.writestr(name, b"x")
+                info = zipfile.ZipInfo("caf\xe9-latin1.txt")  # no UTF-8 flag: a legacy code page
+                z.writestr(info, b"x")
+            with open(sys.argv[1], "r+b") as f:  # the raw name bytes: é as Latin-1 0xE9, invalid as UTF-8
+                data = f.read().replace("caf\xe9-latin1".encode("cp437"), b"caf\xe9-latin1")
+                f.seek(0); f.write(data)
+            """#
+        let made = try Tool.run(["/usr/bin/python3", "-c", script, zip])
+        #expect(made.status == 0, "\(made.output)")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, zip)
+        try session.waitForText("5 of 5 files", exact: false, timeout: 20)
+        let labels = try session.labels()
+        #expect(labels.contains("<b>bold & co.txt"), "markup characters shown as they are: \(labels)")
+        #expect(labels.contains("line?break.txt"), "a newline shown as ?: \(labels)")
+        #expect(labels.contains("\u{202E}txt.exe"), "\(labels)")
+        #expect(labels.contains("שלום.txt"), "\(labels)")
+        #expect(labels.contains { $0.hasPrefix("caf") && $0.hasSuffix("-latin1.txt") && $0.count == 15 }, "the legacy name decoded: \(labels)")
+        try session.screenshot("extract-strange-names")
+        try session.click("Extract", role: "push button")
+        try session.waitForText("Extracted “Strange.zip”", timeout: 30)
+        #expect(extracted(scratch.path).count == 5, "\(extracted(scratch.path))")
+    }
+
+    /// Cancel while 20,000 small files are written: the window says so and nothing is left beside the archive.
+    @Test func cancelMidJobLeavesNothing() throws {
+        let scratch = try ScratchDirectory()
+        let zip = scratch.sub("Many.zip")
+        let script = #"""
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                for i in range(20000):
+                    z.writestr(f"many/{i // 500:03}/file-{i:05}.txt", b"x" * 600)
+            """#
+        let made = try Tool.run(["/usr/bin/python3", "-c", script, zip])
+        #expect(made.status == 0, "\(made.output)")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, zip)
+        try session.waitForText("20000 of 20000 files", exact: false, timeout: 60)
+        try session.click("Extract", role: "push button")
+        try session.waitForText("/s", exact: false, timeout: 30)  // the rate: the child is at work
+        try session.screenshot("extract-progress")
+        try session.click("Cancel", role: "push button")
+        #expect(try session.waitForText(anyOf: ["Extracted", "Cancelled", "Could not"], timeout: 60) == "Cancelled")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Many.zip"])
+    }
+
+    /// Under the pseudo-locale made from the template, every label the window shows comes from the catalog.
+    @Test func everyLabelComesFromTheCatalog() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch, "Pseudo.zip", password: "pw")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, zip, environment: try TestLanguages.pseudo())
+        try session.waitForText("readme.md")
+        let entryNames: Set = ["report", "figures", "a.txt", "b.svg", "chart.png", "readme.md"]
+        let labels = try session.labels().filter { $0.contains(where: \.isLetter) }
+        // Names, sizes' units and dates are data; the destination row shows a path.
+        let words = labels.filter { !entryNames.contains($0) && !$0.hasPrefix("/") && $0 != "GtkLabel" && !$0.contains("__MACOSX") && $0.first?.isNumber != true }
+        #expect(words.count > 5, "\(labels)")
+        for label in words { #expect(label.contains("⟦"), "\(label) is not from the catalog: \(labels)") }
+        #expect(try session.windowTitle().contains("⟦"))
+    }
+
     @Test func germanLabels() throws {
         let scratch = try ScratchDirectory()
         let zip = try archive(scratch, "Bericht.zip")
