@@ -126,6 +126,7 @@ public final class CompressWindow {
         let title = subject.say({ tr("Compress “%@”", $0) }, { ntr("Compress %ld item", "Compress %ld items", $0) }).localized
         chrome = JobWindow(app: app, title: title, width: 520, height: 620, action: tr("C_ompress").localized, form: page)
         compressButton = chrome.actionButton
+        chrome.onBack = { [unowned self] in refresh() }
 
         // Starting values: the last choice in this window, else the defaults.
         let initial = WindowSettings.initial()

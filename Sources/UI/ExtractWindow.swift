@@ -78,6 +78,10 @@ public final class ExtractWindow {
 
         // Behaviour.
         tree.onChange = { [unowned self] in refresh() }
+        chrome.onBack = { [unowned self] in
+            phase = .listed
+            refresh()
+        }
         tree.onActivate = { [unowned self] in start() }
         on(passwordRow, "changed") { [unowned self] in
             gtk_widget_remove_css_class(passwordRow, "error")

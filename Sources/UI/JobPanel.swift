@@ -126,12 +126,15 @@ public final class JobPanel {
         gtk_widget_grab_focus(closeButton)
     }
 
-    /// The result page after a failure or a cancel: the child's own words.
-    public func showError(heading: String, message: String) {
+    /// The result page after a failure or a cancel: the child's own words, and Back to the form (to choose
+    /// another folder, format or password) when `back` is given.
+    public func showError(heading: String, message: String, back: (@MainActor () -> Void)? = nil) {
         adw_status_page_set_icon_name(status, "dialog-error-symbolic")
         adw_status_page_set_title(status, heading)
         adw_status_page_set_description(status, markupEscaped(message))
         clear(resultButtons)
+        // TRANSLATORS: on the error page of the Compress… and Extract… windows: back to the choices.
+        if let back { addButton(tr("_Back").localized, back) }
         gtk_stack_set_visible_child(stack, resultPage)
         gtk_widget_grab_focus(closeButton)
     }

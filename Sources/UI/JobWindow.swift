@@ -58,7 +58,10 @@ final class JobWindow {
         gtk_widget_add_controller(cast(window), shortcuts)
     }
 
-    /// Back from the job to the form (Extract…'s wrong password).
+    /// After Back on the error page, with the form shown again.
+    var onBack: () -> Void = {}
+
+    /// Back from the job to the form (Extract…'s wrong password, Back after an error).
     func showForm() {
         gtk_stack_set_visible_child_name(pages, "form")
         gtk_widget_set_visible(actionButton, 1)
@@ -113,7 +116,10 @@ final class JobWindow {
         } else {
             heading = outcome.cancelled ? tr("Cancelled").localized : failed
             body = outcome.stderr.trimmingSpaces
-            panel.showError(heading: heading, message: body)
+            panel.showError(heading: heading, message: body) { [unowned self] in
+                showForm()
+                onBack()
+            }
         }
         if hiddenDuringJob {
             JobPanel.notify(summary: heading, body: body)
