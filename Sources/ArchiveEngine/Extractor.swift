@@ -389,7 +389,7 @@ public enum Extractor {
         if let folder = options.folder {
             try FileSystem.makeDirectories(folder)
             guard let resolved = FileSystem.resolve(folder) else { throw FileSystem.destinationError(errno, folder) }
-            guard FileSystem.canWrite(resolved) else { throw FileSystem.destinationError(EACCES, resolved) }
+            if let error = FileSystem.writeError(resolved) { throw error }
             return resolved
         }
         let parent = archive.removingLastComponent()

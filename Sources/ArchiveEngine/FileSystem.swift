@@ -39,6 +39,11 @@ package enum FileSystem {
         folder.withPlatformString { access($0, W_OK | X_OK) } == 0
     }
 
+    /// Why this process cannot create files in `folder` (a read-only disk, no permission); nil when it can.
+    package static func writeError(_ folder: FilePath) -> ArchiverError? {
+        canWrite(folder) ? nil : destinationError(errno, folder)
+    }
+
     /// Free bytes for an unprivileged user in the file system holding `folder`.
     package static func freeSpace(_ folder: FilePath) -> Int64? {
         var info = statvfs()
@@ -336,6 +341,10 @@ package enum FileSystem {
             return ArchiverError(
                 .destination, tr("“%@” is on a read-only disk.", folder), hint: tr("Choose another destination."),
                 path: folder.string)
+        case ENAMETOOLONG:
+            return ArchiverError(
+                .destination, tr("A name is too long for the disk holding “%@”, which allows 255 bytes per name.", folder),
+                hint: tr("Choose a shorter name, for example with --name."), path: folder.string)
         case EACCES, EPERM:
             return ArchiverError(
                 .destination, tr("You do not have permission to write in “%@”.", folder),
