@@ -345,3 +345,69 @@ struct FullDiskTests {
         }
     }
 }
+
+/// The giants, run with `ARCHIVER_SLOW_TESTS=1`: a million entries, and one entry of 10 GB.
+@Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["ARCHIVER_SLOW_TESTS"] == "1", "set ARCHIVER_SLOW_TESTS=1 for a million entries and a 10 GB entry"))
+struct GiantTests {
+    /// Runs our extractor under /usr/bin/time; returns the outcome and the peak memory in MiB.
+    private func measured(_ s: Scratch, _ arguments: [String]) throws -> (Outcome, Int) {
+        var out = try s.run("/usr/bin/time", ["-f", "peak-kb %M", try E2E.ours(E2E.extractName)] + arguments, localeUTF8: false, timeout: 3600)
+        let peak = out.stderr.split(separator: "\n").last { $0.hasPrefix("peak-kb ") }.flatMap { Int($0.dropFirst(8)) } ?? 0
+        out.stderr = out.stderr.split(separator: "\n").filter { !$0.hasPrefix("peak-kb ") }.joined(separator: "\n")
+        return (out, peak / 1024)
+    }
+
+    @Test(arguments: ["tar.gz", "zip"])
+    func aMillionEntries(format: String) throws {
+        try E2E.withScratch { s in
+            try s.python("""
+                import io, sys, tarfile, zipfile
+                names = ['m/d%04d/f%07d.txt' % (i // 1000, i) for i in range(1_000_000)]
+                if sys.argv[1].endswith('.zip'):
+                    with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:
+                        for name in names: z.writestr(name, b'x')
+                else:
+                    with tarfile.open(sys.argv[1], 'w:gz', compresslevel=1) as t:
+                        for name in names:
+                            info = tarfile.TarInfo(name); info.size = 1
+                            t.addfile(info, io.BytesIO(b'x'))
+                """, [s.path("million." + format)])
+            let (out, peak) = try measured(s, ["--progress-json", "--to", s.path("out"), s.path("million." + format)])
+            #expect(out.status == 0, "\(out)")
+            let result = out.stdout.split(separator: "\n").last.flatMap { E2E.json(String($0)) }
+            let first = (result?["results"] as? [[String: Any]])?.first
+            #expect(E2E.int(first?["files"]) == 1_000_000)
+            #expect(E2E.list(s.path("out/m")).count == 1000)
+            expectTruthfulProgress(out)
+            print("a million entries, \(format): peak \(peak) MiB")
+            // libarchive's zip reader keeps its central directory; the tar stream needs no list at all.
+            #expect(peak < (format == "zip" ? 1024 : 128), "peak \(peak) MiB")
+        }
+    }
+
+    /// 10 GB of zeros: made into a zip (a few MB) and a tar.zst, extracted with room, and refused up front
+    /// (zip's directory, tar's header) on a disk without room.
+    @Test func oneEntryOf10GB() throws {
+        try E2E.withScratch { s in
+            try s.mkdir("Giant")
+            try s.must("/usr/bin/truncate", ["-s", "10G", s.path("Giant/zeros.bin")])
+            for format in ["zip", "tar.zst"] {
+                let made = try s.compress(["--progress-json", "--format", format, "--level", "fast", s.path("Giant")])
+                #expect(made.status == 0, "\(made)")
+                expectTruthfulProgress(made)
+                if TinyDisk.available {
+                    let disk = try #require(TinyDisk(at: s.path("disk-" + format), options: "size=64m"))
+                    let refused = try s.extract(["--progress-json", "--to", disk.path, s.path("Giant." + format)])
+                    expectCleanFailure(refused, on: disk.path, keeping: [], saying: ["needs 10.7 GB"])
+                }
+                let (out, peak) = try measured(s, ["--progress-json", "--to", s.path("out"), s.path("Giant." + format)])
+                #expect(out.status == 0, "\(out)")
+                #expect(E2E.size(s.path("out/Giant/zeros.bin")) == 10 << 30)
+                expectTruthfulProgress(out)
+                print("one entry of 10 GB, \(format): peak \(peak) MiB")
+                #expect(peak < 128, "peak \(peak) MiB")
+                try FileManager.default.removeItem(atPath: s.path("out"))
+            }
+        }
+    }
+}
