@@ -157,26 +157,31 @@ public enum Extractor {
         let archiveName = volumes.name.isEmpty ? Array("Archive".utf8) : volumes.name
 
         if reader.hasCheapHeaders || !options.selection.isEmpty {
-            let scanned = try scan(&reader, archiveName: archiveName, control: control)
-            let (names, clash) = keepingNamesApart(options.names ?? guessNames(scanned, family: reader.family), scanned)
-            // Paths as the extraction will see them (`./docs/x` is `docs/x`), for the selection checks.
-            let entries = scanned.map { entry in
-                var entry = names.map { $0(entry) } ?? entry
-                entry.path = (try? EntryPath.components(of: entry.path).get()).map(EntryPath.join) ?? entry.path
-                return entry
+            var entries = try scan(&reader, archiveName: archiveName, control: control)
+            let (name, family, canDecrypt) = (reader.displayName, reader.family, reader.canDecrypt)
+            // Its reader holds the whole central directory (hundreds of MB for a million entries); let it go
+            // before the next one reads it again.
+            _ = consume reader
+            let (names, clash) = keepingNamesApart(options.names ?? guessNames(entries, family: family), entries)
+            // Paths as the extraction will see them (`./docs/x` is `docs/x`), for the selection checks; in
+            // place, as the list may be long.
+            for index in entries.indices {
+                if let names { entries[index] = names(entries[index]) }
+                if let parts = try? EntryPath.components(of: entries[index].path).get() { entries[index].path = EntryPath.join(parts) }
             }
-            try checkBeforeWriting(entries, selection: selection, archive: reader.displayName)
+            try checkBeforeWriting(entries, selection: selection, archive: name)
             var password: Secret?
             if let probe = Self.passwordProbe(entries, selection: selection) {
-                guard reader.canDecrypt, let asker = options.passwords else { throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family) }
-                password = try verifiedPassword(asker: asker, name: reader.displayName) { password throws(ArchiverError) in
+                guard canDecrypt, let asker = options.passwords else { throw EncryptionSupport.cannotDecrypt(name, family: family) }
+                password = try verifiedPassword(asker: asker, name: name) { password throws(ArchiverError) in
                     try opens(archive, entry: probe, with: password)
                 }
             }
+            let folder = try destinationFolder(for: archive, options: options)
+            try checkFreeSpace(for: entries, selection: selection, in: folder, archive: name)
+            entries = []
             reader = try ArchiveReader(path: archive, password: password)
             reader.nameDecoder = names
-            let folder = try destinationFolder(for: archive, options: options)
-            try checkFreeSpace(for: entries, selection: selection, in: folder, archive: reader.displayName)
             var result = try extract(
                 &reader, archiveName: archiveName, into: folder, options: options, decrypting: password != nil,
                 control: control, progress: progress)
