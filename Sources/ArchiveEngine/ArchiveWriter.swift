@@ -188,12 +188,20 @@ final class OutputSink {
     private var descriptor: Int32
     private var parts: Parts?
     private let control: JobControl
+    /// The folder written into, whose free space is watched.
+    private let folder: FilePath
+    private var space: SpaceWatch?
     /// The errno of the last failed write; ECANCELED when the job was stopped.
     private(set) var lastErrno: Int32 = 0
+    /// Whether writing stopped to keep the disk's reserve free.
+    private(set) var stoppedForSpace = false
 
-    init(descriptor: Int32, control: JobControl) {
+    /// Writes into `descriptor`, a file in `folder`.
+    init(descriptor: Int32, in folder: FilePath, control: JobControl) {
         self.descriptor = descriptor
         self.control = control
+        self.folder = folder
+        space = FileSystem.spaceWatch(folder)
     }
 
     /// Writes into `folder/NAME.001`, `.002`, … each of `partSize` bytes but the last.
@@ -201,6 +209,8 @@ final class OutputSink {
         parts = Parts(folder: folder, name: name, size: partSize)
         descriptor = -1
         self.control = control
+        self.folder = folder
+        space = FileSystem.spaceWatch(folder)
         guard openNextPart() else { throw FileSystem.destinationError(lastErrno, folder) }
     }
 
@@ -248,6 +258,11 @@ final class OutputSink {
     func write(_ buffer: UnsafeRawBufferPointer) -> Int {
         if (try? control.check()) == nil {
             lastErrno = ECANCELED
+            return -1
+        }
+        if space?.spend(Int64(buffer.count), measure: { FileSystem.freeSpace(folder) }) == false {
+            stoppedForSpace = true
+            lastErrno = ENOSPC
             return -1
         }
         var offset = 0

@@ -142,7 +142,7 @@ private struct Backend {
             _ = temporary.withPlatformString { unlink($0) }
             try with7Zip(output: temporary, volumeSize: nil, progress: progress)
         } else {
-            try withLibarchive(OutputSink(descriptor: descriptor, control: control), progress: progress)
+            try withLibarchive(OutputSink(descriptor: descriptor, in: destination, control: control), progress: progress)
         }
     }
 
@@ -193,6 +193,7 @@ private struct Backend {
         } catch {
             // A write refused because the job was stopped reads as a write error; say what really happened.
             try control.check()
+            if sink.stoppedForSpace { throw FileSystem.notEnoughSpace(destination, free: FileSystem.freeSpace(destination)) }
             throw error
         }
     }

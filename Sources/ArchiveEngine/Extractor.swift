@@ -157,26 +157,31 @@ public enum Extractor {
         let archiveName = volumes.name.isEmpty ? Array("Archive".utf8) : volumes.name
 
         if reader.hasCheapHeaders || !options.selection.isEmpty {
-            let scanned = try scan(&reader, archiveName: archiveName, control: control)
-            let (names, clash) = keepingNamesApart(options.names ?? guessNames(scanned, family: reader.family), scanned)
-            // Paths as the extraction will see them (`./docs/x` is `docs/x`), for the selection checks.
-            let entries = scanned.map { entry in
-                var entry = names.map { $0(entry) } ?? entry
-                entry.path = (try? EntryPath.components(of: entry.path).get()).map(EntryPath.join) ?? entry.path
-                return entry
+            var entries = try scan(&reader, archiveName: archiveName, control: control)
+            let (name, family, canDecrypt) = (reader.displayName, reader.family, reader.canDecrypt)
+            // Its reader holds the whole central directory (hundreds of MB for a million entries); let it go
+            // before the next one reads it again.
+            _ = consume reader
+            let (names, clash) = keepingNamesApart(options.names ?? guessNames(entries, family: family), entries)
+            // Paths as the extraction will see them (`./docs/x` is `docs/x`), for the selection checks; in
+            // place, as the list may be long.
+            for index in entries.indices {
+                if let names { entries[index] = names(entries[index]) }
+                if let parts = try? EntryPath.components(of: entries[index].path).get() { entries[index].path = EntryPath.join(parts) }
             }
-            try checkBeforeWriting(entries, selection: selection, archive: reader.displayName)
+            try checkBeforeWriting(entries, selection: selection, archive: name)
             var password: Secret?
             if let probe = Self.passwordProbe(entries, selection: selection) {
-                guard reader.canDecrypt, let asker = options.passwords else { throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family) }
-                password = try verifiedPassword(asker: asker, name: reader.displayName) { password throws(ArchiverError) in
+                guard canDecrypt, let asker = options.passwords else { throw EncryptionSupport.cannotDecrypt(name, family: family) }
+                password = try verifiedPassword(asker: asker, name: name) { password throws(ArchiverError) in
                     try opens(archive, entry: probe, with: password)
                 }
             }
+            let folder = try destinationFolder(for: archive, options: options)
+            try checkFreeSpace(for: entries, selection: selection, in: folder, archive: name)
+            entries = []
             reader = try ArchiveReader(path: archive, password: password)
             reader.nameDecoder = names
-            let folder = try destinationFolder(for: archive, options: options)
-            try checkFreeSpace(for: entries, selection: selection, in: folder, archive: reader.displayName)
             var result = try extract(
                 &reader, archiveName: archiveName, into: folder, options: options, decrypting: password != nil,
                 control: control, progress: progress)
@@ -294,12 +299,33 @@ public enum Extractor {
             let (sum, overflow) = $0.addingReportingOverflow(max(0, $1.size ?? 0))
             return overflow ? Int64.max : sum
         }
-        if let free = FileSystem.freeSpace(folder), needed > free {
-            throw ArchiverError(
-                // TRANSLATORS: %1$@ is the archive, %2$@ and %3$@ are sizes (“1.5 GB”), %4$@ the destination folder.
-                .destination, tr("“%1$@” needs %2$@ but only %3$@ is free in “%4$@”.", archive, .bytes(needed), .bytes(free), folder),
-                hint: tr("Free some space or extract somewhere else with --to."), path: folder.string)
+        if var watch = FileSystem.spaceWatch(folder), let free = FileSystem.freeSpace(folder),
+            !watch.fits(needed, measure: { free })
+        {
+            throw notEnoughSpace(archive, needs: needed, free: free, in: folder)
         }
+        let traits = FileSystem.traits(of: folder)
+        for entry in entries where selection.includes(entry.path) {
+            try checkFits(entry, traits: traits, folder: folder)
+        }
+    }
+
+    /// The error for `name` (the archive, or one entry) needing more space than `folder` has.
+    static func notEnoughSpace(_ name: String, needs needed: Int64, free: Int64, in folder: FilePath) -> ArchiverError {
+        ArchiverError(
+            // TRANSLATORS: %1$@ is the archive or an entry of it, %2$@ and %3$@ are sizes (“1.5 GB”), %4$@ the destination folder.
+            .destination, tr("“%1$@” needs %2$@ but only %3$@ is free in “%4$@”.", name, .bytes(needed), .bytes(free), folder),
+            hint: tr("Free some space or extract somewhere else with --to."), path: folder.string)
+    }
+
+    /// Refuses, before its data is written, a file larger than the destination's file system can hold.
+    static func checkFits(_ entry: ArchiveEntryInfo, traits: FileSystemTraits, folder: FilePath) throws(ArchiverError) {
+        guard entry.kind == .file, let limit = traits.maxFileSize, let size = entry.size, size > limit else { return }
+        throw ArchiverError(
+            // TRANSLATORS: %1$@ is an entry of the archive, %2$@ its size (“5.2 GB”), %3$@ a file system (FAT), %4$@ the destination folder.
+            .destination, tr("“%1$@” is %2$@, larger than a file on the %3$@ disk holding “%4$@” can be (4 GiB); nothing was extracted.", entry.path.displayName, .bytes(size), traits.name, folder),
+            hint: tr("Extract it onto a disk formatted as exFAT, NTFS or ext4, or choose another destination with --to."),
+            path: folder.string)
     }
 
     static func checkBeforeWriting(
@@ -368,7 +394,7 @@ public enum Extractor {
         if let folder = options.folder {
             try FileSystem.makeDirectories(folder)
             guard let resolved = FileSystem.resolve(folder) else { throw FileSystem.destinationError(errno, folder) }
-            guard FileSystem.canWrite(resolved) else { throw FileSystem.destinationError(EACCES, resolved) }
+            if let error = FileSystem.writeError(resolved) { throw error }
             return resolved
         }
         let parent = archive.removingLastComponent()
@@ -395,9 +421,16 @@ public enum Extractor {
         var result = ExtractResult(format: reader.formatName)
         result.nameEncoding = reader.nameDecoder?.encoding
         let mask = currentUmask()
-        var session = StagingSession(staging: staging, selection: EntrySelection(options.selection), keepJunk: options.keepJunk)
+        let traits = FileSystem.probedTraits(staging: staging)
+        var session = StagingSession(
+            staging: staging, selection: EntrySelection(options.selection), keepJunk: options.keepJunk, traits: traits)
         let disk = try DiskWriter()
         let folderName = folder.string
+        var space = FileSystem.spaceWatch(staging)
+        func measure() -> Int64? { FileSystem.freeSpace(staging) }
+        func spend(_ bytes: Int64) throws(ArchiverError) {
+            if space?.spend(bytes, measure: measure) == false { throw FileSystem.notEnoughSpace(folder, free: measure()) }
+        }
         progress(0, reader.fileSize)
         while var info = try reader.next() {
             try control.check()
@@ -422,6 +455,13 @@ public enum Extractor {
                 EntryRewrite.limitPermissions(entry, umask: mask)
             }
             let name = info.path.displayName
+            try checkFits(info, traits: traits, folder: folder)
+            // A size known up front is checked before its data; the data is counted as it is written.
+            if let size = info.size, space?.fits(size, measure: measure) == false {
+                throw notEnoughSpace(name, needs: size, free: measure() ?? 0, in: folder)
+            }
+            // Each entry also takes an inode and at least a block of its own.
+            try spend(4096)
             if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
                 result.warnings.append(.entryFailed(name, message))
                 continue
@@ -429,6 +469,7 @@ public enum Extractor {
             var failed: String?
             var end: Int64 = 0
             while let (buffer, offset) = try reader.readBlock(entryName: name) {
+                try spend(Int64(buffer.count))
                 if failed == nil, case .skipped(let message) = try disk.writeBlock(buffer, offset: offset, folder: folderName) {
                     failed = message
                 }
@@ -503,15 +544,20 @@ struct StagingSession {
     let staging: [UInt8]
     let selection: EntrySelection
     let keepJunk: Bool
+    /// What the destination can hold: links, names differing only in case.
+    let traits: FileSystemTraits
+    /// Where each name went, on a disk that does not tell capitals apart.
+    private var folded = CaseFoldedNames()
     /// Paths (relative to the staging folder) of the symlinks created so far: nothing may go through them.
     private var symlinks: Set<[UInt8]> = []
     /// Whether a symlink resolves through the top level, so a single item must not be moved out alone.
     private(set) var linksReachTop = false
 
-    init(staging: FilePath, selection: EntrySelection, keepJunk: Bool) {
+    init(staging: FilePath, selection: EntrySelection, keepJunk: Bool, traits: FileSystemTraits = .posix) {
         self.staging = staging.bytes
         self.selection = selection
         self.keepJunk = keepJunk
+        self.traits = traits
     }
 
     /// Decides what to do with one entry, recording refusals and junk in `result`.
@@ -544,6 +590,11 @@ struct StagingSession {
         case .fifo: return refuse(.specialFile(.namedPipe))
         case .socket: return refuse(.specialFile(.socket))
         case .symlink:
+            if !traits.holdsSymlinks {
+                result.warnings.append(JobWarning(
+                    "symlink-not-made", tr("Skipped “%@”: it is a symbolic link, and the disk it goes to cannot hold one.", name)))
+                return .skip
+            }
             guard let target = info.linkTarget, EntryPath.symlinkStaysInside(target: target, linkPath: components) else {
                 return refuse(.linkLeavesDestination)
             }
@@ -554,13 +605,27 @@ struct StagingSession {
             else {
                 return refuse(.hardlinkLeavesDestination)
             }
-            hardlink = staging + [UInt8(ascii: "/")] + EntryPath.join(parts)
+            hardlink = staging + [UInt8(ascii: "/")] + onDisk(parts, isDirectory: false, result: &result)
         case .file, .directory:
             break
         }
         // A later entry replaces an earlier symlink of the same name rather than writing through it.
         symlinks.remove(relative)
-        return .write(path: staging + [UInt8(ascii: "/")] + relative, hardlink: hardlink)
+        let path = onDisk(components, isDirectory: info.kind == .directory, result: &result)
+        return .write(path: staging + [UInt8(ascii: "/")] + path, hardlink: hardlink)
+    }
+
+    /// The path an entry is written at under the staging folder: its own, or on a disk that does not
+    /// tell capitals apart, kept apart from names that differ from it only in case (a warning).
+    private mutating func onDisk(_ components: [[UInt8]], isDirectory: Bool, result: inout ExtractResult) -> [UInt8] {
+        guard traits.foldsCase else { return EntryPath.join(components) }
+        let (path, renamed) = folded.place(components, isDirectory: isDirectory)
+        if let renamed {
+            result.warnings.append(JobWarning(
+                // TRANSLATORS: %1$@ is an entry of the archive, %2$@ the name it got instead.
+                "case-clash", tr("“%1$@” was saved as “%2$@”: the disk does not tell capitals apart, and another name differing only in case came first.", renamed.from.displayName, renamed.to.displayName)))
+        }
+        return EntryPath.join(path)
     }
 
     /// Counts a written entry.

@@ -47,11 +47,79 @@ package enum FileSystem {
         folder.withPlatformString { access($0, W_OK | X_OK) } == 0
     }
 
+    /// Why this process cannot create files in `folder` (a read-only disk, no permission); nil when it can.
+    package static func writeError(_ folder: FilePath) -> ArchiverError? {
+        canWrite(folder) ? nil : destinationError(errno, folder)
+    }
+
     /// Free bytes for an unprivileged user in the file system holding `folder`.
     package static func freeSpace(_ folder: FilePath) -> Int64? {
         var info = statvfs()
         guard folder.withPlatformString({ statvfs($0, &info) }) == 0 else { return nil }
         return Int64(info.f_bavail) * Int64(info.f_frsize)
+    }
+
+    /// A watch over the free space of the file system holding `folder`; nil when the system cannot tell.
+    package static func spaceWatch(_ folder: FilePath) -> SpaceWatch? {
+        var info = statvfs()
+        guard folder.withPlatformString({ statvfs($0, &info) }) == 0 else { return nil }
+        let block = Int64(info.f_frsize)
+        return SpaceWatch(diskSize: Int64(info.f_blocks) * block, free: Int64(info.f_bavail) * block)
+    }
+
+    /// What the file system holding `folder` can hold (case, symlinks, file size), from its type.
+    package static func traits(of folder: FilePath) -> FileSystemTraits {
+        guard let device = status(folder)?.st_dev, let mountinfo = wholeFile("/proc/self/mountinfo") else { return .posix }
+        // glibc's `major` and `minor` are macros.
+        let major = (device >> 8) & 0xfff | (device >> 32) & ~0xfff
+        let minor = device & 0xff | (device >> 12) & ~0xff
+        let text = String(decoding: mountinfo, as: UTF8.self)
+        return FileSystemTraits.mountType(device: "\(major):\(minor)", mountinfo: text).map(FileSystemTraits.of) ?? .posix
+    }
+
+    /// The traits of the file system holding `staging`, an empty private folder, with whether it tells
+    /// capitals apart and holds symlinks tried out there: that is true of any file system, network and
+    /// FUSE ones (whose type says little) included.
+    package static func probedTraits(staging: FilePath) -> FileSystemTraits {
+        var traits = traits(of: staging)
+        let probe = staging.appending("archiver-probe")
+        if probe.withPlatformString({ symlink("archiver-probe", $0) }) == 0 {
+            traits.holdsSymlinks = true
+            traits.foldsCase = status(staging.appending("ARCHIVER-PROBE")) != nil
+            _ = probe.withPlatformString { unlink($0) }
+        } else {
+            traits.holdsSymlinks = false
+            let made = probe.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+            if made >= 0 {
+                close(made)
+                traits.foldsCase = status(staging.appending("ARCHIVER-PROBE")) != nil
+                _ = probe.withPlatformString { unlink($0) }
+            }
+        }
+        return traits
+    }
+
+    /// A small file's bytes, read to its end (`/proc` files report no size).
+    private static func wholeFile(_ path: FilePath) -> [UInt8]? {
+        let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var bytes: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 16384)
+        while true {
+            let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return count == 0 ? bytes : nil }
+            bytes += chunk[..<count]
+        }
+    }
+
+    /// The error for a job stopped while `free` bytes were still free in `folder`, short of what it needs.
+    package static func notEnoughSpace(_ folder: FilePath, free: Int64?) -> ArchiverError {
+        ArchiverError(
+            // TRANSLATORS: %1$@ is a folder, %2$@ a size (“12 MB”).
+            .destination, tr("Not enough space in “%1$@”: the job stopped with %2$@ left, before the disk was full; nothing was left behind.", folder, .bytes(free ?? 0)),
+            hint: tr("Free some space or choose another destination."), path: folder.string)
     }
 
     /// A hidden private folder in `folder` for one job's output, registered for cleanup when the job stops.
@@ -162,7 +230,11 @@ package enum FileSystem {
             if rename(source, target) != 0 {
                 let code = errno
                 _ = target.withPlatformString { rmdir($0) }
-                throw destinationError(code, target.removingLastComponent())
+                // Some file systems (fusefat) do not rename a folder over an empty one: give the claim back
+                // and rename into the free name, which leaves a tiny window, as for files without links.
+                guard code == EPERM || code == ENOTSUP || code == EEXIST, rename(source, target) == 0 else {
+                    throw destinationError(code, target.removingLastComponent())
+                }
             }
             return true
         }
@@ -187,16 +259,44 @@ package enum FileSystem {
     }
 
     /// Deletes a file or a whole tree, making read-only folders writable first. Never follows symlinks.
+    /// Works relative to each folder, so that paths longer than PATH_MAX (an archive may hold them) go too.
     package static func removeTree(_ path: FilePath) {
         guard let info = status(path) else { return }
-        if isDirectory(info) {
-            _ = path.withPlatformString { chmod($0, 0o700) }
-            for name in (try? entries(of: path)) ?? [] {
-                removeTree(path.appending(bytes: name))
-            }
-            _ = path.withPlatformString { rmdir($0) }
-        } else {
+        guard isDirectory(info) else {
             _ = path.withPlatformString { unlink($0) }
+            return
+        }
+        _ = path.withPlatformString { chmod($0, 0o700) }
+        let folder = path.withPlatformString { open($0, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) }
+        if folder >= 0 { removeContents(of: folder) }
+        _ = path.withPlatformString { rmdir($0) }
+    }
+
+    /// Deletes everything in the open folder `folder`, and closes it.
+    private static func removeContents(of folder: Int32) {
+        guard let stream = fdopendir(folder) else {
+            close(folder)
+            return
+        }
+        defer { closedir(stream) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(stream) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [UInt8(ascii: ".")], name != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
+        }
+        for name in names {
+            withCString(name) { child in
+                var info = stat()
+                guard fstatat(folder, child, &info, AT_SYMLINK_NOFOLLOW) == 0 else { return }
+                guard isDirectory(info) else {
+                    unlinkat(folder, child, 0)
+                    return
+                }
+                fchmodat(folder, child, 0o700, 0)
+                let inner = openat(folder, child, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                if inner >= 0 { removeContents(of: inner) }
+                unlinkat(folder, child, AT_REMOVEDIR)
+            }
         }
     }
 
@@ -249,6 +349,10 @@ package enum FileSystem {
             return ArchiverError(
                 .destination, tr("“%@” is on a read-only disk.", folder), hint: tr("Choose another destination."),
                 path: folder.string)
+        case ENAMETOOLONG:
+            return ArchiverError(
+                .destination, tr("A name is too long for the disk holding “%@”, which allows 255 bytes per name.", folder),
+                hint: tr("Choose a shorter name, for example with --name."), path: folder.string)
         case EACCES, EPERM:
             return ArchiverError(
                 .destination, tr("You do not have permission to write in “%@”.", folder),

@@ -269,8 +269,7 @@ private final class FolderPreparer: Sendable {
             guard !ready.contains(folder) else { return }
             try FileSystem.makeDirectories(folder)
             // Said as it is, not as the encoder's "unable to open" for each photo.
-            guard FileSystem.canWrite(folder) else {
-                var error = FileSystem.destinationError(EACCES, folder)
+            if var error = FileSystem.writeError(folder) {
                 error.hint = tr("Choose where the copies go with --output DIR.")
                 throw error
             }

@@ -48,4 +48,30 @@ struct DiskFullTests {
         }
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).isEmpty)
     }
+
+}
+
+/// What a FAT disk cannot hold is refused from the recorded size, before anything is written (the
+/// end-to-end test needs a vfat mount, which not every kernel offers).
+@Suite struct FileSizeLimitTests {
+    private func entry(_ size: Int64, kind: ArchiveEntryInfo.Kind = .file) -> ArchiveEntryInfo {
+        ArchiveEntryInfo(
+            path: Array("huge.bin".utf8), kind: kind, size: size, packedSize: nil, modified: nil, encrypted: false,
+            linkTarget: nil, permissions: 0o644)
+    }
+
+    @Test func filesOf4GiBAndMoreAreRefusedOnFAT() throws {
+        let fat = FileSystemTraits.of(typeName: "vfat")
+        try Extractor.checkFits(entry((1 << 32) - 1), traits: fat, folder: "/media/stick")
+        #expect(throws: ArchiverError.self) { try Extractor.checkFits(entry(1 << 32), traits: fat, folder: "/media/stick") }
+        do {
+            try Extractor.checkFits(entry(5 << 30), traits: fat, folder: "/media/stick")
+        } catch {
+            #expect(error.code == .destination)
+            #expect(error.message.english.contains("“huge.bin” is 5.4 GB"), "\(error.message.english)")
+            #expect(error.message.english.contains("FAT disk holding “/media/stick”"), "\(error.message.english)")
+        }
+        try Extractor.checkFits(entry(5 << 30), traits: .posix, folder: "/home")
+        try Extractor.checkFits(entry(5 << 30, kind: .directory), traits: fat, folder: "/media/stick")
+    }
 }

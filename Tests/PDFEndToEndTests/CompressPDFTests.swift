@@ -258,6 +258,18 @@ import Testing
         #expect(PDF.names(in: disk.path) == ["filler"])
     }
 
+    @Test(.enabled(if: TinyDisk.available, "needs root to mount a small tmpfs"))
+    func readOnlyDestinationIsSaidSo() throws {
+        let scratch = try ScratchDirectory()
+        _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "in.pdf")
+        let disk = try #require(TinyDisk(in: scratch))
+        #expect(disk.makeReadOnly())
+        let run = try PDF.compress(["--no-notify", "-o", disk.path + "/out.pdf", "in.pdf"], in: scratch.path)
+        #expect(run.status == 7, "\(run.errors)")
+        #expect(run.errors.contains("read-only"), "\(run.errors)")
+        #expect(PDF.names(in: disk.path).isEmpty)
+    }
+
     @Test func namesNeverOverwrite() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "doc.pdf")
