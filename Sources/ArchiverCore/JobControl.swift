@@ -58,7 +58,7 @@ public final class JobControl: Sendable {
         let stalled = stalledAfter.load(ordering: .relaxed)
         if stalled > 0 {
             return ArchiverError(
-                .corrupt, tr("The archive is malformed: reading it made no progress for %ld seconds, so it was stopped; nothing was left behind.", stalled),
+                .corrupt, tr("The archive is malformed: reading it made no progress for %@, so it was stopped; nothing was left behind.", .spoken(Double(stalled))),
                 hint: tr("The file is damaged, or was made to trap programs that read it; do not trust its contents."))
         }
         if let deadline, let budget, !isWaitingForPerson,

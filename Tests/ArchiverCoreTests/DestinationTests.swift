@@ -1,4 +1,5 @@
 import ArchiverCore
+import Glibc
 import SystemPackage
 import Testing
 
@@ -82,6 +83,9 @@ import Testing
         #expect(TemporaryName.pid(in: Array(".archiver-sample.x".utf8)) == nil)
         #expect(TemporaryName.pid(in: Array("archiver-12-x".utf8)) == nil)
         #expect(TemporaryName.pid(in: Array(".archiver-12".utf8)) == nil)
+        // Files of ours that are no temporaries (the photo batch's resume journal) carry no PID.
+        #expect(TemporaryName.pid(in: Array(".archiver-photos-journal".utf8)) == nil)
+        #expect(TemporaryName.pid(in: Array(".archiver-journal-12-x".utf8)) == nil)
     }
 }
 
@@ -146,6 +150,31 @@ import Testing
         #expect(caught?.code == .budget)
         #expect(caught?.code.exitStatus == 9)
         #expect(JobControl(budget: 0).budget == nil)
+    }
+
+    /// The watchdog's verdict on a reader without progress reads as a malformed archive (exit 5).
+    @Test func aStallIsMalformed() {
+        let control = JobControl()
+        #expect(control.stopReason == nil)
+        control.stall(seconds: 10)
+        #expect(control.stopReason?.code == .corrupt)
+        #expect(control.stopReason?.message.english.contains("for 10 s,") == true)
+        control.cancel()
+        #expect(control.stopReason?.code == .cancelled)
+    }
+
+    /// While a person is asked for a password, the budget does not run out, whoever looks.
+    @Test func theBudgetWaitsWhileAPersonIsAsked() {
+        let control = JobControl(budget: 0.05)
+        control.notCounting {
+            usleep(150_000)
+            #expect(control.isWaitingForPerson)
+            #expect(control.stopReason == nil)
+        }
+        #expect(!control.isWaitingForPerson)
+        #expect(control.stopReason == nil)
+        usleep(100_000)
+        #expect(control.stopReason?.code == .budget)
     }
 }
 
