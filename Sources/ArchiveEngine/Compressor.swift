@@ -42,6 +42,8 @@ public enum Compressor {
         progress: (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
+        PendingOutputs.beginJob()
+        defer { PendingOutputs.endJob() }
         if password != nil { try EncryptionSupport.checkCanEncrypt(format, sevenZipInstalled: canEncrypt7z) }
         var planned: [CompressPlan.Input] = []
         for input in inputs {
@@ -93,12 +95,15 @@ public enum Compressor {
             // Parts are written in a private staging folder, then moved out together.
             let staging = try FileSystem.makeStaging(in: plan.folder)
             var withdrawn = false
-            defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
+            defer { if !withdrawn { PendingOutputs.discard(staging) } }
             let parts = try backend.writeParts(into: staging, name: plan.archiveName, size: partSize, progress: progress)
             result.size = FileSystem.size(of: parts)
             withdrawn = true
-            guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
-            defer { FileSystem.removeTree(staging) }
+            guard PendingOutputs.claim(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
+            defer {
+                FileSystem.removeTree(staging)
+                PendingOutputs.release(staging)
+            }
             result.parts = try FileSystem.publishParts(parts, in: plan.folder, as: plan.archiveName, exact: plan.exact)
             result.output = result.parts[0]
             return result

@@ -118,7 +118,7 @@ struct EncryptedArchive {
         let folder = try Extractor.destinationFolder(for: archive, options: options)
         let staging = try FileSystem.makeStaging(in: folder)
         var withdrawn = false
-        defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
+        defer { if !withdrawn { PendingOutputs.discard(staging) } }
 
         let size = FileSystem.status(archive).map { Int64($0.st_size) } ?? 0
         progress(0, size)
@@ -142,8 +142,11 @@ struct EncryptedArchive {
         progress(size, size)
 
         withdrawn = true
-        guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
-        defer { FileSystem.removeTree(staging) }
+        guard PendingOutputs.claim(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
+        defer {
+            FileSystem.removeTree(staging)
+            PendingOutputs.release(staging)
+        }
         result.output = try Extractor.publishLayout(
             staging, in: folder, archiveName: archive.lastComponent?.bytes ?? Array(name.utf8),
             linksReachTop: made.linksReachTop)

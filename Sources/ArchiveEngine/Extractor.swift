@@ -132,6 +132,8 @@ public enum Extractor {
         progress: (Int64, Int64?) -> Void = { _, _ in },
         preflight: (Int64) throws(ArchiverError) -> Void = { _ in }
     ) throws(ArchiverError) -> ExtractResult {
+        PendingOutputs.beginJob()
+        defer { PendingOutputs.endJob() }
         let volumes = try VolumeSet.find(archive)
         try preflight(volumes.totalSize)
         var result: ExtractResult
@@ -232,6 +234,8 @@ public enum Extractor {
         archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil,
         each: (ArchiveEntryInfo) -> Void = { _ in }
     ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?) {
+        PendingOutputs.beginJob()
+        defer { PendingOutputs.endJob() }
         let volumes = try VolumeSet.find(archive)
         if let encrypted = try encryptedArchive(volumes, control: control), encrypted.listsItself {
             let entries = try encrypted.list(passwords: passwords, control: control)
@@ -416,7 +420,7 @@ public enum Extractor {
     ) throws(ArchiverError) -> ExtractResult {
         let staging = try FileSystem.makeStaging(in: folder)
         var withdrawn = false
-        defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
+        defer { if !withdrawn { PendingOutputs.discard(staging) } }
 
         var result = ExtractResult(format: reader.formatName)
         result.nameEncoding = reader.nameDecoder?.encoding
@@ -500,8 +504,11 @@ public enum Extractor {
         result.warnings += reader.warnings.map { .archiveWarning(reader.displayName, $0) }
         progress(reader.fileSize, reader.fileSize)
         withdrawn = true
-        guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
-        defer { FileSystem.removeTree(staging) }
+        guard PendingOutputs.claim(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
+        defer {
+            FileSystem.removeTree(staging)
+            PendingOutputs.release(staging)
+        }
 
         result.output = try publishLayout(staging, in: folder, archiveName: archiveName, linksReachTop: session.linksReachTop)
         return result

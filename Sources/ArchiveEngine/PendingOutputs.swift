@@ -3,44 +3,93 @@ import Glibc
 import Synchronization
 import SystemPackage
 
-/// The temporary outputs of the running job, so that a cancellation that cannot wait for libarchive (the
-/// last flush of a large xz block or 7z archive takes seconds to minutes) can still remove them and exit.
+/// The temporary outputs of the running jobs, so that a stop that cannot wait for the engine (a libarchive
+/// call that never returns on malformed data, the last flush of a large xz block or 7z archive) can still
+/// remove them and exit.
 ///
-/// A path is registered when created and withdrawn just before it is published; whoever takes it first
+/// A path is registered when created and taken back just before it is published; whoever takes it first
 /// owns it, so a job is never half published and half removed.
 public enum PendingOutputs {
-    private static let paths = Mutex<[FilePath]>([])
-    /// Programs writing into those outputs (7-Zip), killed before their output is removed.
-    private static let children = Mutex<Set<pid_t>>([])
-
-    static func register(child: pid_t) { _ = children.withLock { $0.insert(child) } }
-
-    static func forget(child: pid_t) { _ = children.withLock { $0.remove(child) } }
-
-    package static func register(_ path: FilePath) {
-        paths.withLock { $0.append(path) }
+    private struct State {
+        var paths: [FilePath] = []
+        /// Taken back to be published or removed, and not yet in place or gone: a stop waits for these.
+        var claimed: [FilePath] = []
+        /// Engine jobs under way (an archive, a PDF, a batch of photos).
+        var jobs = 0
+        /// Programs writing into those outputs (7-Zip, unrar), killed before their output is removed.
+        var children: Set<pid_t> = []
     }
 
-    /// Takes `path` back for publishing or cleanup. False when a cancellation already took it.
-    package static func withdraw(_ path: FilePath) -> Bool {
-        paths.withLock { list in
-            guard let index = list.firstIndex(of: path) else { return false }
-            list.remove(at: index)
+    private static let state = Mutex(State())
+
+    /// An engine job (an archive, a PDF, a batch of photos) begins: until `endJob()`, a stop may abandon
+    /// it, even before it has created anything.
+    package static func beginJob() { state.withLock { $0.jobs += 1 } }
+
+    package static func endJob() { state.withLock { $0.jobs -= 1 } }
+
+    static func register(child: pid_t) { _ = state.withLock { $0.children.insert(child) } }
+
+    static func forget(child: pid_t) { _ = state.withLock { $0.children.remove(child) } }
+
+    /// Whether a program such as 7-Zip is doing the job's work now (its progress is not this process's).
+    public static var hasChildren: Bool { state.withLock { !$0.children.isEmpty } }
+
+    package static func register(_ path: FilePath) {
+        state.withLock { $0.paths.append(path) }
+    }
+
+    /// Takes `path` back from a stop, for publishing or removing it: a stop then waits until `release(_:)`.
+    /// False when a stop already took it.
+    package static func claim(_ path: FilePath) -> Bool {
+        state.withLock { state in
+            guard state.paths.remove(path) else { return false }
+            state.claimed.append(path)
             return true
         }
     }
 
-    /// Removes every registered output; the caller then exits at once. Returns false when there was
-    /// nothing to remove, because the job is already publishing its result and should be left to finish.
+    /// `path`, claimed, is in place or gone.
+    package static func release(_ path: FilePath) {
+        _ = state.withLock { $0.claimed.remove(path) }
+    }
+
+    /// Removes `path` unless a stop already took it (and removes it).
+    package static func discard(_ path: FilePath) {
+        guard claim(path) else { return }
+        FileSystem.removeTree(path)
+        release(path)
+    }
+
+    /// Whether a stop may abandon the work now: a job is under way and none is publishing or removing an
+    /// output. (Before and after the jobs, and while a result is moved into place, the command finishes
+    /// itself.)
+    public static var isAbandonable: Bool {
+        state.withLock { $0.claimed.isEmpty && ($0.jobs > 0 || !$0.paths.isEmpty) }
+    }
+
+    /// Kills the programs working for the job and removes every registered output; the caller then exits
+    /// at once. Returns false, doing nothing, while an output is being published or removed.
     public static func abandonAll() -> Bool {
-        let taken = paths.withLock { list in
-            defer { list.removeAll() }
-            return list
+        let taken: (paths: [FilePath], children: Set<pid_t>)? = state.withLock { state in
+            guard state.claimed.isEmpty else { return nil }
+            defer { state.paths.removeAll() }
+            return (state.paths, state.children)
         }
+        guard let taken else { return false }
         // A child left running would go on writing into what is being removed, and outlive us.
-        if !taken.isEmpty { for child in children.withLock({ $0 }) { kill(child, SIGKILL) } }
-        for path in taken { FileSystem.removeTree(path) }
-        return !taken.isEmpty
+        for child in taken.children { kill(child, SIGKILL) }
+        for path in taken.paths { FileSystem.removeTree(path) }
+        return true
+    }
+}
+
+extension Array where Element == FilePath {
+    /// Removes one `path`; false when it was not there.
+    fileprivate mutating func remove(_ path: FilePath) -> Bool {
+        guard let index = firstIndex(of: path) else { return false }
+        remove(at: index)
+        return true
     }
 }
 
@@ -67,16 +116,19 @@ package final class PendingFile {
 
     deinit {
         if !closed { close(descriptor) }
-        if withdrawn ? !published : PendingOutputs.withdraw(path) { FileSystem.removeTree(path) }
+        guard withdrawn else { return PendingOutputs.discard(path) }
+        if !published { FileSystem.removeTree(path) }
+        PendingOutputs.release(path)
     }
 
     /// Its size now, in bytes.
     package var size: Int64 { FileSystem.status(path).map { Int64($0.st_size) } ?? 0 }
 
-    /// Takes it back from the stop's clean-up, before publishing or anything that must go with it.
+    /// Takes it back from the stop's clean-up, before publishing or anything that must go with it; a stop
+    /// then waits until it is published or removed.
     /// - Returns: false when a stop already took it (and removes it).
     package func withdraw() -> Bool {
-        if !withdrawn { withdrawn = PendingOutputs.withdraw(path) }
+        if !withdrawn { withdrawn = PendingOutputs.claim(path) }
         return withdrawn
     }
 

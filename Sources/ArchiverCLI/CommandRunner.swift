@@ -32,9 +32,11 @@ public enum CommandRunner {
     }
 
     /// The job control of this process: SIGINT, SIGTERM and SIGHUP cancel it. The job notices between
-    /// blocks; when it is stuck in one long libarchive call, its temporary outputs are removed and the
-    /// process exits after a short grace period, or at once on a second signal.
-    package static func installSignalHandlers(_ control: JobControl) {
+    /// blocks; when it does not within a second (stuck in one long library call), the watchdog abandons
+    /// it: its temporary outputs are removed and the process exits, at once on a second signal.
+    /// - Parameter watchesProgress: also give up, as malformed, on a reader that makes no progress.
+    package static func installSignalHandlers(_ control: JobControl, watchesProgress: Bool = false) {
+        watchdog = StopWatchdog(control: control, watchesProgress: watchesProgress)
         for number in [SIGINT, SIGTERM, SIGHUP] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -42,44 +44,26 @@ public enum CommandRunner {
             source.resume()
             signalSources.append(source)
         }
-        // The budget, like a signal, must not wait for the end of a long libarchive call.
-        if let budget = control.budget {
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(budget * 1000) + 1500)) {
-                abandon(control)
-            }
-        }
     }
 
     /// Stops the job as Ctrl-C does (the notification's Cancel button too): at the next block, or by
     /// abandoning it after a grace period, or at once when asked a second time.
     package static func requestStop(_ control: JobControl) {
-        if control.isCancelled {
-            abandon(control)
-            return
-        }
+        if control.isCancelled { watchdog?.hurry.store(true, ordering: .relaxed) }
         control.cancel()
-        DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(1500)) { abandon(control) }
     }
 
-    /// Removes the job's temporary outputs, reports why (cancelled or out of time) and exits, unless the
-    /// job is already publishing its result.
-    private static func abandon(_ control: JobControl) {
-        let error: ArchiverError
-        do {
-            try control.check()
-            return
-        } catch let stop {
-            error = stop
-        }
-        guard PendingOutputs.abandonAll() else { return }
+    /// Says why the job was abandoned, as the running command does (its `--json` object, if any).
+    static func report(_ error: ArchiverError) {
         if let report = onAbandon { report(error) } else { printProblem(error) }
         PasswordPrompt.restoreTerminal()
         fflush(nil)  // _exit skips the flush of stdout, where the JSON object is.
-        _exit(error.code.exitStatus)
     }
 
     /// How the running command reports a job stopped from outside (its `--json` object, if any).
     nonisolated(unsafe) package static var onAbandon: ((ArchiverError) -> Void)?
+
+    nonisolated(unsafe) private static var watchdog: StopWatchdog?
 
     nonisolated(unsafe) private static var signalSources: [any DispatchSourceSignal] = []
 }

@@ -79,7 +79,7 @@ public struct ExtractCommand: ParsableCommand {
         let archivePaths = VolumeName.oncePerSet(archives.map { raw.path(for: $0).madeAbsolute })
         let entries = entries.map { raw.bytes(for: $0) }
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
-        CommandRunner.installSignalHandlers(control)
+        CommandRunner.installSignalHandlers(control, watchesProgress: true)
         let stream = events.stream()
         if list {
             try listArchives(archivePaths, control: control, stream: stream)

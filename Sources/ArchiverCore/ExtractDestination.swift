@@ -12,13 +12,14 @@ public struct ExtractDestination: Sendable {
         self.environment = environment
     }
 
-    /// The folders whose contents are temporary: `/tmp`, `/var/tmp`, `/dev/shm`, `$TMPDIR`,
-    /// `$XDG_RUNTIME_DIR` and the cache folder.
+    /// The folders whose contents are temporary: the temporary folder programs are told to use (`$TMPDIR`,
+    /// else `/tmp`, as `g_get_tmp_dir()` has it), `/var/tmp`, `/dev/shm`, `$XDG_RUNTIME_DIR` and the cache
+    /// folder. With `$TMPDIR` set, `/tmp` is where nobody was told to put temporary files: a folder like any
+    /// other (a project checked out there).
     public var temporaryFolders: [FilePath] {
-        var folders = [FilePath("/tmp"), FilePath("/var/tmp"), FilePath("/dev/shm")]
-        for key in ["TMPDIR", "XDG_RUNTIME_DIR"] {
-            if let value = environment[key], value.hasPrefix("/") { folders.append(FilePath(value)) }
-        }
+        let tmp = environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
+        var folders = [FilePath(tmp), FilePath("/var/tmp"), FilePath("/dev/shm")]
+        if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { folders.append(FilePath(runtime)) }
         if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
             folders.append(FilePath(cache))
         } else {

@@ -1,12 +1,18 @@
 import Synchronization
 
-/// Stops a running job: cancellation from a signal or a Cancel action, and the time budget. The job
-/// calls `check()` between blocks of work; anyone may call `cancel()` from any thread.
+/// Stops a running job: cancellation from a signal or a Cancel action, the time budget, and a reader that
+/// stopped making progress. The job calls `check()` between blocks of work; anyone may call `cancel()` or
+/// `stall(seconds:)` from any thread.
 public final class JobControl: Sendable {
     private let cancelled = Atomic<Bool>(false)
+    /// Seconds without progress after which a watchdog gave up on the input; 0 while it has not.
+    private let stalledAfter = Atomic<Int>(0)
+    private let start = ContinuousClock.now
     private let deadline: ContinuousClock.Instant?
     /// Nanoseconds spent waiting for a person (a password prompt), which the budget does not count.
     private let waited = Atomic<Int64>(0)
+    /// When the current wait for a person began, in nanoseconds after `start`; -1 when nobody is asked.
+    private let waitingSince = Atomic<Int64>(-1)
     /// The budget in seconds, for messages.
     public let budget: Double?
 
@@ -14,7 +20,7 @@ public final class JobControl: Sendable {
     public init(budget: Double? = nil) {
         if let budget, budget > 0, budget.isFinite, budget < 1e9 {
             self.budget = budget
-            deadline = ContinuousClock.now.advanced(by: .milliseconds(Int64(budget * 1000)))
+            deadline = start.advanced(by: .milliseconds(Int64(budget * 1000)))
         } else {
             self.budget = nil
             deadline = nil
@@ -25,28 +31,54 @@ public final class JobControl: Sendable {
 
     public var isCancelled: Bool { cancelled.load(ordering: .relaxed) }
 
+    /// Gives up on an input that made no progress for `seconds` (a loop on malformed data).
+    public func stall(seconds: Int) { stalledAfter.store(max(1, seconds), ordering: .relaxed) }
+
+    /// Whether a person is being asked something now (a password), so that neither the budget nor a
+    /// watch for progress counts the time.
+    public var isWaitingForPerson: Bool { waitingSince.load(ordering: .relaxed) >= 0 }
+
     /// Runs `body` without its time counting against the budget: the budget is for the work, not for
     /// someone typing a password.
     public func notCounting<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        let start = ContinuousClock.now
+        let began = nanoseconds(ContinuousClock.now - start)
+        waitingSince.store(began, ordering: .relaxed)
         defer {
-            let (seconds, attoseconds) = (ContinuousClock.now - start).components
-            waited.wrappingAdd(seconds * 1_000_000_000 + attoseconds / 1_000_000_000, ordering: .relaxed)
+            waited.wrappingAdd(nanoseconds(ContinuousClock.now - start) - began, ordering: .relaxed)
+            waitingSince.store(-1, ordering: .relaxed)
         }
         return try body()
     }
 
-    /// - Throws: `ArchiverError` `.cancelled` after `cancel()`, `.budget` once the deadline has passed.
-    public func check() throws(ArchiverError) {
+    /// Why the job must stop now, or nil while it may go on.
+    public var stopReason: ArchiverError? {
         if isCancelled {
-            throw ArchiverError(.cancelled, tr("Cancelled; nothing was left behind."))
+            return ArchiverError(.cancelled, tr("Cancelled; nothing was left behind."))
         }
-        if let deadline, ContinuousClock.now >= deadline.advanced(by: .nanoseconds(waited.load(ordering: .relaxed))),
-            let budget
+        let stalled = stalledAfter.load(ordering: .relaxed)
+        if stalled > 0 {
+            return ArchiverError(
+                .corrupt, tr("The archive is malformed: reading it made no progress for %@, so it was stopped; nothing was left behind.", .spoken(Double(stalled))),
+                hint: tr("The file is damaged, or was made to trap programs that read it; do not trust its contents."))
+        }
+        if let deadline, let budget, !isWaitingForPerson,
+            ContinuousClock.now >= deadline.advanced(by: .nanoseconds(waited.load(ordering: .relaxed)))
         {
-            throw ArchiverError(
+            return ArchiverError(
                 .budget, tr("Stopped after %@, the time budget; nothing was left behind.", .spoken(budget)),
                 hint: tr("Change it in settings (time-budget) or with --time-budget SECONDS (0 = no limit)."))
         }
+        return nil
+    }
+
+    /// - Throws: `ArchiverError` `.cancelled` after `cancel()`, `.corrupt` after `stall(seconds:)`,
+    ///   `.budget` once the deadline has passed.
+    public func check() throws(ArchiverError) {
+        if let reason = stopReason { throw reason }
+    }
+
+    private func nanoseconds(_ duration: Duration) -> Int64 {
+        let (seconds, attoseconds) = duration.components
+        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

@@ -28,7 +28,7 @@ enum Flattener {
         try PDFCompressor.check(opened, inspected, input: input, temporary: temporary, callback: nil)
         let folder = temporary.removingLastComponent()
         let pages = try FileSystem.makeStaging(in: folder)
-        defer { if PendingOutputs.withdraw(pages) { FileSystem.removeTree(pages) } }
+        defer { PendingOutputs.discard(pages) }
 
         progress(0, 2)
         let arguments =

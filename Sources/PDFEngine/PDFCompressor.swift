@@ -59,6 +59,8 @@ public enum PDFCompressor {
         progress: @escaping (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> PDFCompressResult {
         let input = input.madeAbsolute
+        PendingOutputs.beginJob()
+        defer { PendingOutputs.endJob() }
         let inputBytes = try checkInput(input)
         let folder: FilePath
         let name: [UInt8]

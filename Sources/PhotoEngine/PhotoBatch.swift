@@ -60,6 +60,8 @@ public enum PhotoBatch {
         trash: @escaping @Sendable (FilePath) throws(ArchiverError) -> Void,
         progress: @escaping @Sendable (PhotoProgress) -> Void
     ) throws(ArchiverError) -> PhotoBatchResult {
+        PendingOutputs.beginJob()
+        defer { PendingOutputs.endJob() }
         try PhotoCodec.start()
         let jobs = plan.jobs
         let state = Mutex(State(total: jobs.count, bytesTotal: jobs.reduce(0) { $0 + $1.bytes }))

@@ -66,7 +66,7 @@ import Testing
         let made = try Compressor.run(inputs: [FilePath(scratch.sub("mail/a.txt"))], format: .zip, level: .normal, control: JobControl())
         let beside = ExtractOptions(
             folder: nil, fallbackFolder: FilePath(scratch.sub("Downloads")),
-            places: ExtractDestination(home: FilePath(scratch.path), environment: [:]))
+            places: ExtractDestination(home: FilePath(scratch.path), environment: ["TMPDIR": BuiltProducts.temporaryFolder]))
         try FileManager.default.removeItem(atPath: scratch.sub("mail/a.txt"))
         #expect(try Extractor.run(archive: made.output, options: beside, control: JobControl()).output == FilePath(scratch.sub("mail/a.txt")))
 

@@ -1,14 +1,30 @@
 import ArchiverCore
+import Glibc
 import SystemPackage
 import Testing
 
 @Suite struct ExtractDestinationTests {
-    let rule = ExtractDestination(
+    let rule = ExtractDestination(home: "/home/ann", environment: ["XDG_RUNTIME_DIR": "/run/user/1000"])
+    /// A session whose programs are told to put temporary files in /scratch/tmp.
+    let tmpdirRule = ExtractDestination(
         home: "/home/ann", environment: ["TMPDIR": "/scratch/tmp", "XDG_RUNTIME_DIR": "/run/user/1000"])
 
-    @Test(arguments: ["/tmp", "/tmp/mail-attach", "/var/tmp/x", "/scratch/tmp/dl", "/run/user/1000/x", "/home/ann/.cache/thunderbird/a", "/dev/shm"])
+    @Test(arguments: ["/tmp", "/tmp/mail-attach", "/var/tmp/x", "/run/user/1000/x", "/home/ann/.cache/thunderbird/a", "/dev/shm"])
     func temporaryPlaces(path: String) {
         #expect(rule.isTemporary(FilePath(path)))
+    }
+
+    /// $TMPDIR replaces /tmp, as for every program that honours it; the other places stay temporary.
+    @Test func tmpdirReplacesTmp() {
+        #expect(tmpdirRule.isTemporary("/scratch/tmp/dl"))
+        #expect(!tmpdirRule.isTemporary("/tmp/checkout/w"))
+        #expect(!tmpdirRule.isTemporary("/tmp"))
+        for path in ["/var/tmp/x", "/dev/shm", "/run/user/1000/x", "/home/ann/.cache/a"] {
+            #expect(tmpdirRule.isTemporary(FilePath(path)), "\(path)")
+        }
+        #expect(!rule.isTemporary("/scratch/tmp/dl"))
+        #expect(!ExtractDestination(home: "/h", environment: ["TMPDIR": "relative"]).isTemporary("/scratch"))
+        #expect(ExtractDestination(home: "/h", environment: ["TMPDIR": "relative"]).isTemporary("/tmp/x"))
     }
 
     @Test(arguments: ["/home/ann", "/home/ann/Documents", "/tmpfoo", "/home/ann/.cachex", "/run/user/1000/gvfs/smb-share:server=nas/x"])
@@ -30,7 +46,7 @@ import Testing
         ("/run/user/1000/x", true, true, true),
         ("/home/ann/.cache/thunderbird/a", false, true, false),
         ("/home/ann/.cache/thunderbird/a", true, true, true),
-        ("/scratch/tmp/dl", true, false, false),
+        ("/var/tmp/dl", true, false, false),
     ])
     func besideTheArchiveOrTheExtractLocation(folder: String, here: Bool, writable: Bool, beside: Bool) {
         #expect(rule.extractsBeside(in: FilePath(folder), here: here, writable: writable) == beside)
@@ -67,6 +83,9 @@ import Testing
         #expect(TemporaryName.pid(in: Array(".archiver-sample.x".utf8)) == nil)
         #expect(TemporaryName.pid(in: Array("archiver-12-x".utf8)) == nil)
         #expect(TemporaryName.pid(in: Array(".archiver-12".utf8)) == nil)
+        // Files of ours that are no temporaries (the photo batch's resume journal) carry no PID.
+        #expect(TemporaryName.pid(in: Array(".archiver-photos-journal".utf8)) == nil)
+        #expect(TemporaryName.pid(in: Array(".archiver-journal-12-x".utf8)) == nil)
     }
 }
 
@@ -131,6 +150,31 @@ import Testing
         #expect(caught?.code == .budget)
         #expect(caught?.code.exitStatus == 9)
         #expect(JobControl(budget: 0).budget == nil)
+    }
+
+    /// The watchdog's verdict on a reader without progress reads as a malformed archive (exit 5).
+    @Test func aStallIsMalformed() {
+        let control = JobControl()
+        #expect(control.stopReason == nil)
+        control.stall(seconds: 10)
+        #expect(control.stopReason?.code == .corrupt)
+        #expect(control.stopReason?.message.english.contains("for 10 s,") == true)
+        control.cancel()
+        #expect(control.stopReason?.code == .cancelled)
+    }
+
+    /// While a person is asked for a password, the budget does not run out, whoever looks.
+    @Test func theBudgetWaitsWhileAPersonIsAsked() {
+        let control = JobControl(budget: 0.05)
+        control.notCounting {
+            usleep(150_000)
+            #expect(control.isWaitingForPerson)
+            #expect(control.stopReason == nil)
+        }
+        #expect(!control.isWaitingForPerson)
+        #expect(control.stopReason == nil)
+        usleep(100_000)
+        #expect(control.stopReason?.code == .budget)
     }
 }
 

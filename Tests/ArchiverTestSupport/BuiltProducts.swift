@@ -32,9 +32,12 @@ public enum BuiltProducts {
 
     /// The environment that keeps an executable under test away from the desktop of whoever runs the
     /// tests: this checkout's schema with settings in memory, no notification server, a Recent list of its
-    /// own, and no display (so no password or folder dialog opens on the person's screen).
+    /// own, no display (so no password or folder dialog opens on the person's screen), and a temporary
+    /// folder of its own: a checkout under /tmp is then not a temporary place to the extractor, which
+    /// tests it with archives put in `$TMPDIR` (a mail attachment's place).
     public static var isolation: [String: String] {
         [
+            "TMPDIR": temporaryFolder,
             "GSETTINGS_SCHEMA_DIR": schemaFolder,
             "GSETTINGS_BACKEND": "memory",
             "DBUS_SESSION_BUS_ADDRESS": "unix:path=/nonexistent/archiver-tests",
@@ -42,6 +45,13 @@ public enum BuiltProducts {
             "DISPLAY": "", "WAYLAND_DISPLAY": "", "ARCHIVER_ASKPASS": "", "SSH_ASKPASS": "",
         ]
     }
+
+    /// `$TMPDIR` for the executables under test, inside the checkout.
+    public static let temporaryFolder: String = {
+        let folder = packageRoot.appendingPathComponent(".build/test-scratch/tmp")
+        try? FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        return folder.path
+    }()
 
     /// The schema compiled from desktop-files/, once per test process (for GSETTINGS_SCHEMA_DIR).
     public static let schemaFolder: String = {

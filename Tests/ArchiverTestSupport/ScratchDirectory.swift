@@ -1,7 +1,8 @@
 import Foundation
 
 /// A folder for one test, removed when the test ends. It lives under the package's `.build`, not in /tmp:
-/// the extractor treats /tmp as a temporary place and would extract into Downloads instead.
+/// the extractor treats the temporary folder as a temporary place and would extract into Downloads
+/// instead (the executables under test get their own `$TMPDIR`, `BuiltProducts.isolation`).
 public final class ScratchDirectory {
     public let url: URL
     public var path: String { url.path }
