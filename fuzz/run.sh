@@ -4,7 +4,7 @@
 # longer than 10 s or 2 GiB fails the run; the input is kept in .build/fuzz/findings/TARGET/.
 # Usage: fuzz/run.sh SECONDS [TARGET...]
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit
 seconds=${1:?seconds per target}
 shift
 TARGETS=("$@")
@@ -13,8 +13,9 @@ failed=()
 for target in "${TARGETS[@]}"; do
     mkdir -p ".build/fuzz/corpus/$target" ".build/fuzz/findings/$target"
     log=".build/fuzz/findings/$target/last.log"
-    # ASan: Swift's runtime keeps metadata for the life of the process, which leak checking misreads.
-    ASAN_OPTIONS=detect_leaks=0 nice -n 10 ".build/fuzz/release/$target" -max_total_time="$seconds" -timeout=10 \
+    # ASan: Swift's runtime keeps metadata for the life of the process, which leak checking misreads;
+    # Swift's own backtracer trips over ASan, and libFuzzer prints the stack anyway.
+    ASAN_OPTIONS=detect_leaks=0 SWIFT_BACKTRACE=enable=no nice -n 10 ".build/fuzz/release/$target" -max_total_time="$seconds" -timeout=10 \
         -rss_limit_mb=2048 -detect_leaks=0 -print_final_stats=1 -artifact_prefix=".build/fuzz/findings/$target/" \
         ".build/fuzz/corpus/$target" "fuzz/corpus/$target" >"$log" 2>&1
     status=$?

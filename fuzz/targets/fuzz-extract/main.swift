@@ -73,7 +73,8 @@ enum Scratch {
     static let root: FilePath = {
         var template = Array("\(String(cString: getenv("TMPDIR") ?? strdup("/tmp")))/archiver-fuzz-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { fatalError("no scratch folder: errno \(errno)") }
-        let root = FilePath(String(cString: made))
+        // Resolved, as the extractor resolves its destination (TMPDIR may lie behind a symlink).
+        guard let root = FileSystem.resolve(FilePath(String(cString: made))) else { fatalError("scratch folder unresolved") }
         mkdir(root.appending("in").string, 0o755)
         mkdir(root.appending("a").string, 0o755)
         mkdir(root.appending("a/b").string, 0o755)
