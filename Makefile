@@ -14,7 +14,7 @@ APT_PACKAGES = libarchive-dev pkg-config libarchive-tools 7zip unzip zip python3
 	dosfstools exfatprogs exfat-fuse
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release install install-files uninstall set-default sample test bench clean pot update-po mo check-po
+.PHONY: all deps build release install install-files uninstall set-default sample test fuzz fuzz-smoke bench clean pot update-po mo check-po
 
 all: build
 
@@ -73,6 +73,17 @@ sample:
 test: deps
 	$(SWIFT) build --build-tests
 	$(SWIFT) test
+	@$(MAKE) --no-print-directory fuzz-smoke
+
+# Coverage-guided fuzzing (fuzz/, libFuzzer): `make fuzz` runs every target FUZZ_SECONDS (default 600),
+# `make fuzz-smoke` 25 s each (CI, through `make test`). A finding fails the run and is kept in .build/fuzz/findings/.
+FUZZ_SECONDS ?= 600
+fuzz: deps
+	bash fuzz/build.sh
+	bash fuzz/run.sh $(FUZZ_SECONDS)
+fuzz-smoke:
+	bash fuzz/build.sh
+	bash fuzz/run.sh 25
 
 bench: deps
 	bash bench/compare.sh

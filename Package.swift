@@ -95,3 +95,20 @@ let package = Package(
         .testTarget(name: "WindowTests", dependencies: ["ArchiverTestSupport"], exclude: ["Fixtures"]),
     ]
 )
+
+// Coverage-guided fuzz targets (fuzz/, `make fuzz`): declared only when fuzz/run.sh builds them, with
+// -sanitize=fuzzer into a scratch folder of their own, so the normal build and `swift test` never see them.
+if Context.environment["ARCHIVER_FUZZ"] == "1" {
+    package.targets += [
+        .systemLibrary(name: "CFuzzer", path: "fuzz/CFuzzer"),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer"], path: "fuzz/Support"),
+    ]
+    for (name, library) in [
+        ("fuzz-entry-path", "ArchiverCore"), ("fuzz-name-encoding", "ArchiveEngine"), ("fuzz-volume-name", "ArchiverCore"),
+        ("fuzz-7zip-listing", "ArchiveEngine"), ("fuzz-unrar-listing", "ArchiveEngine"), ("fuzz-settings", "ArchiverCore"),
+        ("fuzz-extract", "ArchiveEngine"),
+    ] {
+        package.targets.append(
+            .executableTarget(name: name, dependencies: ["FuzzSupport", .target(name: library)], path: "fuzz/targets/\(name)"))
+    }
+}

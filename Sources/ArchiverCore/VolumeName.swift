@@ -82,7 +82,7 @@ public struct VolumeName: Hashable, Sendable {
             guard width == 3 || baseHasArchiveExtension else { return nil }
             return VolumeName(base: base, style: .numbered(width: width), number: number, capitals: capitals)
         }
-        if (2...3).contains(suffix.count), suffix.allSatisfy({ ("a"..."z").contains($0) }), !capitals,
+        if (2...3).contains(suffix.count), suffix.allSatisfy(\.isASCIILowercaseLetter), !capitals,
             baseHasArchiveExtension, !ArchiveNaming.archiveExtensions.contains(suffix)
         {
             let number = suffix.unicodeScalars.reduce(0) { $0 * 26 + Int($1.value - 97) }
@@ -183,7 +183,9 @@ public struct VolumeName: Hashable, Sendable {
 }
 
 extension Character {
-    fileprivate var isASCIIDigit: Bool { ("0"..."9").contains(self) }
+    // A Character is a whole grapheme: "a" with a combining mark sorts between "a" and "z" too.
+    fileprivate var isASCIIDigit: Bool { isASCII && ("0"..."9").contains(self) }
+    fileprivate var isASCIILowercaseLetter: Bool { isASCII && ("a"..."z").contains(self) }
 }
 
 extension VolumeName {

@@ -36,6 +36,15 @@ import Testing
         }
     }
 
+    /// Found by fuzz-volume-name: a letter or digit with a combining mark (a decomposed "ä", as macOS
+    /// writes names) is one Character that sorts between "a" and "z", and was read as part 771 of a set.
+    @Test func lettersAndDigitsWithCombiningMarksAreNotPartSuffixes() {
+        for text in ["n02..z.aa\u{0364}", "x.tar.gz.a\u{0061}\u{0308}", "x.zip.a\u{0308}b", "x.7z.00\u{0308}1", "x.r0\u{0308}1", "x.part1\u{0308}.rar"] {
+            let volume = parse(text)
+            #expect(volume == nil || volume?.style == .rarOld && volume?.number == -1, "\(text)")
+        }
+    }
+
     func arrange(_ given: String, _ present: [String: Int64]) -> VolumeName.Arrangement {
         var siblings: [VolumeName: Int64] = [:]
         for (name, size) in present { siblings[parse(name)!] = size }

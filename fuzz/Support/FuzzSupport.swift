@@ -1,0 +1,41 @@
+/// What every fuzz target shares: its input as bytes, and the check that turns a broken invariant into
+/// a crash libFuzzer saves (a `fatalError`, so the input lands in `crash-…` with the message).
+
+import CFuzzer
+import Glibc
+
+/// Hands the process to libFuzzer, which calls `test` with each input and exits.
+public func runFuzzer(_ test: @escaping @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> Never {
+    var argc = CommandLine.argc
+    var argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? = CommandLine.unsafeArgv
+    exit(LLVMFuzzerRunDriver(&argc, &argv, test))
+}
+
+/// libFuzzer's own main, linked in whole but never run (SwiftPM's main is the target's), names this
+/// function; `runFuzzer` passes the real test to the driver instead.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func unusedTestOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt { 0 }
+
+/// The bytes libFuzzer hands over.
+public func fuzzInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> [UInt8] {
+    guard let data, size > 0 else { return [] }
+    return Array(UnsafeBufferPointer(start: data, count: size))
+}
+
+/// Stops the run when an invariant does not hold.
+public func require(
+    _ condition: @autoclosure () -> Bool, _ message: @autoclosure () -> String, file: StaticString = #fileID,
+    line: UInt = #line
+) {
+    if !condition() { fatalError("invariant broken: \(message())", file: file, line: line) }
+}
+
+/// The input cut into fields at each 0 byte, at most `limit` of them (the last one keeps the rest).
+public func fields(_ bytes: [UInt8], limit: Int) -> [[UInt8]] {
+    bytes.split(separator: 0, maxSplits: limit - 1, omittingEmptySubsequences: false).map(Array.init)
+}
+
+/// Bytes as text for messages, escaping what is not printable ASCII.
+public func shown(_ bytes: [UInt8]) -> String {
+    bytes.map { (32..<127).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
+}
