@@ -16,7 +16,7 @@ public struct MountCommand: ParsableCommand {
             commandName: "open-with-archiver",
             abstract: tr("Open an archive as a read-only folder, without extracting it.").localized,
             discussion: Text.sentences([
-                tr("open-with-archiver ARCHIVE mounts the archive under $XDG_RUNTIME_DIR/archiver, opens the folder in the file manager and says so in a notification with an Unmount button; opening the same archive again reuses the folder. --mount ARCHIVE [FOLDER] only mounts and prints the folder, for scripts; --unmount FOLDER unmounts it. The folder is unmounted and removed by itself once nothing has been read for the mount-idle-timeout setting's seconds."),
+                tr("open-with-archiver ARCHIVE… mounts each archive under $XDG_RUNTIME_DIR/archiver, opens the folder in the file manager and says so in a notification with an Unmount button; opening the same archive again reuses the folder. --mount ARCHIVE [FOLDER] only mounts and prints the folder, for scripts; --unmount FOLDER unmounts it. The folder is unmounted and removed by itself once nothing has been read for the mount-idle-timeout setting's seconds."),
                 exitCodes,
             ], separator: "\n\n").localized,
             version: archiverVersion)
@@ -41,7 +41,7 @@ public struct MountCommand: ParsableCommand {
     @Flag(help: .hidden)
     var serve = false
 
-    @Argument(help: ArgumentHelp(tr("The archive (and, with --mount, the folder to mount it on); with --unmount, the folder.")))
+    @Argument(help: ArgumentHelp(tr("The archives to open (with --mount, one archive and optionally the folder to mount it on); with --unmount, the folder.")))
     var paths: [String] = []
 
     public init() {}
@@ -50,8 +50,8 @@ public struct MountCommand: ParsableCommand {
         if mount, unmount { throw ValidationError(tr("Use either --mount or --unmount, not both.").localized) }
         if unmount, paths.count != 1 { throw ValidationError(tr("--unmount takes one folder.").localized) }
         if paths.isEmpty { throw ValidationError(tr("Name an archive to open.").localized) }
-        if paths.count > (mount || serve ? 2 : 1) {
-            throw ValidationError(tr("Name one archive; with --mount, a folder may follow it.").localized)
+        if mount || serve, paths.count > 2 {
+            throw ValidationError(tr("--mount takes one archive and, optionally, the folder to mount it on.").localized)
         }
         if let idleTimeout, !idleTimeout.isFinite || idleTimeout < 0 || idleTimeout >= 1e9 {
             throw ValidationError(tr("--idle-timeout must be between 0 (never) and 999999999 seconds.").localized)
@@ -64,9 +64,22 @@ public struct MountCommand: ParsableCommand {
         if unmount { try Mounting.unmount(given[0]); return }
         let idle = idleTimeout ?? UserSettings.current.mountIdleTimeout
         if serve { try Daemon.run(archive: given[0], folder: given[1], idleTimeout: idle) }
-        try Mounting.open(
-            given[0], folder: given.count > 1 ? given[1] : nil, idleTimeout: idle, script: mount,
-            passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was opened")),
-            notify: mount ? notify ?? false : notify)
+        let passwords = Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was opened"))
+        if mount {
+            try Mounting.open(
+                given[0], folder: given.count > 1 ? given[1] : nil, idleTimeout: idle, script: true, passwords: passwords,
+                notify: notify ?? false)
+            return
+        }
+        // From a menu: each archive selected, in turn; the first failure decides the exit status.
+        var failure: Error?
+        for archive in given {
+            do {
+                try Mounting.open(archive, folder: nil, idleTimeout: idle, script: false, passwords: passwords, notify: notify)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
     }
 }
