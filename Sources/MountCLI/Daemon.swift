@@ -1,6 +1,7 @@
 import ArchiveEngine
 import ArchiverCLI
 import ArchiverCore
+import Dispatch
 import Glibc
 import MountEngine
 import SystemPackage
@@ -42,13 +43,15 @@ enum Daemon {
     static func run(archive: FilePath, folder: FilePath, idleTimeout: Double) throws -> Never {
         signal(SIGPIPE, SIG_IGN)
         let index: ArchiveIndex
+        // The starter gone (its Cancel, Ctrl-C) stops the scan: nobody would open the folder.
+        let control = JobControl()
         do {
             var lastProgress = -1.0
-            index = try ArchiveIndex.scan(archive, passwords: passwords, control: JobControl()) { read, total in
+            index = try ArchiveIndex.scan(archive, passwords: passwords, control: control) { read, total in
                 let now = monotonicSeconds()
                 guard now - lastProgress >= 0.25 else { return }
                 lastProgress = now
-                say(.progress(read: read, total: total))
+                if !say(.progress(read: read, total: total)) { control.cancel() }
             }
         } catch {
             say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
@@ -56,7 +59,7 @@ enum Daemon {
         }
         for text in index.refused { Log.line(text.english) }
         let fileSystem = ArchiveFileSystem(index) {
-            say(.ready)
+            if !say(.ready) { DispatchQueue.global().async { MountPoints.unmount(folder) } }
             // The starter has what it waited for; nothing more goes to it.
             let null = open("/dev/null", O_RDWR)
             dup2(null, STDIN_FILENO)
@@ -83,9 +86,11 @@ enum Daemon {
         return secret
     }
 
-    private static func say(_ message: DaemonMessage) {
+    /// - Returns: false when the starter is gone.
+    @discardableResult
+    private static func say(_ message: DaemonMessage) -> Bool {
         let bytes = Array(message.line.utf8)
-        _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+        return bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) } == bytes.count
     }
 }
 

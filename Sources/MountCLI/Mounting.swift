@@ -10,6 +10,13 @@ import SystemPackage
 /// The starter's side: where to mount, reuse of a live mount, the daemon's start, the password and
 /// progress on its behalf, and the result.
 enum Mounting {
+    /// Ctrl-C, SIGTERM and the progress notification's Cancel stop the starter; the daemon then stops too.
+    private static let control: JobControl = {
+        let control = JobControl()
+        CommandRunner.installSignalHandlers(control)
+        return control
+    }()
+
     static func open(
         _ archive: FilePath, folder given: FilePath?, idleTimeout: Double, script: Bool, passwords: PasswordAsker,
         notify: Bool?
@@ -18,7 +25,7 @@ enum Mounting {
         // TRANSLATORS: the progress notification's title while an archive is read to open it as a folder.
         let feedback = DesktopFeedback(
             title: tr("Opening “%@” as a folder", name).localized, notify: notify, settings: UserSettings.current,
-            control: JobControl())
+            control: Self.control)
         do throws(ArchiverError) {
             let (folder, reused) = try place(archive, given: given)
             if !reused {
