@@ -32,6 +32,8 @@ public final class ArchiveIndex: Sendable {
     /// Whether entries lie behind one another in one compressed stream (tar.gz, 7z), so that reading one
     /// means decompressing those before it, rather than each on its own (zip).
     public let isStream: Bool
+    /// Readers of closed files, kept to go on from where they stopped.
+    let readers = ReaderPool()
 
     private init(
         nodes: [Node], refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool

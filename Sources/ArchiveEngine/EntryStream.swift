@@ -19,6 +19,8 @@ public final class EntryStream: @unchecked Sendable {
         state = (State(index: index, entry: entry, size: file.size, name: file.name.displayName))
     }
 
+    deinit { state.giveBack() }
+
     /// Copies the bytes at `offset` into `buffer`.
     /// - Returns: how many; fewer than asked only at the end of the file.
     /// - Throws: `ArchiverError` when the entry cannot be read (damaged, truncated).
@@ -62,6 +64,12 @@ public final class EntryStream: @unchecked Sendable {
             return to - from
         }
 
+        /// Keeps the reader for a later file further on (a copy of the whole folder reads the archive once).
+        mutating func giveBack() {
+            guard failure == nil, let kept = reader.take() else { return }
+            index.readers.put(kept, next: entry + 1)
+        }
+
         private mutating func restart() {
             reader = nil
             window = []
@@ -71,8 +79,14 @@ public final class EntryStream: @unchecked Sendable {
 
         private mutating func fill(to end: Int64, keepingFrom keep: Int64) throws(ArchiverError) {
             if reader == nil {
-                var opened = try ArchiveReader(path: index.archive, password: index.password)
-                for _ in 0..<entry { _ = try opened.next() }
+                let pooled = index.readers.take(before: entry)
+                var opened: ArchiveReader
+                if let kept = pooled?.reader.take() {
+                    opened = kept
+                } else {
+                    opened = try ArchiveReader(path: index.archive, password: index.password)
+                }
+                for _ in (pooled?.next ?? 0)..<entry { _ = try opened.next() }
                 guard try opened.next() != nil else {
                     throw ArchiverError(.corrupt, tr("“%@” ended before this entry.", index.archive.lastComponent?.string ?? ""))
                 }
@@ -108,6 +122,44 @@ public final class EntryStream: @unchecked Sendable {
             let drop = Int(min(keep - windowStart, Int64(window.count)))
             window.removeFirst(drop)
             windowStart += Int64(drop)
+        }
+    }
+}
+
+/// A few readers left where a closed file ended, keyed by the entry each would read next: opening a file
+/// further on continues from the nearest one instead of decompressing the stream from its start again.
+final class ReaderPool: @unchecked Sendable {
+    /// Only touched under the pool's lock, or by the one stream that took it out.
+    final class Pooled: @unchecked Sendable {
+        var reader: ArchiveReader?
+        let next: Int
+        init(_ reader: consuming ArchiveReader, next: Int) {
+            self.reader = consume reader
+            self.next = next
+        }
+    }
+
+    private let pooled = Mutex<[Pooled]>([])
+    /// Each holds a decompressor's buffers; more would rarely be used.
+    private static let limit = 4
+
+    /// The reader furthest on that has not passed entry `entry`, taken out of the pool.
+    func take(before entry: Int) -> Pooled? {
+        pooled.withLock { pooled -> Pooled? in
+            guard let index = pooled.indices.filter({ pooled[$0].next <= entry }).max(by: { pooled[$0].next < pooled[$1].next }) else {
+                return nil
+            }
+            return pooled.remove(at: index)
+        }
+    }
+
+    func put(_ reader: consuming ArchiveReader, next: Int) {
+        let item = Pooled(reader, next: next)
+        pooled.withLock { pooled in
+            pooled.append(item)
+            if pooled.count > Self.limit, let oldest = pooled.indices.min(by: { pooled[$0].next < pooled[$1].next }) {
+                pooled.remove(at: oldest)
+            }
         }
     }
 }

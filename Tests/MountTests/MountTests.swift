@@ -75,6 +75,37 @@ struct MountTests {
         #expect(!FileManager.default.fileExists(atPath: folder))
     }
 
+    /// Copying a compressed tar's folder out reads the archive about once, not once per file: a closed
+    /// file's reader goes on to the next one. Counted with the daemon's read bytes (/proc/PID/io).
+    @Test func readingEveryFileInOrderReadsTheArchiveOnce() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        for number in 0..<40 {
+            let data = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try data.write(to: URL(fileURLWithPath: tree + "/f\(number)"))
+        }
+        let archive = mounts.scratch.sub("many.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        let order = try Tool.run(["/usr/bin/bsdtar", "-tf", archive]).output.split(separator: "\n").map(String.init).filter { $0 != "./" }
+        let folder = try mounts.mount(archive)
+        let daemon = try #require(Mounts.daemon(serving: folder))
+        func readBytes() throws -> Int {
+            let io = try String(contentsOfFile: "/proc/\(daemon)/io", encoding: .utf8)
+            return Int(io.split(separator: "\n").first { $0.hasPrefix("rchar:") }?.split(separator: " ").last ?? "") ?? 0
+        }
+        let before = try readBytes()
+        for name in order {
+            #expect(FileManager.default.contents(atPath: folder + "/" + name) == FileManager.default.contents(atPath: tree + "/" + name))
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int)
+        let read = try readBytes() - before
+        #expect(read < 3 * size, "read \(read) bytes of a \(size)-byte archive")
+        try mounts.run(["--unmount", folder])
+    }
+
     @Test func secondOpenReusesTheMount() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }
