@@ -8,9 +8,11 @@
 #
 # Usage: bench/mount.sh            (as root, or a user who may mount FUSE)
 #   RUNS=3  CORPUS=DIR  ARCHIVER_BIN_DIR=DIR (else a release build)  INSTALL=0 (do not apt-get the anchors)
+#   LIMIT=120  seconds a full read may take before it is stopped and reported as "> LIMIT"
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-3}
+limit=${LIMIT:-120}
 work=$root/bench/out-mount
 results=$root/bench/RESULTS-mount.md
 
@@ -39,7 +41,7 @@ last=$(bsdtar -tf "$work/c.tar.gz" | grep -v '/$' | tail -1)
 
 drop() { /usr/bin/python3 -c 'import os,sys; fd=os.open(sys.argv[1],os.O_RDONLY); os.posix_fadvise(fd,0,0,os.POSIX_FADV_DONTNEED)' "$1"; }
 now() { date +%s.%N; }
-median() { sort -g | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2)}'; }
+median() { sort -g | awk '/^>/ {over = $0} {a[NR] = $1} END {if (over != "") print over; else if (NR) print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2)}'; }
 wait_listing() { for _ in $(seq 1 3000); do ls "$1" >/dev/null 2>&1 && [[ -n $(ls -A "$1" 2>/dev/null) ]] && return 0; sleep 0.01; done; return 1; }
 
 # mount_with TOOL ARCHIVE DIR: starts the tool; returns once the folder lists.
@@ -68,8 +70,12 @@ measure() {  # measure TOOL ARCHIVE → "ready last all" medians
             t0=$(now); mount_with "$tool" "$archive" "$dir"; r=$(echo "$(now) - $t0" | bc)
             t0=$(now); cat "$dir/$last" >/dev/null; l=$(echo "$(now) - $t0" | bc)
             unmount_dir "$dir"; mkdir -p "$dir"; drop "$archive"
-            t0=$(now); mount_with "$tool" "$archive" "$dir"; (cd "$dir" && find . -type f -print0 | xargs -0 cat >/dev/null)
-            a=$(echo "$(now) - $t0" | bc)
+            t0=$(now); mount_with "$tool" "$archive" "$dir"
+            if (cd "$dir" && timeout "$limit" sh -c 'find . -type f -print0 | xargs -0 cat >/dev/null'); then
+                a=$(echo "$(now) - $t0" | bc)
+            else
+                a=">$limit"
+            fi
             unmount_dir "$dir"
         fi
         ready+=("$r"); lastr+=("$l"); allr+=("$a")

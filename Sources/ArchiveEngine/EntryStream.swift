@@ -64,7 +64,8 @@ public final class EntryStream: @unchecked Sendable {
             return to - from
         }
 
-        /// Keeps the reader for a later file further on (a copy of the whole folder reads the archive once).
+        /// Keeps the reader for a later file further on (a copy of the whole folder reads the archive once);
+        /// a read before the window then starts again with another.
         mutating func giveBack() {
             guard failure == nil, let kept = reader.take() else { return }
             index.readers.put(kept, next: entry + 1)
@@ -78,7 +79,7 @@ public final class EntryStream: @unchecked Sendable {
         }
 
         private mutating func fill(to end: Int64, keepingFrom keep: Int64) throws(ArchiverError) {
-            if reader == nil {
+            if reader == nil, !atEnd {
                 let pooled = index.readers.take(before: entry)
                 var opened: ArchiveReader
                 if let kept = pooled?.reader.take() {
@@ -96,6 +97,9 @@ public final class EntryStream: @unchecked Sendable {
             while windowEnd < end || (end == size && !atEnd), !atEnd {
                 guard let block = try reader?.readBlock(entryName: name) else {
                     atEnd = true
+                    // At once, not when the file is closed: the kernel says so only after the next file
+                    // may already be opened.
+                    giveBack()
                     break
                 }
                 // A block past the end so far follows a hole of a sparse file.

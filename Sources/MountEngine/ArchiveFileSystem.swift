@@ -159,7 +159,8 @@ public final class ArchiveFileSystem: Sendable {
             var own = this.status(of: node)
             _ = fill(buffer, ".", &own)
             _ = fill(buffer, "..", nil)
-            for (name, child) in this.index.nodes[node].children {
+            // In the archive's order: a copy of the folder then reads a compressed stream front to back.
+            for (name, child) in this.index.nodes[node].children.sorted(by: { $0.value < $1.value }) {
                 var status = this.status(of: child)
                 let full = (name + [0]).withUnsafeBufferPointer { name in
                     name.withMemoryRebound(to: CChar.self) { fill(buffer, $0.baseAddress, &status) }
