@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
         .executable(name: "archiver-extract", targets: ["archiver-extract"]),
+        .executable(name: "open-with-archiver", targets: ["open-with-archiver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -75,6 +76,20 @@ let package = Package(
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
 
+        // Open as Folder: a read-only FUSE mount of an archive, in an executable of its own so that the
+        // others never link libfuse.
+        .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
+        .target(name: "CFuseShim", dependencies: ["CFuse"]),
+        .target(name: "MountEngine", dependencies: ["ArchiveEngine", "ArchiverCore", "CFuseShim"]),
+        .target(
+            name: "MountCLI",
+            dependencies: [
+                "MountEngine", "ArchiverCLI", "ArchiveEngine", "ArchiverCore", "Desktop",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "open-with-archiver", dependencies: ["MountCLI"]),
+
         .target(
             name: "ArchiverTestSupport",
             dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
@@ -92,6 +107,7 @@ let package = Package(
         .testTarget(name: "PDFEngineTests", dependencies: ["PDFEngine", "CPDFShim", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "PDFEndToEndTests", dependencies: ["ArchiverTestSupport"]),
         // Windows on an Xvfb of their own, driven over AT-SPI (ArchiverTestSupport's WindowSession).
+        .testTarget(name: "MountTests", dependencies: ["ArchiverTestSupport", "ArchiverCore"]),
         .testTarget(name: "WindowTests", dependencies: ["ArchiverTestSupport"], exclude: ["Fixtures"]),
     ]
 )

@@ -64,7 +64,8 @@ EXTRACT extract-with-archiver
 COMPRESS_PDF compress-pdf-with-archiver
 COMPRESS_PHOTOS compress-photos-with-archiver
 COMPRESS_WINDOW archiver-compress
-EXTRACT_WINDOW archiver-extract'
+EXTRACT_WINDOW archiver-extract
+OPEN open-with-archiver'
 
 
 # --- Quoting, one function per format ------------------------------------------------------------------
@@ -341,7 +342,7 @@ do_install() {
     for t in "$WORK"/locale/*/LC_MESSAGES/"$DOMAIN".mo; do
         put_file "$t" "$DESTDIR$LOCALEDIR/${t#"$WORK/locale/"}"
     done
-    for t in Extract Compress CompressPdf CompressPhotos; do
+    for t in Extract Compress CompressPdf CompressPhotos Open; do
         put "$(translated desktop "$(fill_keyfile "$(<"$SRC/$APP.$t.desktop.in")")")"$'\n' "$DATA/applications/$APP.$t.desktop"
     done
     # Dolphin (KF >= 5.85) ignores service menus outside system folders unless they are executable.

@@ -143,8 +143,24 @@ package struct ChildProcess {
         return result + extra
     }
 
+    /// Starts `executable` in a session of its own (it outlives us and our terminal) with the given
+    /// standard input and output and our standard error, and does not wait for it.
+    package static func startDaemon(
+        _ executable: FilePath, _ arguments: [[UInt8]], stdin: Int32, stdout: Int32
+    ) throws(ArchiverError) -> pid_t {
+        // It must hold nothing else of ours: a pipe or socket it kept (one our parent watches for our end)
+        // would make whoever waits for that wait as long as the daemon lives.
+        for descriptor in (try? FileSystem.entries(of: "/proc/self/fd")) ?? [] {
+            if let number = Int32(String(decoding: descriptor, as: UTF8.self)), number > 2 { _ = fcntl(number, F_SETFD, FD_CLOEXEC) }
+        }
+        return try spawn(
+            executable, arguments: [executable.bytes] + arguments, environment: mergedEnvironment([]), stdin: stdin,
+            stdout: stdout, stderr: STDERR_FILENO, newSession: true)
+    }
+
     private static func spawn(
-        _ executable: FilePath, arguments: [[UInt8]], environment: [[UInt8]], stdin: Int32, stdout: Int32, stderr: Int32
+        _ executable: FilePath, arguments: [[UInt8]], environment: [[UInt8]], stdin: Int32, stdout: Int32, stderr: Int32,
+        newSession: Bool = false
     ) throws(ArchiverError) -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
@@ -165,7 +181,9 @@ package struct ChildProcess {
         var mask = sigset_t()
         sigemptyset(&mask)
         posix_spawnattr_setsigmask(&attributes, &mask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK))
+        // POSIX_SPAWN_SETSID (glibc 2.26), a GNU macro Swift does not import.
+        let setsid: Int32 = newSession ? 0x80 : 0
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK | setsid))
 
         let argv = CStringArray(arguments)
         let envp = CStringArray(environment)

@@ -200,7 +200,7 @@ public enum Extractor {
     /// `decoder`, unless it would make two different names one (a Latin-1 `caf\xe9.txt` beside a UTF-8
     /// `café.txt`, which a migrated disk can hold): then every name stays as stored, so that no file
     /// replaces another, and the reason is a warning.
-    private static func keepingNamesApart(_ decoder: NameDecoder?, _ entries: [ArchiveEntryInfo]) -> (
+    static func keepingNamesApart(_ decoder: NameDecoder?, _ entries: [ArchiveEntryInfo]) -> (
         decoder: NameDecoder?, warning: JobWarning?
     ) {
         guard let decoder else { return (nil, nil) }
@@ -218,7 +218,7 @@ public enum Extractor {
 
     /// The code page of a zip's names stored without the UTF-8 flag, guessed over all of them. Other
     /// formats record no flag to go by; their names are kept as bytes unless `--encoding` says otherwise.
-    private static func guessNames(_ entries: [ArchiveEntryInfo], family: EncryptionSupport.Family) -> NameDecoder? {
+    static func guessNames(_ entries: [ArchiveEntryInfo], family: EncryptionSupport.Family) -> NameDecoder? {
         family == .zip ? NameDecoder.guess(entries.map(\.path)) : nil
     }
 
@@ -278,8 +278,9 @@ public enum Extractor {
     }
 
     /// Every entry of `reader`, each also given to `each` as it is read.
-    private static func scan(
-        _ reader: inout ArchiveReader, archiveName: [UInt8], control: JobControl, each: (ArchiveEntryInfo) -> Void = { _ in }
+    static func scan(
+        _ reader: inout ArchiveReader, archiveName: [UInt8], control: JobControl, each: (ArchiveEntryInfo) -> Void = { _ in },
+        progress: (_ read: Int64, _ total: Int64) -> Void = { _, _ in }
     ) throws(ArchiverError) -> [ArchiveEntryInfo] {
         var entries: [ArchiveEntryInfo] = []
         while var entry = try reader.next() {
@@ -289,6 +290,7 @@ public enum Extractor {
             }
             each(entry)
             entries.append(entry)
+            progress(reader.bytesRead, reader.fileSize)
         }
         return entries
     }
@@ -364,20 +366,20 @@ public enum Extractor {
 
     /// Asks until a password opens the probe entry; nothing is written meanwhile.
     static func verifiedPassword(
-        asker: PasswordAsker, name: String, opens: (Secret) throws(ArchiverError) -> Bool
+        asker: PasswordAsker, name: String, wrong: Text? = nil, opens: (Secret) throws(ArchiverError) -> Bool
     ) throws(ArchiverError) -> Secret {
         for attempt in 1...max(1, asker.attempts) {
             let password = try asker.ask(name, attempt)
             if try opens(password) { return password }
         }
         throw ArchiverError(
-            .password, tr("Wrong password for “%@”; nothing was extracted.", name),
+            .password, wrong ?? tr("Wrong password for “%@”; nothing was extracted.", name),
             hint: tr("Check the password (capitals count) and try again. If it is right, the archive is damaged."),
             path: name)
     }
 
     /// Whether `password` decrypts entry number `index` of `archive` completely.
-    private static func opens(_ archive: FilePath, entry index: Int, with password: Secret) throws(ArchiverError) -> Bool {
+    static func opens(_ archive: FilePath, entry index: Int, with password: Secret) throws(ArchiverError) -> Bool {
         var reader = try ArchiveReader(path: archive, password: password)
         for _ in 0..<index { _ = try reader.next() }
         guard let info = try reader.next() else { return false }

@@ -24,7 +24,7 @@ package enum FileSystem {
     package static func isSymlink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }
 
     /// A symlink's target as bytes. The corresponding C function is `readlink`.
-    static func symlinkTarget(_ link: FilePath) -> [UInt8]? {
+    package static func symlinkTarget(_ link: FilePath) -> [UInt8]? {
         let capacity = Int(PATH_MAX)
         let buffer = UnsafeMutablePointer<CChar>.allocate(capacity: capacity)
         defer { buffer.deallocate() }

@@ -85,7 +85,6 @@ package final class DesktopFeedback: @unchecked Sendable {
                 exec: recent?.exec ?? (isArchive ? "extract-with-archiver %u" : "xdg-open %u"))
         }
         if let item, settings.openFolderAfter { _ = Reveal.show(item) }
-        guard let notifier else { return }
         var actions: [Notifier.Action] = []
         if let item {
             // TRANSLATORS: a button on the result notification; it shows the result in the file manager.
@@ -97,6 +96,13 @@ package final class DesktopFeedback: @unchecked Sendable {
             // TRANSLATORS: a button on the result notification; it opens the mail program with the archive attached.
             actions.append(Notifier.Action(id: "email", label: tr("Email…").localized) { _ = Reveal.email(attachable) })
         }
+        succeeded(summary: summary, body: body, actions: actions)
+    }
+
+    /// A result with buttons of the job's own, kept for `waitForAction`.
+    package func succeeded(summary: String, body: String, actions: [Notifier.Action]) {
+        release()
+        guard let notifier else { return }
         notifier.show(summary: summary, body: body, actions: actions, wait: true)
         waitsForAction = notifier.supportsActions && !actions.isEmpty && isatty(STDIN_FILENO) != 1
     }

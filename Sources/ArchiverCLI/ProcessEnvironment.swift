@@ -2,11 +2,11 @@ import Glibc
 import SystemPackage
 
 /// The home folder, environment and small files the jobs read, gathered in one place.
-struct ProcessEnvironment {
-    var home: FilePath
-    var variables: [String: String]
+package struct ProcessEnvironment {
+    package var home: FilePath
+    package var variables: [String: String]
 
-    static var current: ProcessEnvironment {
+    package static var current: ProcessEnvironment {
         var variables: [String: String] = [:]
         var cursor = environ
         while let entry = cursor.pointee {

@@ -7,6 +7,8 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
         }
         fileprivate let kind: Kind
 
+        fileprivate init(kind: Kind) { self.kind = kind }
+
         /// Bad flags or arguments.
         public static let usage = Code(kind: .usage)
         /// An input is missing or cannot be read.
@@ -23,6 +25,12 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
         public static let cancelled = Code(kind: .cancelled)
         /// The time budget ran out, or the estimate exceeds it.
         public static let budget = Code(kind: .budget)
+
+        /// The code an exit status stands for (another process's failure); nil for 0, 1 and unknown ones.
+        public init?(exitStatus: Int32) {
+            guard let kind = Kind(rawValue: exitStatus) else { return nil }
+            self.kind = kind
+        }
 
         /// The process exit status DESIGN.md fixes for this code.
         public var exitStatus: Int32 { kind.rawValue }

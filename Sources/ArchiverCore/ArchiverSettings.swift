@@ -21,6 +21,8 @@ public struct ArchiverSettings: Equatable, Sendable {
     public var splitSize: Int64?
     /// The step of "Compress PDF"'s quality ladder used when no --quality is given.
     public var pdfQuality = PDFQuality.standard
+    /// Seconds an archive opened as a folder stays mounted with nothing open and nothing asked (0 = until unmounted).
+    public var mountIdleTimeout: Double = 300
 
     public init() {}
 
@@ -41,6 +43,7 @@ public struct ArchiverSettings: Equatable, Sendable {
         case rememberRecent = "remember-recent"
         case splitSize = "split-size"
         case pdfQuality = "pdf-quality"
+        case mountIdleTimeout = "mount-idle-timeout"
     }
 
     /// A stored value, typed as GSettings hands it over.
@@ -83,6 +86,9 @@ public struct ArchiverSettings: Equatable, Sendable {
         case (.pdfQuality, .string(let nick)):
             guard let quality = PDFQuality(rawValue: nick) else { return false }
             pdfQuality = quality
+        case (.mountIdleTimeout, .number(let seconds)):
+            guard seconds.isFinite, seconds >= 0 else { return false }
+            mountIdleTimeout = seconds
         default: return false
         }
         return true

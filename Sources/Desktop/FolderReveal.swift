@@ -13,6 +13,16 @@ public enum Reveal {
         show(item, sessionBus: sessionBusAddress(), opener: "xdg-open")
     }
 
+    /// Opens `folder` in the file manager (`org.freedesktop.FileManager1.ShowFolders`), else with `xdg-open`.
+    @discardableResult
+    public static func open(_ folder: FilePath) -> Bool {
+        let folder = folder.absolute
+        if let sessionBus = sessionBusAddress(), let uri = fileURI(folder), call("ShowFolders", uri, address: sessionBus, timeout: 5) {
+            return true
+        }
+        return Spawn.detached([Array("xdg-open".utf8), folder.bytes])
+    }
+
     /// Starts the mail program with `file` attached (`xdg-email --attach`), without waiting for it.
     /// - Returns: whether the program started.
     @discardableResult
@@ -22,7 +32,7 @@ public enum Reveal {
 
     static func show(_ item: FilePath, sessionBus: String?, opener: String, timeout: Double = 5) -> Bool {
         let item = item.absolute
-        if let sessionBus, let uri = fileURI(item), showItems(uri, address: sessionBus, timeout: timeout) {
+        if let sessionBus, let uri = fileURI(item), call("ShowItems", uri, address: sessionBus, timeout: timeout) {
             return true
         }
         let isFolder = item.withPlatformString { g_file_test($0, G_FILE_TEST_IS_DIR) } != 0
@@ -34,16 +44,16 @@ public enum Reveal {
         Spawn.detached([Array(mailer.utf8), Array("--attach".utf8), file.absolute.bytes])
     }
 
-    /// Asks the file manager to show `uri`. A file manager that is installed but not running is started by
+    /// Asks the file manager to show `uri` (`ShowItems`: selected in its folder; `ShowFolders`: opened). A file manager that is installed but not running is started by
     /// the bus; `timeout` bounds that, and a name nobody provides fails at once.
-    private static func showItems(_ uri: String, address: String, timeout: Double) -> Bool {
+    private static func call(_ method: String, _ uri: String, address: String, timeout: Double) -> Bool {
         let uris = uri.withCString { text in
             var one: [UnsafePointer<gchar>?] = [text]
             return g_variant_new_strv(&one, 1)
         }
         let found: Bool? = BusCall.call(
             address: address, destination: "org.freedesktop.FileManager1", path: "/org/freedesktop/FileManager1",
-            interface: "org.freedesktop.FileManager1", method: "ShowItems",
+            interface: "org.freedesktop.FileManager1", method: method,
             arguments: [uris, g_variant_new_string("")],
             replyType: nil, timeout: timeout
         ) { _, _ in true }

@@ -10,6 +10,8 @@ import Testing
         do { let applied = settings.apply(.compressionLevel, .string("maximum")); #expect(applied) }
         do { let applied = settings.apply(.timeBudget, .number(60)); #expect(applied) }
         do { let applied = settings.apply(.skipJunk, .bool(false)); #expect(applied) }
+        do { let applied = settings.apply(.mountIdleTimeout, .number(30)); #expect(applied) }
+        #expect(settings.mountIdleTimeout == 30)
         #expect(settings.defaultFormat == .tarZst)
         #expect(settings.compressionLevel == .maximum)
         #expect(settings.timeBudget == 60)
@@ -23,6 +25,7 @@ import Testing
         do { let applied = settings.apply(.defaultFormat, .string("gz")); #expect(!applied) }
         do { let applied = settings.apply(.notifications, .string("yes")); #expect(!applied) }
         do { let applied = settings.apply(.timeBudget, .number(-1)); #expect(!applied) }
+        do { let applied = settings.apply(.mountIdleTimeout, .number(-5)); #expect(!applied) }
         #expect(settings == ArchiverSettings())
     }
 

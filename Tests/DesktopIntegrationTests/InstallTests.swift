@@ -6,7 +6,8 @@ import Testing
 @Suite struct InstallTests {
     static let app = "io.github.archiver"
     static let entries = [
-        "compress", "compress-window", "compress-each", "extract-here", "extract-window", "compress-pdf", "compress-photos",
+        "compress", "compress-window", "compress-each", "extract-here", "extract-window", "open-folder", "compress-pdf",
+        "compress-photos",
     ]
     /// The entries of the menus without submenus (Nemo, Caja, PCManFM).
     static var flatEntries: [String] { entries.filter { !QuotingTests.notFlat.contains($0) } }
@@ -16,7 +17,7 @@ import Testing
         switch entry {
         case "compress-pdf": ("application/pdf;", nil)
         case "compress-photos": (photoTypes + "inode/directory;", nil)
-        case let e where e.hasPrefix("extract"): (nil, "application/zip;")
+        case let e where e.hasPrefix("extract") || e == "open-folder": (nil, "application/zip;")
         default: ("all/all;", nil)
         }
     }
@@ -95,7 +96,7 @@ import Testing
                 #expect(types == Self.offered(kind).types, "\(kind): \(types)")
             }
             let actions = (file["Desktop Entry", "Actions"] ?? "").split(separator: ";")
-            #expect(actions.count == ["compress": 3, "extract": 2][kind, default: 1])
+            #expect(actions.count == ["compress": 3, "extract": 3][kind, default: 1])
             for action in actions {
                 #expect(file["Desktop Action \(action)", "Name"] != nil)
                 #expect(file["Desktop Action \(action)", "Exec"]?.hasSuffix(" -- %F") == true)

@@ -8,34 +8,40 @@ import Testing
     static let labels = [
         "compress": "Compress", "compress-window": "Compress…", "compress-each": "Compress Each Separately",
         "extract-here": "Extract Here", "extract-window": "Extract…", "compress-pdf": "Compress PDF", "compress-photos": "Compress Photos",
+        "open-folder": "Open as Folder",
     ]
     /// The labels of the menus without submenus, which name Archiver.
     static let longLabels = [
         "compress": "Compress with Archiver", "compress-window": "Compress with Archiver…", "compress-each": "Compress Each Separately with Archiver",
         "extract-here": "Extract Here with Archiver", "extract-window": "Extract with Archiver…",
         "compress-pdf": "Compress PDF with Archiver", "compress-photos": "Compress Photos with Archiver",
+        "open-folder": "Open as Folder with Archiver",
     ]
     static let options: [String: [String]] = [
         "compress": [], "compress-window": [], "compress-each": ["--each"], "extract-here": ["--here"], "extract-window": [],
-        "compress-pdf": [], "compress-photos": [],
+        "compress-pdf": [], "compress-photos": [], "open-folder": [],
     ]
     /// The menus without submenus (Nemo, and DES-EMA for Caja and PCManFM), and the entries they leave out.
     static let flatMechanisms: Set = ["nemo", "file-manager-actions"]
-    static let notFlat: Set = ["compress-each"]
+    static let notFlat: Set = ["compress-each", "open-folder"]
     /// Which service menu (and "Open with" handler) an entry belongs to.
     static func executable(_ entry: String) -> String {
-        ["compress-pdf", "compress-photos"].contains(entry) ? entry : entry.hasPrefix("extract") ? "extract" : "compress"
+        ["compress-pdf", "compress-photos"].contains(entry) ? entry
+            : entry.hasPrefix("extract") || entry == "open-folder" ? "extract" : "compress"
     }
     /// The program an entry runs: a window for "Compress…" and "Extract…", else a command-line tool.
     static func program(_ entry: String) -> String {
         switch entry {
         case "compress-window": "archiver-compress"
         case "extract-window": "archiver-extract"
+        case "open-folder": "open-with-archiver"
         default: executable(entry) + "-with-archiver"
         }
     }
     /// The "Open with" handler that runs an entry's executable.
-    static let handlers = ["compress": "Compress", "extract": "Extract", "compress-pdf": "CompressPdf", "compress-photos": "CompressPhotos"]
+    static let handlers = [
+        "compress": "Compress", "extract": "Extract", "compress-pdf": "CompressPdf", "compress-photos": "CompressPhotos", "open-folder": "Open",
+    ]
     static let mechanisms = ["dolphin", "open-with", "nemo", "file-manager-actions", "thunar", "nautilus-script", "nautilus-python"]
 
     /// The argv a file manager runs for `entry` on `files` (absolute paths in `folder`), and its directory.
@@ -46,7 +52,7 @@ import Testing
             let file = try KeyFile(path: "\(data)/kio/servicemenus/\(app).\(executable(entry)).desktop")
             return (try Launch.desktopEntry(exec: file["Desktop Action \(entry)", "Exec"] ?? "", files: files), nil)
         case "open-with":  // the application entries run one default command each
-            let file = try KeyFile(path: "\(data)/applications/\(app).\(handlers[executable(entry)] ?? "").desktop")
+            let file = try KeyFile(path: "\(data)/applications/\(app).\(handlers[entry] ?? handlers[executable(entry)] ?? "").desktop")
             return (try Launch.desktopEntry(exec: file["Desktop Entry", "Exec"] ?? "", files: files), nil)
         case "nemo":
             let file = try KeyFile(path: "\(data)/nemo/actions/\(app).\(entry).nemo_action")
@@ -100,7 +106,7 @@ import Testing
         defer { home.remove() }
         let stubs = home.root + "/stub bin $x"
         try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
-        for exe in Paths.executables + ["archiver-compress", "archiver-extract"] {
+        for exe in Paths.executables + ["archiver-compress", "archiver-extract", "open-with-archiver"] {
             try "#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\" > \"$ARGV_RECORD\"\n".write(toFile: stubs + "/" + exe, atomically: true, encoding: .utf8)
             chmod(stubs + "/" + exe, 0o755)
         }
@@ -128,7 +134,7 @@ import Testing
         let record = home.root + "/argv"
         for mechanism in Self.mechanisms {
             for entry in Self.labels.keys.sorted() {
-                if mechanism == "open-with" && !["compress", "extract-here", "compress-pdf", "compress-photos"].contains(entry) { continue }
+                if mechanism == "open-with" && !["compress", "extract-here", "compress-pdf", "compress-photos", "open-folder"].contains(entry) { continue }
                 if Self.flatMechanisms.contains(mechanism) && Self.notFlat.contains(entry) { continue }
                 let files = switch Self.executable(entry) {
                 case "extract": archives

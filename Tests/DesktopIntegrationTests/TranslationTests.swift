@@ -32,12 +32,12 @@ import Testing
     /// (file, group, key) of every translated label in the key files install writes.
     static func labelledKeys(_ data: String) -> [(path: String, group: String, key: String)] {
         var keys: [(String, String, String)] = []
-        for name in ["Extract", "Compress", "CompressPdf", "CompressPhotos"] {
+        for name in ["Extract", "Compress", "CompressPdf", "CompressPhotos", "Open"] {
             let path = "\(data)/applications/\(app).\(name).desktop"
             keys += [(path, "Desktop Entry", "Name"), (path, "Desktop Entry", "Comment")]
         }
         let dolphin = ["compress": QuotingTests.labels.keys.filter { $0.hasPrefix("compress") && !$0.hasSuffix("pdf") && !$0.hasSuffix("photos") },
-                       "extract": ["extract-here", "extract-window"], "compress-pdf": ["compress-pdf"], "compress-photos": ["compress-photos"]]
+                       "extract": ["extract-here", "extract-window", "open-folder"], "compress-pdf": ["compress-pdf"], "compress-photos": ["compress-photos"]]
         for (file, actions) in dolphin {
             let path = "\(data)/kio/servicemenus/\(app).\(file).desktop"
             keys.append((path, "Desktop Entry", "X-KDE-Submenu"))

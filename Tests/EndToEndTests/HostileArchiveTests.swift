@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -5,17 +6,8 @@ import Testing
 /// places inside the scratch folder, so the test can look there: `<scratch>/outside/…` (absolute targets)
 /// and `<scratch>/ex/…` (one level above the `--to` destination `<scratch>/ex/dest`).
 @Suite struct HostileArchiveTests {
-    static let tarMaker = """
-        import tarfile, io, sys
-        arc, outside = sys.argv[1], sys.argv[2]
-        t = tarfile.open(arc, 'w', format=tarfile.PAX_FORMAT)
-        def add(name, data=None, **kw):
-            i = tarfile.TarInfo(name); i.mtime = 1600000000; i.mode = 0o644
-            for k, v in kw.items(): setattr(i, k, v)
-            if data is not None:
-                i.size = len(data); t.addfile(i, io.BytesIO(data))
-            else:
-                t.addfile(i)
+    static let tarMaker = HostileTar.script("""
+        outside = sys.argv[2]
         add('ok.txt', b'ok')
         add('dir', type=tarfile.DIRTYPE, mode=0o755)
         add('dir/ok2.txt', b'ok2')
@@ -37,8 +29,7 @@ import Testing
         add('setgid.sh', b'#!/bin/sh\\necho sgid\\n', mode=0o2755)
         add('sticky', type=tarfile.DIRTYPE, mode=0o1777)
         add('sticky/f.txt', b'f')
-        t.close()
-        """
+        """)
 
     /// The names stderr must mention for the tar (each refused entry).
     static func refusedTarNames(outside: String) -> [String] {

@@ -1,0 +1,189 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// An archive's tree, for browsing it as a folder: read in one scan, with names decoded and made safe
+/// exactly as the extractor does (what it would refuse is left out, and said); each file's data is read
+/// again on demand through `EntryStream`.
+public final class ArchiveIndex: Sendable {
+    /// A folder, file or symlink of the tree. Node 0 is the root.
+    public struct Node: Sendable {
+        public enum Kind: Sendable { case directory, file, symlink }
+        public let name: [UInt8]
+        public let kind: Kind
+        public fileprivate(set) var size: Int64
+        /// Seconds since 1970.
+        public fileprivate(set) var modified: Int64
+        public fileprivate(set) var permissions: UInt32
+        /// The number of the entry (in the archive's order) that holds a file's data.
+        public fileprivate(set) var entry: Int?
+        /// A symlink's target, which stays inside the tree.
+        public fileprivate(set) var linkTarget: [UInt8]?
+        public fileprivate(set) var children: [[UInt8]: Int] = [:]
+    }
+
+    public let nodes: [Node]
+    /// Each entry left out and why ("Refused “../x”: its path goes up with “..”"), for the log.
+    public let refused: [Text]
+    /// The code page the names were read in, when one was guessed.
+    public let nameEncoding: String?
+    let archive: FilePath
+    let password: Secret?
+    /// Whether entries lie behind one another in one compressed stream (tar.gz, 7z), so that reading one
+    /// means decompressing those before it, rather than each on its own (zip).
+    public let isStream: Bool
+    /// Readers of closed files, kept to go on from where they stopped.
+    let readers = ReaderPool()
+
+    private init(
+        nodes: [Node], refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool
+    ) {
+        self.nodes = nodes
+        self.refused = refused
+        self.nameEncoding = nameEncoding
+        self.archive = archive
+        self.password = password
+        self.isStream = isStream
+    }
+
+    /// The node at `path` (`/a/b` or `a/b`, as bytes), or nil.
+    public func lookup(_ path: [UInt8]) -> Int? {
+        var node = 0
+        for component in path.split(separator: UInt8(ascii: "/")) {
+            guard let child = nodes[node].children[Array(component)] else { return nil }
+            node = child
+        }
+        return node
+    }
+
+    /// Reads `archive`'s entries once and builds the tree.
+    /// - Parameters:
+    ///   - passwords: asked when entries are encrypted (zip); the password is checked on one of them.
+    ///   - progress: bytes of the archive read so far and its size.
+    /// - Throws: `ArchiverError` as extraction would: unreadable, not an archive, corrupt, password.
+    public static func scan(
+        _ archive: FilePath, passwords: PasswordAsker?, control: JobControl, progress: (Int64, Int64) -> Void = { _, _ in }
+    ) throws(ArchiverError) -> ArchiveIndex {
+        let volumes = try VolumeSet.find(archive)
+        let name = archive.lastComponent?.string ?? archive.string
+        if try EncryptedArchive(volumes.parts[0], control: control) != nil {
+            throw ArchiverError(
+                .notAnArchive, tr("“%@” is an encrypted 7z or rar, which cannot be opened as a folder yet.", name),
+                hint: tr("Extract it instead."), path: archive.string)
+        }
+        var reader = try ArchiveReader(path: archive)
+        var entries = try Extractor.scan(&reader, archiveName: volumes.name, control: control, progress: progress)
+        // Sizes a stream does not record (a single .gz) are counted, once.
+        if entries.contains(where: { $0.kind == .file && $0.size == nil }) {
+            var counter = try ArchiveReader(path: archive)
+            for index in entries.indices {
+                guard let entry = try counter.next() else { break }
+                guard entries[index].kind == .file, entries[index].size == nil else { continue }
+                var total: Int64 = 0
+                while let block = try counter.readBlock(entryName: entry.path.displayName) {
+                    try control.check()
+                    total = max(total, block.offset + Int64(block.buffer.count))
+                }
+                entries[index].size = total
+            }
+        }
+        let decoder = Extractor.keepingNamesApart(
+            Extractor.guessNames(entries, family: reader.family), entries
+        ).decoder
+        if let decoder { entries = entries.map { decoder($0) } }
+
+        var password: Secret?
+        if let probe = Extractor.passwordProbe(entries, selection: EntrySelection([])) {
+            guard reader.canDecrypt, let passwords else { throw EncryptionSupport.cannotDecrypt(name, family: reader.family) }
+            password = try Extractor.verifiedPassword(
+                asker: passwords, name: name, wrong: tr("Wrong password for “%@”; it was not opened.", name)
+            ) { password throws(ArchiverError) in
+                try Extractor.opens(archive, entry: probe, with: password)
+            }
+        }
+        var tree = TreeBuilder(modified: FileSystem.status(archive).map { Int64($0.st_mtim.tv_sec) } ?? 0)
+        for (number, entry) in entries.enumerated() { tree.add(entry, number: number) }
+        return ArchiveIndex(
+            nodes: tree.nodes, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive, password: password,
+            isStream: !reader.hasCheapHeaders)
+    }
+}
+
+/// Puts entries into a tree: folders a path implies are made, a later entry of the same name replaces an
+/// earlier one (as extracting both would), and what extraction refuses is left out.
+private struct TreeBuilder {
+    var nodes: [ArchiveIndex.Node]
+    var refused: [Text] = []
+    /// Files by path, for hard links to find their data.
+    private var files: [[UInt8]: Int] = [:]
+    private let folderTime: Int64
+
+    init(modified: Int64) {
+        folderTime = modified
+        nodes = [ArchiveIndex.Node(name: [], kind: .directory, size: 0, modified: modified, permissions: 0o755)]
+    }
+
+    mutating func add(_ entry: ArchiveEntryInfo, number: Int) {
+        let components: [[UInt8]]
+        switch EntryPath.components(of: entry.path) {
+        case .success(let safe): components = safe
+        case .failure(let reason): return refuse(entry, reason)
+        }
+        guard let leaf = components.last else { return }
+        let parent = folder(components.dropLast())
+        var node = ArchiveIndex.Node(
+            name: leaf, kind: .file, size: max(0, entry.size ?? 0), modified: entry.modified ?? folderTime,
+            permissions: entry.permissions & 0o777, entry: number)
+        switch entry.kind {
+        case .directory:
+            let index = folder(components[...])
+            nodes[index].modified = node.modified
+            nodes[index].permissions = node.permissions
+            return
+        case .file: break
+        case .symlink:
+            guard let target = entry.linkTarget, EntryPath.symlinkStaysInside(target: target, linkPath: components) else {
+                return refuse(entry, .linkLeavesDestination)
+            }
+            node = ArchiveIndex.Node(
+                name: leaf, kind: .symlink, size: Int64(target.count), modified: node.modified, permissions: 0o777,
+                linkTarget: target)
+        case .hardlink:
+            let original = entry.linkTarget.flatMap { try? EntryPath.components(of: $0).get() }
+            guard let original, let source = files[EntryPath.join(original)] else {
+                return refuse(entry, .hardlinkLeavesDestination)
+            }
+            node.entry = nodes[source].entry
+            node.size = nodes[source].size
+        case .characterDevice: return refuse(entry, .specialFile(.characterDevice))
+        case .blockDevice: return refuse(entry, .specialFile(.blockDevice))
+        case .fifo: return refuse(entry, .specialFile(.namedPipe))
+        case .socket: return refuse(entry, .specialFile(.socket))
+        }
+        let index = nodes.count
+        nodes.append(node)
+        nodes[parent].children[leaf] = index
+        if node.kind == .file { files[EntryPath.join(components)] = index }
+    }
+
+    /// The folder at `components`, made with its parents when missing (or when a file stood there).
+    private mutating func folder(_ components: ArraySlice<[UInt8]>) -> Int {
+        var current = 0
+        for name in components {
+            if let child = nodes[current].children[name], nodes[child].kind == .directory {
+                current = child
+                continue
+            }
+            let index = nodes.count
+            nodes.append(ArchiveIndex.Node(name: name, kind: .directory, size: 0, modified: folderTime, permissions: 0o755))
+            nodes[current].children[name] = index
+            current = index
+        }
+        return current
+    }
+
+    private mutating func refuse(_ entry: ArchiveEntryInfo, _ reason: EntryPath.Refusal) {
+        // TRANSLATORS: %1$@ is an entry's name, %2$@ the reason (“its path is absolute”).
+        refused.append(tr("Left out “%1$@”: %2$@.", entry.path.displayName, reason.text))
+    }
+}

@@ -1,0 +1,169 @@
+import ArchiverCore
+import Synchronization
+
+/// One open file of an `ArchiveIndex`, read at any offset: its entry's data comes forward through a
+/// libarchive reader of its own, and the last few MiB stay in memory so that a read a little behind the
+/// last one needs no restart. A read before that restarts from the entry's start (for a zip, the entry
+/// alone; for a compressed tar, the stream up to it).
+public final class EntryStream: @unchecked Sendable {
+    /// Guards `state`: the kernel may send two reads of one open file at once.
+    private let lock = Mutex(())
+    private var state: State
+
+    /// - Throws: `ArchiverError` when the node is not a file.
+    public init(_ index: ArchiveIndex, node: Int) throws(ArchiverError) {
+        let file = index.nodes[node]
+        guard file.kind == .file, let entry = file.entry else {
+            throw ArchiverError(.inputUnreadable, tr("“%@” is not a file.", file.name.displayName))
+        }
+        state = (State(index: index, entry: entry, size: file.size, name: file.name.displayName))
+    }
+
+    deinit { state.giveBack() }
+
+    /// Copies the bytes at `offset` into `buffer`.
+    /// - Returns: how many; fewer than asked only at the end of the file.
+    /// - Throws: `ArchiverError` when the entry cannot be read (damaged, truncated).
+    public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(ArchiverError) -> Int {
+        try lock.withLock { _ throws(ArchiverError) in try state.read(into: buffer, at: offset) }
+    }
+
+    private struct State: ~Copyable {
+        let index: ArchiveIndex
+        let entry: Int
+        let size: Int64
+        let name: String
+        var reader: ArchiveReader?
+        /// Decompressed bytes from `windowStart` on, up to where the reader stands.
+        var window: [UInt8] = []
+        var windowStart: Int64 = 0
+        var atEnd = false
+        /// Why the entry could not be read: a retry must not get the damaged data read before the check failed.
+        var failure: ArchiverError?
+        /// What is kept behind the current read, and how far the window may grow before it is cut.
+        static let behind: Int64 = 1 << 20
+        static let limit = 8 << 20
+
+        var windowEnd: Int64 { windowStart + Int64(window.count) }
+
+        mutating func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws(ArchiverError) -> Int {
+            let end = min(size, offset + Int64(buffer.count))
+            guard offset < end else { return 0 }
+            if let failure { throw failure }
+            if offset < windowStart { restart() }
+            do throws(ArchiverError) {
+                try fill(to: end, keepingFrom: offset - Self.behind)
+            } catch {
+                failure = error
+                throw error
+            }
+            let available = min(end, windowEnd)
+            guard available > offset else { return 0 }
+            let from = Int(offset - windowStart), to = Int(available - windowStart)
+            window.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + from, byteCount: to - from) }
+            return to - from
+        }
+
+        /// Keeps the reader for a later file further on (a copy of the whole folder reads the archive once);
+        /// a read before the window then starts again with another.
+        mutating func giveBack() {
+            guard failure == nil, let kept = reader.take() else { return }
+            index.readers.put(kept, next: entry + 1)
+        }
+
+        private mutating func restart() {
+            reader = nil
+            window = []
+            windowStart = 0
+            atEnd = false
+        }
+
+        private mutating func fill(to end: Int64, keepingFrom keep: Int64) throws(ArchiverError) {
+            if reader == nil, !atEnd {
+                let pooled = index.readers.take(before: entry)
+                var opened: ArchiveReader
+                if let kept = pooled?.reader.take() {
+                    opened = kept
+                } else {
+                    opened = try ArchiveReader(path: index.archive, password: index.password)
+                }
+                for _ in (pooled?.next ?? 0)..<entry { _ = try opened.next() }
+                guard try opened.next() != nil else {
+                    throw ArchiverError(.corrupt, tr("“%@” ended before this entry.", index.archive.lastComponent?.string ?? ""))
+                }
+                reader = consume opened
+            }
+            // A read up to the end goes on to libarchive's end of the entry, where it checks the CRC or MAC.
+            while windowEnd < end || (end == size && !atEnd), !atEnd {
+                guard let block = try reader?.readBlock(entryName: name) else {
+                    atEnd = true
+                    // At once, not when the file is closed: the kernel says so only after the next file
+                    // may already be opened.
+                    giveBack()
+                    break
+                }
+                // A block past the end so far follows a hole of a sparse file.
+                if block.offset > windowEnd { appendZeros(Int(block.offset - windowEnd), keepingFrom: keep) }
+                let skip = Int(max(0, windowEnd - block.offset))
+                if skip < block.buffer.count { window.append(contentsOf: block.buffer[skip...]) }
+                trim(keepingFrom: keep)
+            }
+            // A sparse file may end in a hole.
+            if atEnd, windowEnd < end { appendZeros(Int(end - windowEnd), keepingFrom: keep) }
+        }
+
+        private mutating func appendZeros(_ count: Int, keepingFrom keep: Int64) {
+            let skipped = Int(min(Int64(count), max(0, keep - windowEnd)))
+            if skipped > 0 {
+                windowStart = windowEnd + Int64(skipped)
+                window = []
+            }
+            window.append(contentsOf: repeatElement(0, count: count - skipped))
+        }
+
+        private mutating func trim(keepingFrom keep: Int64) {
+            guard window.count > Self.limit, keep > windowStart else { return }
+            let drop = Int(min(keep - windowStart, Int64(window.count)))
+            window.removeFirst(drop)
+            windowStart += Int64(drop)
+        }
+    }
+}
+
+/// A few readers left where a closed file ended, keyed by the entry each would read next: opening a file
+/// further on continues from the nearest one instead of decompressing the stream from its start again.
+final class ReaderPool: @unchecked Sendable {
+    /// Only touched under the pool's lock, or by the one stream that took it out.
+    final class Pooled: @unchecked Sendable {
+        var reader: ArchiveReader?
+        let next: Int
+        init(_ reader: consuming ArchiveReader, next: Int) {
+            self.reader = consume reader
+            self.next = next
+        }
+    }
+
+    private let pooled = Mutex<[Pooled]>([])
+    /// Each holds a decompressor's buffers; more would rarely be used.
+    private static let limit = 4
+
+    /// The reader furthest on that has not passed entry `entry`, taken out of the pool.
+    func take(before entry: Int) -> Pooled? {
+        pooled.withLock { pooled -> Pooled? in
+            guard let index = pooled.indices.filter({ pooled[$0].next <= entry }).max(by: { pooled[$0].next < pooled[$1].next }) else {
+                return nil
+            }
+            return pooled.remove(at: index)
+        }
+    }
+
+    func put(_ reader: consuming ArchiveReader, next: Int) {
+        let item = Pooled(reader, next: next)
+        pooled.withLock { pooled in
+            pooled.append(item)
+            if pooled.count > Self.limit, let oldest = pooled.indices.min(by: { pooled[$0].next < pooled[$1].next }) {
+                pooled.remove(at: oldest)
+            }
+        }
+    }
+}

@@ -1,0 +1,37 @@
+// A thin shim over libfuse3's high-level API: Swift cannot import its version macros (fuse_new,
+// fuse_loop_mt) and its callbacks carry no context pointer, so this file holds the operations table and
+// hands each call to plain functions with the context first.
+#pragma once
+#include <stdint.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+/// Adds one directory entry; returns nonzero when the kernel's buffer is full.
+typedef int (*cfuse_fill)(void *buffer, const char *name, const struct stat *status);
+
+typedef struct cfuse_operations {
+    int (*getattr)(void *context, const char *path, struct stat *status);
+    int (*readlink)(void *context, const char *path, char *target, size_t size);
+    int (*readdir)(void *context, const char *path, void *buffer, cfuse_fill fill);
+    /// Stores a handle for `read` and `release`; `flags` are open(2)'s.
+    int (*open)(void *context, const char *path, int flags, uint64_t *handle);
+    /// Returns the bytes read (0 at the end) or -errno.
+    int (*read)(void *context, uint64_t handle, char *buffer, size_t size, int64_t offset);
+    int (*release)(void *context, uint64_t handle);
+    /// Called once the kernel has answered the first request: the folder is usable.
+    void (*ready)(void *context);
+} cfuse_operations;
+
+typedef struct cfuse cfuse;
+
+/// Mounts at `mountpoint` with `options` (a comma-separated -o list). NULL when that fails, with the
+/// reason on stderr (libfuse prints it).
+cfuse *cfuse_mount(const char *mountpoint, const char *options, const cfuse_operations *operations,
+                   void *context, double cache_seconds);
+
+/// Serves requests on up to `threads` threads until unmounted or `cfuse_exit`; then unmounts and frees.
+/// Returns 0 when the loop ended normally.
+int cfuse_serve(cfuse *fuse, unsigned threads);
+
+/// Makes `cfuse_serve` return (it checks between requests, so the caller wakes it with one request).
+void cfuse_exit(cfuse *fuse);

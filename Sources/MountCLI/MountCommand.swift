@@ -1,0 +1,85 @@
+import ArchiveEngine
+import ArchiverCLI
+import ArchiverCore
+import ArgumentParser
+import Desktop
+import Glibc
+import MountEngine
+import SystemPackage
+
+/// `open-with-archiver`: an archive → a read-only folder under `$XDG_RUNTIME_DIR/archiver`, opened in the
+/// file manager. The mount is served by a daemon of its own (this executable with `--serve`), started
+/// only once; this process waits until the folder is ready, then reports and leaves.
+public struct MountCommand: ParsableCommand {
+    public static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: "open-with-archiver",
+            abstract: tr("Open an archive as a read-only folder, without extracting it.").localized,
+            discussion: Text.sentences([
+                tr("open-with-archiver ARCHIVE… mounts each archive under $XDG_RUNTIME_DIR/archiver, opens the folder in the file manager and says so in a notification with an Unmount button; opening the same archive again reuses the folder. --mount ARCHIVE [FOLDER] only mounts and prints the folder, for scripts; --unmount FOLDER unmounts it. The folder is unmounted and removed by itself once nothing has been read for the mount-idle-timeout setting's seconds."),
+                exitCodes,
+            ], separator: "\n\n").localized,
+            version: archiverVersion)
+    }
+
+    @Flag(help: ArgumentHelp(tr("Mount without opening the file manager or notifying, and print the folder: open-with-archiver --mount ARCHIVE [FOLDER].")))
+    var mount = false
+
+    @Flag(help: ArgumentHelp(tr("Unmount a folder opened by Archiver and remove it: open-with-archiver --unmount FOLDER.")))
+    var unmount = false
+
+    @Option(help: ArgumentHelp(tr("Unmount after this many seconds with nothing read (0 = never; default: the mount-idle-timeout setting, 300).")))
+    var idleTimeout: Double?
+
+    @Flag(help: ArgumentHelp(tr("Read the password of an encrypted archive from one line of standard input, for scripts.")))
+    var passwordStdin = false
+
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Show progress and the result as desktop notifications (default: the notifications setting).")))
+    var notify: Bool?
+
+    /// The daemon's side: scan, mount, serve (started by this executable, never by a person).
+    @Flag(help: .hidden)
+    var serve = false
+
+    @Argument(help: ArgumentHelp(tr("The archives to open (with --mount, one archive and optionally the folder to mount it on); with --unmount, the folder.")))
+    var paths: [String] = []
+
+    public init() {}
+
+    public func validate() throws {
+        if mount, unmount { throw ValidationError(tr("Use either --mount or --unmount, not both.").localized) }
+        if unmount, paths.count != 1 { throw ValidationError(tr("--unmount takes one folder.").localized) }
+        if paths.isEmpty { throw ValidationError(tr("Name an archive to open.").localized) }
+        if mount || serve, paths.count > 2 {
+            throw ValidationError(tr("--mount takes one archive and, optionally, the folder to mount it on.").localized)
+        }
+        if let idleTimeout, !idleTimeout.isFinite || idleTimeout < 0 || idleTimeout >= 1e9 {
+            throw ValidationError(tr("--idle-timeout must be between 0 (never) and 999999999 seconds.").localized)
+        }
+    }
+
+    public func run() throws {
+        var raw = RawArguments.current()
+        let given = paths.map { raw.path(for: $0).madeAbsolute }
+        if unmount { try Mounting.unmount(given[0]); return }
+        let idle = idleTimeout ?? UserSettings.current.mountIdleTimeout
+        if serve { try Daemon.run(archive: given[0], folder: given[1], idleTimeout: idle) }
+        let passwords = Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was opened"))
+        if mount {
+            try Mounting.open(
+                given[0], folder: given.count > 1 ? given[1] : nil, idleTimeout: idle, script: true, passwords: passwords,
+                notify: notify ?? false)
+            return
+        }
+        // From a menu: each archive selected, in turn; the first failure decides the exit status.
+        var failure: Error?
+        for archive in given {
+            do {
+                try Mounting.open(archive, folder: nil, idleTimeout: idle, script: false, passwords: passwords, notify: notify)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+    }
+}

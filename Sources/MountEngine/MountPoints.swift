@@ -1,0 +1,37 @@
+import ArchiveEngine
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// The mount table and unmounting, through the same setuid helper that mounted (`fusermount3`).
+public enum MountPoints {
+    /// Our mounts and everyone else's, as this process sees them.
+    public static func current() -> [MountEntry] {
+        guard let file = fopen("/proc/self/mountinfo", "r") else { return [] }
+        defer { fclose(file) }
+        var data: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
+            if count <= 0 { break }
+            data += buffer[..<count]
+        }
+        return MountEntry.parse(mountinfo: data)
+    }
+
+    /// Whether `folder` is one of our mounts now.
+    public static func isOurs(_ folder: FilePath) -> Bool {
+        current().contains { $0.type == MountPlace.type && $0.mountPoint == folder.bytes }
+    }
+
+    /// Unmounts `folder` unless something uses it (an open file, a shell's current folder).
+    /// - Returns: whether it is unmounted.
+    @discardableResult
+    public static func unmount(_ folder: FilePath) -> Bool {
+        guard let helper = Programs.find("fusermount3") else { return false }
+        let outcome = try? ChildProcess.run(
+            helper, [Array("-u".utf8), Array("--".utf8), folder.bytes], environment: [], input: .nothing, control: nil
+        ) { _ in }
+        return outcome?.status == 0
+    }
+}

@@ -1,0 +1,7 @@
+import ArchiverCLI
+import MountCLI
+
+@main
+enum OpenWithArchiver {
+    static func main() { CommandRunner.main(MountCommand.self) }
+}

@@ -1,0 +1,246 @@
+import ArchiverTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Open as Folder end to end: archives made by other tools, mounted by the built `open-with-archiver`,
+/// read through the kernel and compared with what those tools packed.
+@Suite(.serialized, .enabled(if: Mounts.unavailable == nil, Comment(rawValue: Mounts.unavailable ?? "")))
+struct MountTests {
+    /// A tree with a big file (several reader blocks), an empty one, nested folders, a symlink inside,
+    /// an executable and a name with spaces.
+    static func makeTree(_ root: String) throws {
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: root + "/docs/deep/er", withIntermediateDirectories: true)
+        try fm.createDirectory(atPath: root + "/empty folder", withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        let big = Data((0..<3_500_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        try big.write(to: URL(fileURLWithPath: root + "/docs/big.bin"))
+        try Data(repeating: 0x41, count: 200_000).write(to: URL(fileURLWithPath: root + "/docs/deep/er/repeated.txt"))
+        try Data().write(to: URL(fileURLWithPath: root + "/empty.txt"))
+        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: root + "/a name with spaces.txt"))
+        for number in 0..<20 {
+            try Data("file \(number)\n".utf8).write(to: URL(fileURLWithPath: root + "/docs/small-\(number).txt"))
+        }
+        try fm.createSymbolicLink(atPath: root + "/docs/link", withDestinationPath: "deep/er/repeated.txt")
+    }
+
+    /// Each archive kind, made by the tool people use for it.
+    static let makers: [(name: String, argv: @Sendable (String, String) -> [String])] = [
+        ("t.tar.gz", { archive, tree in ["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."] }),
+        ("t.tar.xz", { archive, tree in ["/usr/bin/bsdtar", "-cJf", archive, "-C", tree, "."] }),
+        ("t.7z", { archive, tree in ["/usr/bin/7zz", "a", "-bd", "-snl", archive, tree + "/."] }),
+        ("t.zip", { archive, tree in
+            ["/usr/bin/python3", "-c", """
+            import os, sys, zipfile
+            arc, root = sys.argv[1], sys.argv[2]
+            with zipfile.ZipFile(arc, 'w', zipfile.ZIP_DEFLATED) as z:
+                for folder, dirs, files in os.walk(root):
+                    for name in dirs + files:
+                        path = os.path.join(folder, name)
+                        if os.path.islink(path) or os.path.isfile(path) or os.path.isdir(path):
+                            z.write(path, os.path.relpath(path, root))
+            """, archive, tree]
+        }),
+    ]
+
+    @Test(arguments: makers.indices)
+    func everyFileReadsAsPacked(_ which: Int) throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try Self.makeTree(tree)
+        let (name, argv) = Self.makers[which]
+        let archive = mounts.scratch.sub(name)
+        let made = try Tool.run(argv(archive, tree))
+        try #require(made.status == 0, "\(made.output)")
+
+        let folder = try mounts.mount(archive)
+        #expect(folder == mounts.runtime + "/archiver/" + name)
+        #expect(Mounts.ours().contains(folder))
+        var expected = try Mounts.tree(tree)
+        // Python's zipfile stores what a symlink points to, not the link.
+        if name.hasSuffix(".zip") { expected["docs/link"] = expected["docs/deep/er/repeated.txt"] }
+        let shown = try Mounts.tree(folder)
+        #expect(Set(shown.keys) == Set(expected.keys))
+        for (path, data) in expected where shown[path] != data { Issue.record("\(name): \(path) differs") }
+        let files = expected.keys.filter { !expected[$0]!.starts(with: Data("/".utf8)) && !expected[$0]!.starts(with: Data("-> ".utf8)) }
+        let scrambled = Mounts.readScrambled(folder, files: files.shuffled())
+        for path in files where scrambled[path] != expected[path] { Issue.record("\(name): \(path) differs when read out of order") }
+        #expect(FileManager.default.createFile(atPath: folder + "/new.txt", contents: Data()) == false)
+
+        let unmounted = try mounts.run(["--unmount", folder])
+        #expect(unmounted.status == 0, "\(mounts.errors)")
+        #expect(!Mounts.ours().contains(folder))
+        #expect(!FileManager.default.fileExists(atPath: folder))
+    }
+
+    /// Copying a compressed tar's folder out reads the archive about once, not once per file: a closed
+    /// file's reader goes on to the next one. Counted with the daemon's read bytes (/proc/PID/io).
+    @Test func readingEveryFileInOrderReadsTheArchiveOnce() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        for number in 0..<40 {
+            let data = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try data.write(to: URL(fileURLWithPath: tree + "/f\(number)"))
+        }
+        let archive = mounts.scratch.sub("many.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        let order = try Tool.run(["/usr/bin/bsdtar", "-tf", archive]).output.split(separator: "\n").map(String.init).filter { $0 != "./" }
+        let folder = try mounts.mount(archive)
+        let daemon = try #require(Mounts.daemon(serving: folder))
+        func readBytes() throws -> Int {
+            let io = try String(contentsOfFile: "/proc/\(daemon)/io", encoding: .utf8)
+            return Int(io.split(separator: "\n").first { $0.hasPrefix("rchar:") }?.split(separator: " ").last ?? "") ?? 0
+        }
+        let before = try readBytes()
+        for name in order {
+            #expect(FileManager.default.contents(atPath: folder + "/" + name) == FileManager.default.contents(atPath: tree + "/" + name))
+        }
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int)
+        let read = try readBytes() - before
+        #expect(read < 3 * size, "read \(read) bytes of a \(size)-byte archive")
+        try mounts.run(["--unmount", folder])
+    }
+
+    @Test func secondOpenReusesTheMount() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = mounts.scratch.sub("one.zip")
+        try #require(try Tool.run(["/usr/bin/zip", "-j", archive, "/etc/hostname"]).status == 0)
+        let first = try mounts.mount(archive)
+        let daemon = Mounts.daemon(serving: first)
+        let second = try mounts.mount(archive)
+        #expect(first == second)
+        #expect(Mounts.ours().filter { $0 == first }.count == 1)
+        #expect(Mounts.daemon(serving: first) == daemon)
+        // A folder of that name that is not this archive's mount makes a second name.
+        let other = mounts.scratch.sub("other/one.zip")
+        try FileManager.default.createDirectory(atPath: mounts.scratch.sub("other"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: archive, toPath: other)
+        let third = try mounts.mount(other)
+        #expect(third == first + " (2)")
+        try mounts.run(["--unmount", first])
+        try mounts.run(["--unmount", third])
+        let notOurs = try mounts.run(["--unmount", mounts.scratch.path])
+        #expect(notOurs.status == 3)
+    }
+
+    @Test func idleMountGoesAwayByItself() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = mounts.scratch.sub("idle.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", "/etc", "hostname"]).status == 0)
+        let folder = try mounts.mount(archive, ["--idle-timeout", "2"])
+        // An open file keeps it.
+        let handle = open(folder + "/hostname", O_RDONLY)
+        try #require(handle >= 0)
+        sleep(4)
+        #expect(Mounts.ours().contains(folder))
+        close(handle)
+        #expect(eventually(within: 10) { !Mounts.ours().contains(folder) && !FileManager.default.fileExists(atPath: folder) })
+    }
+
+    @Test func killedDaemonLeavesNoMount() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = mounts.scratch.sub("k.zip")
+        try #require(try Tool.run(["/usr/bin/zip", "-j", archive, "/etc/hostname"]).status == 0)
+        let folder = try mounts.mount(archive)
+        let daemon = try #require(Mounts.daemon(serving: folder))
+        kill(daemon, SIGKILL)
+        #expect(eventually(within: 10) { !Mounts.ours().contains(folder) })
+        // The folder left behind is used again.
+        let again = try mounts.mount(archive)
+        #expect(again == folder)
+        try mounts.run(["--unmount", folder])
+    }
+
+    @Test func hostileNamesStayInside() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = mounts.scratch.sub("hostile.tar")
+        let maker = HostileTar.script("""
+            add('ok.txt', b'ok')
+            add('dir/inner-link', type=tarfile.SYMTYPE, linkname='../ok.txt')
+            add('dir/hard', type=tarfile.LNKTYPE, linkname='ok.txt')
+            add('../evil.txt', b'EVIL')
+            add('/etc/abs-evil.txt', b'EVIL')
+            add('sub/../../evil2.txt', b'EVIL')
+            add('up', type=tarfile.SYMTYPE, linkname='..')
+            add('abs', type=tarfile.SYMTYPE, linkname='/etc')
+            add('new\\nline.txt', b'nl')
+            add('fifo', type=tarfile.FIFOTYPE)
+            """)
+        try #require(try Tool.run(["/usr/bin/python3", "-c", maker, archive]).status == 0)
+        let folder = try mounts.mount(archive)
+        let shown = try Mounts.tree(folder)
+        #expect(Set(shown.keys) == ["ok.txt", "dir", "dir/inner-link", "dir/hard", "new\nline.txt"])
+        #expect(shown["dir/hard"] == Data("ok".utf8))
+        #expect(try String(contentsOfFile: folder + "/dir/inner-link", encoding: .utf8) == "ok")
+        #expect(mounts.errors.contains("evil.txt"))
+        try mounts.run(["--unmount", folder])
+    }
+
+    @Test func encryptedZipOpensWithThePasswordFromStandardInput() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try Self.makeTree(tree)
+        let archive = mounts.scratch.sub("secret.zip")
+        let password = "correct horse 42"
+        try #require(try Tool.run(["/usr/bin/7zz", "a", "-bd", "-tzip", "-mem=AES256", "-p" + password, archive, tree + "/."]).status == 0)
+
+        let wrong = try mounts.run(["--mount", "--password-stdin", archive], input: "nope\n")
+        #expect(wrong.status == 6)
+        #expect(Mounts.ours().isEmpty || !Mounts.ours().contains { $0.hasPrefix(mounts.runtime) })
+
+        let folder = try mounts.mount(archive, ["--password-stdin"], input: password + "\n")
+        let daemon = try #require(Mounts.daemon(serving: folder))
+        for place in ["cmdline", "environ"] {
+            let data = try Data(contentsOf: URL(fileURLWithPath: "/proc/\(daemon)/\(place)"))
+            #expect(data.range(of: Data(password.utf8)) == nil, "the password is in the daemon's \(place)")
+        }
+        let expected = try Mounts.tree(tree)
+        #expect(try Mounts.tree(folder)["docs/big.bin"] == expected["docs/big.bin"])
+        try mounts.run(["--unmount", folder])
+    }
+
+    @Test func damagedMemberFailsAloneWithEIO() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = mounts.scratch.sub("damaged.zip")
+        let maker = """
+            import zipfile, sys
+            with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:
+                z.writestr('good.txt', b'good data' * 100)
+                z.writestr('bad.txt', b'B' * 5000)
+                z.writestr('after.txt', b'after' * 100)
+            data = bytearray(open(sys.argv[1], 'rb').read())
+            at = data.find(b'B' * 100)
+            data[at + 50] = ord('X')
+            open(sys.argv[1], 'wb').write(data)
+            """
+        try #require(try Tool.run(["/usr/bin/python3", "-c", maker, archive]).status == 0)
+        let folder = try mounts.mount(archive)
+        #expect(try String(contentsOfFile: folder + "/good.txt", encoding: .utf8).count == 900)
+        #expect(throws: (any Error).self) { try Data(contentsOf: URL(fileURLWithPath: folder + "/bad.txt")) }
+        #expect(try String(contentsOfFile: folder + "/after.txt", encoding: .utf8).count == 500)
+        #expect(mounts.errors.contains("bad.txt"))
+        try mounts.run(["--unmount", folder])
+    }
+
+    @Test func notAnArchiveIsRefusedWithoutAFolderLeft() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let file = mounts.scratch.sub("plain.txt")
+        try Data("just text\n".utf8).write(to: URL(fileURLWithPath: file))
+        let result = try mounts.run(["--mount", file])
+        #expect(result.status == 4, "\(mounts.errors)")
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: mounts.runtime + "/archiver"))?.isEmpty != false)
+        #expect(try mounts.run(["--mount", mounts.scratch.sub("missing.zip")]).status == 3)
+    }
+}

@@ -1,0 +1,144 @@
+import ArchiverTestSupport
+import Foundation
+import Glibc
+import Testing
+
+/// Runs the built `open-with-archiver` against a runtime folder of the test's own, and reads the mount
+/// table as the kernel keeps it.
+struct Mounts {
+    let scratch: ScratchDirectory
+    var runtime: String { scratch.sub("run") }
+    /// The daemon keeps the starter's standard error, so it goes to a file: a pipe would stay open as long
+    /// as the daemon lives.
+    var log: String { scratch.sub("daemon.log") }
+
+    /// Why the mount tests cannot run here, or nil.
+    static let unavailable: String? = {
+        if access("/dev/fuse", R_OK | W_OK) != 0 { return "skipped: /dev/fuse is missing or not usable" }
+        if !["/usr/bin/fusermount3", "/bin/fusermount3"].contains(where: { (path: String) in access(path, X_OK) == 0 }) {
+            return "skipped: fusermount3 is not installed (package fuse3)"
+        }
+        if BuiltProducts.executable("open-with-archiver") == nil { return "skipped: open-with-archiver is not built" }
+        return nil
+    }()
+
+    init(_ label: String = #function) throws {
+        scratch = try ScratchDirectory(label)
+        try FileManager.default.createDirectory(atPath: scratch.sub("run"), withIntermediateDirectories: true)
+    }
+
+    /// Runs the executable; `input` is its standard input (a password line).
+    @discardableResult
+    func run(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> (
+        status: Int32, output: String
+    ) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.executable("open-with-archiver")!)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
+            .merging(["XDG_RUNTIME_DIR": runtime, "LC_ALL": "C.UTF-8"]) { $1 }.merging(extra) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        FileManager.default.createFile(atPath: log, contents: nil)
+        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        errors.seekToEndOfFile()
+        process.standardError = errors
+        let stdin = Pipe()
+        process.standardInput = stdin
+        try process.run()
+        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        try stdin.fileHandleForWriting.close()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try errors.close()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    /// Mounts with `--mount` and returns the folder.
+    func mount(_ archive: String, _ extra: [String] = [], input: String? = nil) throws -> String {
+        let result = try run(["--mount"] + extra + [archive], input: input)
+        #expect(result.status == 0, "\(result.output) \(errors)")
+        return result.output.trimmingCharacters(in: .newlines)
+    }
+
+    var errors: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    /// Our mount points now, from /proc/self/mountinfo.
+    static func ours() -> [String] {
+        let table = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        return table.split(separator: "\n").compactMap { line in
+            let fields = line.split(separator: " ")
+            guard let dash = fields.firstIndex(of: "-"), fields[dash + 1] == "fuse.archiver" else { return nil }
+            return String(fields[4]).replacingOccurrences(of: "\\040", with: " ")
+        }
+    }
+
+    /// The daemon serving `folder`: the process whose command line ends with it after `--serve`.
+    static func daemon(serving folder: String) -> pid_t? {
+        let ids = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        for id in ids.compactMap({ pid_t($0) }) {
+            guard let line = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(id)/cmdline")) else { continue }
+            let arguments = line.split(separator: 0).map { String(decoding: $0, as: UTF8.self) }
+            if arguments.contains("--serve"), arguments.last == folder { return id }
+        }
+        return nil
+    }
+
+    /// Unmounts whatever of ours is still mounted under the scratch folder (a failed test's leftovers).
+    func cleanUp() {
+        for point in Self.ours() where point.hasPrefix(scratch.path) {
+            _ = try? Tool.run(["/usr/bin/fusermount3", "-u", "-z", point])
+        }
+    }
+
+    /// Relative path → bytes (files) or "-> target" (symlinks) under `root`; folders as "/".
+    static func tree(_ root: String) throws -> [String: Data] {
+        var result: [String: Data] = [:]
+        let files = FileManager.default.enumerator(atPath: root)
+        while let relative = files?.nextObject() as? String {
+            let path = root + "/" + relative
+            var info = stat()
+            guard lstat(path, &info) == 0 else { continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR: result[relative] = Data("/".utf8)
+            case S_IFLNK: result[relative] = Data(("-> " + (try FileManager.default.destinationOfSymbolicLink(atPath: path))).utf8)
+            default: result[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
+            }
+        }
+        return result
+    }
+
+    /// Reads every file of `root` from several threads at once, each file in 64 KiB pieces in random order.
+    /// - Returns: relative path → bytes, as `tree` gives them.
+    static func readScrambled(_ root: String, files: [String]) -> [String: Data] {
+        let results = Locked([String: Data]())
+        DispatchQueue.concurrentPerform(iterations: files.count) { index in
+            let path = root + "/" + files[index]
+            let descriptor = open(path, O_RDONLY)
+            guard descriptor >= 0 else { return }
+            defer { close(descriptor) }
+            var info = stat()
+            fstat(descriptor, &info)
+            let size = Int(info.st_size), piece = 65536
+            var data = Data(count: size)
+            for offset in stride(from: 0, to: size, by: piece).shuffled() {
+                let count = min(piece, size - offset)
+                let got = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + offset, count, off_t(offset)) }
+                if got != count { return }
+            }
+            results.with { $0[files[index]] = data }
+        }
+        return results.with { $0 }
+    }
+}
+
+final class Locked<Value>: @unchecked Sendable {
+    private var value: Value
+    private let lock = NSLock()
+    init(_ value: Value) { self.value = value }
+    func with<R>(_ body: (inout Value) -> R) -> R {
+        lock.lock()
+        defer { lock.unlock() }
+        return body(&value)
+    }
+}
