@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
         .executable(name: "archiver-extract", targets: ["archiver-extract"]),
+        .executable(name: "archiver", targets: ["archiver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -74,6 +75,8 @@ let package = Package(
         .target(name: "UI", dependencies: ["ArchiverCore", "Desktop", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
+        // The app (Home, Recent, Settings): one instance, opening the windows above.
+        .executableTarget(name: "archiver", dependencies: ["UI"]),
 
         .target(
             name: "ArchiverTestSupport",
