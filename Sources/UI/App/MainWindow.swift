@@ -37,10 +37,14 @@ final class MainWindow {
 
         let switcherBar = adw_view_switcher_bar_new()!
         adw_view_switcher_bar_set_stack(cast(switcherBar), stack)
-        // Narrow: the title shows the name only, and the switcher moves to the bottom bar.
+        // Narrow: the title shows the name only, and the switcher moves to the bottom bar. A bar out of
+        // sight is also hidden, so assistive technology sees one switcher, not two.
         let bar = Obj(switcherBar), title = Obj(switcherTitle)
+        gtk_widget_set_visible(switcherBar, 0)
         onNotify(switcherTitle, "title-visible") {
-            adw_view_switcher_bar_set_reveal(cast(bar.p), adw_view_switcher_title_get_title_visible(cast(title.p)))
+            let narrow = adw_view_switcher_title_get_title_visible(cast(title.p))
+            gtk_widget_set_visible(bar.p, narrow)
+            adw_view_switcher_bar_set_reveal(cast(bar.p), narrow)
         }
 
         adw_toast_overlay_set_child(toasts, cast(stack))

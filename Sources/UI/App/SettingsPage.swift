@@ -16,6 +16,12 @@ final class SettingsPage {
         root = adw_preferences_page_new()!
         let minutes: (UInt32) -> Double = { Double($0) / 60 }
 
+        // First: the one setting of the app itself rather than of the jobs.
+        group(tr("Appearance").localized, rows: [
+            choiceRow(Appearance.key, tr("Style").localized, [
+                ("system", tr("System").localized), ("light", tr("Light").localized), ("dark", tr("Dark").localized),
+            ]),
+        ])
         var splitItems: [(String, String)] = [("", tr("No, one file").localized)]
         splitItems += PartSize.presets.map { ($0.size, $0.use.localized) }
         // The window's memory goes with its group's reset: a reset means "start from the defaults".
@@ -55,11 +61,6 @@ final class SettingsPage {
             switchRow("notifications", tr("Show progress and results as notifications").localized),
             switchRow("open-folder-after", tr("Show the result in the file manager").localized),
             switchRow("remember-recent", tr("Add results to the Recent files list").localized),
-        ])
-        group(tr("Appearance").localized, rows: [
-            choiceRow(Appearance.key, tr("Style").localized, [
-                ("system", tr("System").localized), ("light", tr("Light").localized), ("dark", tr("Dark").localized),
-            ]),
         ])
     }
 

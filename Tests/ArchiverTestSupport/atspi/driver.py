@@ -23,6 +23,7 @@ go, or ends with " NAME" — GTK 4.8 names a labelled mnemonic button "C_ompress
     toggle name [on]                check box / switch / toggle button; with on: only when it differs
     select name item                combo box, drop-down or combo row: open it and pick the item of that name
     activate-row name               a list/tree row (list item, table cell, tree item) by its name or a label in it
+    …"first": true takes the first of several matches (libadwaita's message dialog holds each response twice)
     …any widget can be named by "beside": LABEL instead (the widget right of that label, for unlabelled fields)
     text name [role]                the text of a label / entry (Text interface, else its name)
     wait-text text [exact]          a shown label says text, or one of a list of texts (holds it; with exact:
@@ -292,7 +293,7 @@ def find_one(command, roles=None, predicate=None, via_labels=False, what="widget
         # An entry and the label that names it: the entry (the label is there to be read, not used).
         if len(showing) > 1 and prefer is not None:
             showing = [a for a in showing if prefer(a)] or showing
-        if len(showing) == 1:
+        if len(showing) == 1 or (showing and command.get("first")):
             return showing[0]
         if len(showing) > 1:
             listed = "; ".join(f"[{role_of(a)}] {name_of(a)!r}" for a in showing[:8])
