@@ -95,7 +95,7 @@ public enum Compressor {
             var withdrawn = false
             defer { if !withdrawn, PendingOutputs.withdraw(staging) { FileSystem.removeTree(staging) } }
             let parts = try backend.writeParts(into: staging, name: plan.archiveName, size: partSize, progress: progress)
-            result.size = parts.reduce(0) { $0 + (FileSystem.status($1).map { Int64($0.st_size) } ?? 0) }
+            result.size = FileSystem.size(of: parts)
             withdrawn = true
             guard PendingOutputs.withdraw(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
             defer { FileSystem.removeTree(staging) }

@@ -11,6 +11,14 @@ package enum FileSystem {
         return result == 0 ? info : nil
     }
 
+    /// The sum of the files' sizes, following symlinks; a file that cannot be reached counts 0.
+    package static func size(of files: [FilePath]) -> Int64 {
+        files.reduce(0) { total, file in
+            var info = stat()
+            return total + (file.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : 0)
+        }
+    }
+
     package static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }
     package static func isRegular(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFREG }
     package static func isSymlink(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFLNK }

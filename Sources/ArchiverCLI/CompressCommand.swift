@@ -55,7 +55,7 @@ public struct CompressCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
-        if job.forgetRecent { return }
+        if job.forgets { return }
         if files.isEmpty { throw ValidationError(tr("Name at least one file or folder to compress.").localized) }
         if output != nil, name != nil { throw ValidationError(tr("Use either --output or --name, not both.").localized) }
         if each, output != nil || name != nil { throw ValidationError(tr("--each names each archive after its item, so --output and --name mean nothing with it.").localized) }
@@ -86,7 +86,7 @@ public struct CompressCommand: ParsableCommand {
     }
 
     public func run() throws {
-        if job.forgetRecent { try ArchiverCLI.forgetRecent() }
+        if job.forgets { try forgetHistory(job) }
         let settings = UserSettings.current
         // "Compress with Password…" keeps the default format when it can carry a password, else zip.
         let format = format ?? (encrypt && !settings.defaultFormat.canEncrypt ? .zip : settings.defaultFormat)
@@ -155,6 +155,7 @@ public struct CompressCommand: ParsableCommand {
                 progress.finish()
                 guard each, error.code != .cancelled, error.code != .budget else {
                     failed(error)
+                    Self.count(made, settings: settings)
                     throw ExitCode(error.code.exitStatus)
                 }
                 printProblem(error)
@@ -191,12 +192,19 @@ public struct CompressCommand: ParsableCommand {
                 summary: ntr("Compressed %ld archive", "Compressed %ld archives", made.count).localized,
                 body: Text.sentences(lines, separator: "\n").localized, item: first.output)
         }
+        Self.count(made, settings: settings)
         desktop.waitForAction()
         throw ExitCode(failures.isEmpty && made.allSatisfy(\.warnings.isEmpty) ? ExitStatus.success : ExitStatus.warnings)
     }
 }
 
 extension CompressCommand {
+    /// The archives made, in the statistics: their inputs' size and their own (every part). Counted after
+    /// the result is shown, so that a wait for the statistics' lock never delays it.
+    static func count(_ made: [CompressResult], settings: ArchiverSettings) {
+        recordStatistics(.archiveMade, made.map { ($0.inputBytes, $0.size) }, settings: settings)
+    }
+
     /// The password for `--encrypt`, once the format is known to carry one (tar is refused before asking).
     static func password(for what: JobSubject, format: ArchiveFormat, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
         try EncryptionSupport.checkCanEncrypt(format, sevenZipInstalled: Compressor.canEncrypt7z)

@@ -130,15 +130,27 @@ package enum UserSettings {
     }()
 }
 
-/// `--forget-recent`, shared by both executables.
-package func forgetRecent() throws -> Never {
-    let count: Int
-    do {
-        count = try RecentFiles.forget()
-    } catch {
-        printError(tr("Could not change the Recent files list: %@.", String(describing: error)).localized)
-        throw ExitCode(ArchiverError.Code.destination.exitStatus)
+/// `--forget-recent` and `--forget-statistics`, shared by every executable: each one asked for is tried;
+/// exit 0 when all succeeded, else 7 (the destination cannot be written).
+package func forgetHistory(_ job: JobOptions) throws -> Never {
+    var failed = false
+    if job.forgetRecent {
+        do {
+            let count = try RecentFiles.forget()
+            print(ntr("Removed Archiver from %ld entry of the Recent files list.", "Removed Archiver from %ld entries of the Recent files list.", count).localized)
+        } catch {
+            printError(tr("Could not change the Recent files list: %@.", String(describing: error)).localized)
+            failed = true
+        }
     }
-    print(ntr("Removed Archiver from %ld entry of the Recent files list.", "Removed Archiver from %ld entries of the Recent files list.", count).localized)
-    throw ExitCode(ExitStatus.success)
+    if job.forgetStatistics {
+        do throws(ArchiverError) {
+            try StatisticsStore().clear()
+            print(tr("Cleared Archiver's statistics.").localized)
+        } catch {
+            printProblem(error)
+            failed = true
+        }
+    }
+    throw ExitCode(failed ? ArchiverError.Code.destination.exitStatus : ExitStatus.success)
 }

@@ -58,7 +58,7 @@ public struct ExtractCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
-        if job.forgetRecent { return }
+        if job.forgets { return }
         if archives.isEmpty { throw ValidationError(tr("Name at least one archive to extract.").localized) }
         if list, to != nil || chooseFolder { throw ValidationError(tr("--list does not extract, so --to and --choose-folder mean nothing with it.").localized) }
         if to != nil, chooseFolder { throw ValidationError(tr("Use either --to or --choose-folder, not both.").localized) }
@@ -73,7 +73,7 @@ public struct ExtractCommand: ParsableCommand {
     }
 
     public func run() throws {
-        if job.forgetRecent { try ArchiverCLI.forgetRecent() }
+        if job.forgets { try forgetHistory(job) }
         let settings = UserSettings.current
         var raw = RawArguments.current()
         let archivePaths = VolumeName.oncePerSet(archives.map { raw.path(for: $0).madeAbsolute })
@@ -136,6 +136,8 @@ public struct ExtractCommand: ParsableCommand {
         var results: [JSON] = []
         var failures: [ArchiverError] = []
         var made: [(archive: FilePath, result: ExtractResult)] = []
+        // For the statistics: the archive's size (all its parts), taken before --trash-archive moves them.
+        var counted: [(before: Int64, after: Int64)] = []
         var warned = false
         for (index, archive) in archives.enumerated() {
             if archives.count > 1 {
@@ -160,6 +162,7 @@ public struct ExtractCommand: ParsableCommand {
                 }
                 for warning in result.warnings { report.warn(warning) }
                 warned = warned || result.hasWarnings
+                if result.output != nil { counted.append((FileSystem.size(of: result.parts), result.bytes)) }
                 // Only a complete extraction lets the archive go, and only to the trash.
                 if trashArchive ?? settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
                     do throws(ArchiverError) {
@@ -193,6 +196,8 @@ public struct ExtractCommand: ParsableCommand {
                 ExitStatus.success
             }
         if report.json { report.emit(exitCode: status, elapsed: progress.elapsed, [("results", .array(results))]) }
+        // After the result is shown: a wait for the statistics' lock never delays it.
+        recordStatistics(.archiveExtracted, counted, settings: settings)
         desktop.waitForAction()
         throw ExitCode(status)
     }

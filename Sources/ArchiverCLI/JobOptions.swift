@@ -2,8 +2,8 @@ import ArchiverCore
 import ArgumentParser
 import Glibc
 
-/// The options every job takes, in both executables: output form, time budget, notifications, and the
-/// Recent-list clean-up.
+/// The options every job takes, in every executable: output form, time budget, notifications, and the
+/// clean-up of the Recent list and the statistics.
 package struct JobOptions: ParsableArguments {
     @Flag(help: ArgumentHelp(tr("Print one JSON result object on standard output.")))
     package var json = false
@@ -16,6 +16,12 @@ package struct JobOptions: ParsableArguments {
 
     @Flag(help: ArgumentHelp(tr("Remove Archiver's entries from the desktop's Recent files list, and nothing else.")))
     package var forgetRecent = false
+
+    @Flag(help: ArgumentHelp(tr("Clear Archiver's statistics (the counts the app's Home shows), and nothing else; with --forget-recent, both.")))
+    package var forgetStatistics = false
+
+    /// `--forget-recent` or `--forget-statistics`: this run forgets, and does no job.
+    package var forgets: Bool { forgetRecent || forgetStatistics }
 
     /// The notification choice for `DesktopFeedback`: the flag, else off for `--json`, else (nil) the setting.
     package var notifications: Bool? { notifications(json: json) }

@@ -53,7 +53,7 @@ public struct CompressPDFCommand: ParsableCommand {
     }
 
     public func validate() throws {
-        if job.forgetRecent { return }
+        if job.forgets { return }
         if files.isEmpty { throw ValidationError(tr("Name at least one PDF to compress.").localized) }
         if output != nil, files.count > 1 {
             throw ValidationError(
@@ -62,7 +62,7 @@ public struct CompressPDFCommand: ParsableCommand {
     }
 
     public func run() throws {
-        if job.forgetRecent { try forgetRecent() }
+        if job.forgets { try forgetHistory(job) }
         let settings = UserSettings.current
         let quality = quality ?? settings.pdfQuality
         var raw = RawArguments.current()
@@ -88,10 +88,7 @@ public struct CompressPDFCommand: ParsableCommand {
             report.failed($0, elapsed: progress.elapsed)
             desktop.failed(summary: notCompressed.localized, $0)
         }
-        let bytes = inputs.reduce(Int64(0)) { total, input in
-            var info = stat()
-            return total + (input.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : 0)
-        }
+        let bytes = FileSystem.size(of: inputs)
         if let refusal = BudgetEstimate.checkPDF(bytes: bytes, budget: control.budget) {
             report.failed(refusal, elapsed: 0)
             desktop.failed(summary: notCompressed.localized, refusal)
@@ -147,6 +144,9 @@ public struct CompressPDFCommand: ParsableCommand {
                     ("results", .array(entries)), ("error", failures.first.map(JobReport.json) ?? .null),
                 ])
         }
+        // After the result is shown: a wait for the statistics' lock never delays it.
+        recordStatistics(
+            .pdfCompressed, made.filter { $0.output != nil }.map { ($0.inputBytes, $0.outputBytes) }, settings: settings)
         desktop.waitForAction()
         throw ExitCode(status)
     }

@@ -58,7 +58,7 @@ public struct PhotoCommand: ParsableCommand {
     }
 
     public func validate() throws {
-        if job.forgetRecent { return }
+        if job.forgets { return }
         if files.isEmpty { throw ValidationError(tr("Name at least one photo or folder.").localized) }
         if replace, output != nil { throw ValidationError(tr("Use either --replace or --output, not both.").localized) }
         if keepSize, maxSize != nil { throw ValidationError(tr("Use either --keep-size or --max-size, not both.").localized) }
@@ -73,7 +73,7 @@ public struct PhotoCommand: ParsableCommand {
     }
 
     public func run() throws {
-        if job.forgetRecent { try forgetRecent() }
+        if job.forgets { try forgetHistory(job) }
         let settings = UserSettings.current
         let photoSettings = PhotoSettingsStore.current
         let options = PhotoOptions(
@@ -147,6 +147,8 @@ public struct PhotoCommand: ParsableCommand {
             throw ExitCode(error.code.exitStatus)
         }
         progress.finish()
+        // After the result is shown: a wait for the statistics' lock never delays it.
+        let count = { recordStatistics(.photoCompressed, result.photos.map { ($0.inputBytes, $0.outputBytes) }, settings: settings) }
         let failures = plan.problems + result.failures
         if let stopped = result.stopped {
             let done = result.photos.count
@@ -162,6 +164,7 @@ public struct PhotoCommand: ParsableCommand {
             let stoppedSummary = single.map { tr("Stopped compressing “%@”", $0) }
                 ?? ntr("Stopped compressing %ld item", "Stopped compressing %ld items", inputs.count)
             desktop.failed(summary: stoppedSummary.localized, error)
+            count()
             throw ExitCode(stopped.code.exitStatus)
         }
         guard !result.photos.isEmpty else {
@@ -173,6 +176,7 @@ public struct PhotoCommand: ParsableCommand {
         let exitCode = failures.isEmpty ? ExitStatus.success : ExitStatus.warnings
         report.finished(result, plan: plan, failures: failures, exitCode: exitCode, error: nil, elapsed: progress.elapsed)
         Self.notify(desktop, result: result, plan: plan, failures: failures)
+        count()
         desktop.waitForAction()
         throw ExitCode(exitCode)
     }
