@@ -149,7 +149,7 @@ struct AppTests {
         #expect(try eventually(within: 5) { !FileManager.default.fileExists(atPath: archive) })
         #expect(FileManager.default.fileExists(atPath: app.data + "/Trash/files/Photos.zip"))
         try app.session.waitForText("missing")
-        try app.session.click("Undo")
+        try app.session.click("Undo", role: "push button")
         #expect(try eventually(within: 5) { FileManager.default.fileExists(atPath: archive) })
         try app.session.waitFor(trash)
     }
@@ -172,11 +172,35 @@ struct AppTests {
         try app.session.click("Clear History", role: "push button", first: true)
         try app.session.waitForText("Nothing Yet")
         #expect(Set(try RecentList.read(app.recentFile).keys) == [theirs])
-        try app.session.click("Undo")
+        try app.session.click("Undo", role: "push button")
         try app.session.waitFor("Photos.zip")
         let restored = try RecentList.read(app.recentFile)
         #expect(Set(restored.keys) == [theirs, ours])
         #expect(restored[ours]?.apps["Archiver"]?.contains("extract-with-archiver") == true, "\(restored)")
+    }
+
+    /// Home's Statistics count what the executables recorded; "Clear History and Statistics" empties both,
+    /// and Undo puts both back.
+    @Test func statisticsCountJobsAndClearWithTheHistory() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let app = try app { app in
+            for format in ["zip", "7z"] {
+                let status = try app.compress(["--format", format, input])
+                #expect(status == 0)
+            }
+        }
+        defer { app.session.stop() }
+        try app.session.waitFor("Archives made: 2")
+        try app.show(.recent)
+        try app.session.click("Clear History…")
+        try app.session.click("Clear History and Statistics", role: "push button", first: true)
+        try app.session.waitForText("Nothing Yet")
+        try app.show(.home)
+        try app.session.waitFor("Archives made: 0")
+        try app.session.click("Undo", role: "push button")
+        try app.session.waitFor("Archives made: 2")
+        #expect(try RecentList.read(app.recentFile).count == 2)
     }
 
     /// A drop hands the files to GApplication's `open`, as D-Bus does here; a second start does the same.

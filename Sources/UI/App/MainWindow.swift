@@ -89,6 +89,8 @@ final class MainWindow {
         adw_view_stack_set_visible_child_name(stack, page.rawValue)
     }
 
+    func refreshStatistics() { home.reloadStatistics() }
+
     /// A toast over the pages; with `undo`, an Undo button that runs it.
     func toast(_ text: String, undo: (@MainActor () -> Void)? = nil) {
         let toast = adw_toast_new(text)!

@@ -174,27 +174,44 @@ final class RecentPage {
             tr("Archiver’s entries leave the Recent list here and in the file managers; other applications’ entries stay. The files themselves stay where they are.").localized)!
         adw_message_dialog_add_response(cast(dialog), "cancel", tr("_Cancel").localized)
         adw_message_dialog_add_response(cast(dialog), "clear", tr("C_lear History").localized)
+        adw_message_dialog_add_response(cast(dialog), "clear-all", tr("Clear History and _Statistics").localized)
         adw_message_dialog_set_response_appearance(cast(dialog), "clear", ADW_RESPONSE_DESTRUCTIVE)
+        adw_message_dialog_set_response_appearance(cast(dialog), "clear-all", ADW_RESPONSE_DESTRUCTIVE)
         adw_message_dialog_set_default_response(cast(dialog), "cancel")
         adw_message_dialog_set_close_response(cast(dialog), "cancel")
         onPointer(dialog, "response") { [unowned self] response in
-            if String(cString: response.assumingMemoryBound(to: CChar.self)) == "clear" { clearHistory() }
+            switch String(cString: response.assumingMemoryBound(to: CChar.self)) {
+            case "clear": clearHistory(statistics: false)
+            case "clear-all": clearHistory(statistics: true)
+            default: break
+            }
         }
         gtk_window_present(cast(dialog))
     }
 
-    private func clearHistory() {
+    /// Forgets our Recent entries (and the statistics); Undo puts back what was there.
+    private func clearHistory(statistics: Bool) {
         let removed = (try? RecentFiles.entries()) ?? []
+        let store = StatisticsStore()
+        let figures = statistics ? StatisticsSnapshot(store) : nil
         do {
             _ = try RecentFiles.forget()
+            if statistics { try store.clear() }
         } catch {
             owner.toast(Self.words(error))
+            reload()
             return
         }
         reload()
-        owner.toast(tr("History cleared").localized) { [unowned self] in
+        owner.refreshStatistics()
+        let done = statistics ? tr("History and statistics cleared") : tr("History cleared")
+        owner.toast(done.localized) { [unowned self] in
             do { try RecentFiles.restore(removed) } catch { owner.toast(Self.words(error)) }
+            if let figures, !figures.restore() {
+                owner.toast(tr("The statistics could not be put back: a job has counted since.").localized)
+            }
             reload()
+            owner.refreshStatistics()
         }
     }
 }
@@ -207,5 +224,34 @@ enum LocalDate {
         // TRANSLATORS: how Recent shows when an archive was made: a g_date_time_format string.
         let text = takeString(g_date_time_format(date, tr("%e %b %Y, %H:%M").localized)) ?? ""
         return String(text.drop { $0 == " " })
+    }
+}
+
+/// The statistics store's file as it was before "Clear History and Statistics", for Undo: put back whole,
+/// and only while no job has started a new one (its figures would be lost).
+struct StatisticsSnapshot {
+    private let file: FilePath
+    private let contents: [UInt8]?
+
+    init(_ store: StatisticsStore) {
+        file = store.file
+        var data: UnsafeMutablePointer<gchar>?
+        var length: gsize = 0
+        if g_file_get_contents(store.file.string, &data, &length, nil) != 0, let data {
+            contents = Array(UnsafeRawBufferPointer(start: data, count: Int(length)))
+            g_free(data)
+        } else {
+            contents = nil
+        }
+    }
+
+    /// - Returns: false when a job has written a new store meanwhile (then nothing is changed).
+    func restore() -> Bool {
+        guard let contents else { return true }
+        guard access(file.string, F_OK) != 0 else { return false }
+        // g_file_set_contents: a temporary file renamed into place, as the store itself writes.
+        return contents.withUnsafeBufferPointer {
+            $0.withMemoryRebound(to: CChar.self) { g_file_set_contents(file.string, $0.baseAddress, gssize($0.count), nil) }
+        } != 0
     }
 }
