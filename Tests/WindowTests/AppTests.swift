@@ -21,6 +21,8 @@ struct AppTests {
         /// $XDG_DATA_HOME of everything started: recently-used.xbel and the trash.
         let data: String
         let environment: [String: String]
+        /// The app's own process (its stderr tells why it ended, should it end).
+        var process: WindowSession.Launched?
 
         var recentFile: String { data + "/recently-used.xbel" }
 
@@ -70,9 +72,9 @@ struct AppTests {
         let data = session.folder + "/data"
         try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
         let environment = WindowSession.keyfileSettings.merging(["XDG_DATA_HOME": data]) { $1 }
-        let app = App(session: session, bin: bin, data: data, environment: environment)
+        var app = App(session: session, bin: bin, data: data, environment: environment)
         try before?(app)
-        try session.launch([bin + "/archiver"], environment: environment.merging(extra) { $1 })
+        app.process = try session.launch([bin + "/archiver"], environment: environment.merging(extra) { $1 })
         try session.waitForApp("archiver")
         return app
     }
@@ -170,6 +172,7 @@ struct AppTests {
         try app.session.waitFor("Photos.zip")
         try app.session.click("Clear History…")
         try app.session.click("Clear History", role: "push button", first: true)
+        defer { print("APP STDERR:", app.process?.errors ?? "") }
         try app.session.waitForText("Nothing Yet")
         #expect(Set(try RecentList.read(app.recentFile).keys) == [theirs])
         try app.session.click("Undo", role: "push button")

@@ -18,23 +18,21 @@ enum ShortcutsWindow {
         let recent: [(String, String)] = [
             ("<Primary>f", tr("Search the history").localized),
         ]
+        func property(_ name: String, _ value: String) -> String {
+            "<property name=\"\(name)\">\(markupEscaped(value))</property>"
+        }
         func group(_ title: String, _ items: [(String, String)]) -> String {
             let shortcuts = items.map { accel, title in
-                """
-                <child><object class="GtkShortcutsShortcut">
-                <property name="accelerator">\(markupEscaped(accel))</property>
-                <property name="title">\(markupEscaped(title))</property>
-                </object></child>
-                """
-            }.joined()
-            return "<child><object class=\"GtkShortcutsGroup\"><property name=\"title\">\(markupEscaped(title))</property>\(shortcuts)</object></child>"
+                "<child><object class=\"GtkShortcutsShortcut\">" + property("accelerator", accel) + property("title", title)
+                    + "</object></child>"
+            }
+            return "<child><object class=\"GtkShortcutsGroup\">" + property("title", title) + shortcuts.joined()
+                + "</object></child>"
         }
-        let xml = """
-            <interface><object class="GtkShortcutsWindow" id="shortcuts"><property name="modal">1</property>
-            <child><object class="GtkShortcutsSection"><property name="section-name">shortcuts</property>
-            \(group(tr("General").localized, general))\(group(tr("Recent").localized, recent))
-            </object></child></object></interface>
-            """
+        let xml = "<interface><object class=\"GtkShortcutsWindow\" id=\"shortcuts\">" + property("modal", "1")
+            + "<child><object class=\"GtkShortcutsSection\">" + property("section-name", "shortcuts")
+            + group(tr("General").localized, general) + group(tr("Recent").localized, recent)
+            + "</object></child></object></interface>"
         let builder = gtk_builder_new_from_string(xml, -1)!
         defer { g_object_unref(builder.raw) }
         let window = gtk_builder_get_object(builder, "shortcuts")!

@@ -293,7 +293,11 @@ def find_one(command, roles=None, predicate=None, via_labels=False, what="widget
         # An entry and the label that names it: the entry (the label is there to be read, not used).
         if len(showing) > 1 and prefer is not None:
             showing = [a for a in showing if prefer(a)] or showing
-        if len(showing) == 1 or (showing and command.get("first")):
+        if len(showing) > 1 and command.get("first"):
+            # Of a widget held twice for two layouts, the one laid out now has a size.
+            sized = [a for a in showing if (lambda box: box is not None and box.width > 0 and box.height > 0)(extents(a))]
+            return (sized or showing)[0]
+        if len(showing) == 1:
             return showing[0]
         if len(showing) > 1:
             listed = "; ".join(f"[{role_of(a)}] {name_of(a)!r}" for a in showing[:8])
