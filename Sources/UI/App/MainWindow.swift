@@ -95,6 +95,8 @@ final class MainWindow {
     func toast(_ text: String, undo: (@MainActor () -> Void)? = nil) {
         let toast = adw_toast_new(text)!
         if let undo {
+            // Twice libadwaita's 5 s: time to read what happened and change one's mind.
+            adw_toast_set_timeout(toast, 10)
             adw_toast_set_button_label(toast, tr("_Undo").localized)
             on(toast, "button-clicked", undo)
         }

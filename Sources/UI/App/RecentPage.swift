@@ -181,8 +181,8 @@ final class RecentPage {
         adw_message_dialog_set_close_response(cast(dialog), "cancel")
         onPointer(dialog, "response") { [unowned self] response in
             switch String(cString: response.assumingMemoryBound(to: CChar.self)) {
-            case "clear": clearHistory(statistics: false)
-            case "clear-all": clearHistory(statistics: true)
+            case "clear": Idle.run { [unowned self] in clearHistory(statistics: false) }
+            case "clear-all": Idle.run { [unowned self] in clearHistory(statistics: true) }
             default: break
             }
         }
