@@ -245,6 +245,13 @@ struct AppTests {
         try app.session.waitFor("Archive format", role: "combo box")
         try app.show(.recent)
         try app.session.waitFor("Search by name")
+        // Ctrl+? shows the shortcuts window; Ctrl+Q (back in the main window) quits.
+        try app.session.press("ctrl+?")
+        try app.session.waitForText("Search the history")
+        try app.session.press("Escape")
+        try app.session.waitUntilGone("Search the history")
+        try app.session.press("ctrl+q")
+        #expect(try app.process?.waitForExit(within: 10) == 0)
     }
 
     @Test func germanAndPseudoLocaleLabels() throws {

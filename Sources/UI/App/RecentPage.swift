@@ -123,7 +123,7 @@ final class RecentPage {
         }
         let path = entry.path
         addButton(row, icon: "document-open-symbolic", name: tr("Open “%@”", name).localized) { JobPanel.open(path) }
-        addButton(row, icon: "folder-open-symbolic", name: tr("Show “%@” in Folder", name).localized) { Reveal.show(path) }
+        addButton(row, icon: "find-location-symbolic", name: tr("Show “%@” in Folder", name).localized) { Reveal.show(path) }
         if (info.st_mode & S_IFMT) != S_IFDIR {
             let share = Share.button(path, label: nil, name: tr("Share “%@”…", name).localized)
             gtk_widget_add_css_class(share, "flat")

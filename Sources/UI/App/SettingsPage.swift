@@ -25,7 +25,7 @@ final class SettingsPage {
         var splitItems: [(String, String)] = [("", tr("No, one file").localized)]
         splitItems += PartSize.presets.map { ($0.size, $0.use.localized) }
         // The window's memory goes with its group's reset: a reset means "start from the defaults".
-        group(tr("Compressing").localized, extraKeys: ["last-format", "last-level"], rows: [
+        group(ptr("settings group", "Compressing").localized, extraKeys: ["last-format", "last-level"], rows: [
             choiceRow("default-format", tr("Archive format").localized,
                       CompressWindow.formats(singleFile: false).map { ($0.0.rawValue, $0.1.localized) }),
             choiceRow("compression-level", tr("Compression level").localized,
@@ -35,7 +35,7 @@ final class SettingsPage {
                       subtitle: tr("A job that runs longer stops and leaves nothing half-done; 0 means no limit").localized,
                       shown: minutes, stored: { UInt32(($0 * 60).rounded()) }),
         ])
-        group(tr("Extracting").localized, rows: [
+        group(ptr("settings group", "Extracting").localized, rows: [
             locationRow(),
             switchRow("skip-junk", tr("Skip macOS extras").localized,
                       subtitle: tr("__MACOSX folders, ._ files and .DS_Store are left out").localized),
