@@ -89,9 +89,11 @@ public enum RecentFiles {
                 let modified = Int64(stamp.map { g_date_time_to_unix($0) }
                     ?? g_bookmark_file_get_modified_date_time(bookmarks, uri, nil).map { g_date_time_to_unix($0) } ?? 0)
                 let added = g_bookmark_file_get_added_date_time(bookmarks, uri, nil).map { Int64(g_date_time_to_unix($0)) } ?? modified
+                // GLib hands the command line back with %u expanded; keep it as it was registered.
+                let command = (takeString(exec) ?? "").replacing(String(cString: uri), with: "%u")
                 found.append(Entry(
                     path: FilePath(path), mimeType: mime, modified: modified, added: added,
-                    exec: takeString(exec) ?? "", count: max(registered, 1)))
+                    exec: command, count: max(registered, 1)))
             }
             return (found.sorted { $0.modified > $1.modified }, save: false)
         }
