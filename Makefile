@@ -3,7 +3,7 @@ PREFIX ?= $(HOME)/.local
 BINDIR = $(PREFIX)/bin
 SWIFT ?= swift
 EXECUTABLES = compress-with-archiver extract-with-archiver compress-pdf-with-archiver compress-photos-with-archiver \
-	archiver-compress archiver-extract open-with-archiver
+	archiver-compress archiver-extract open-with-archiver archiver
 # System packages: libarchive to build against; the other tools are what the tests check our archives with.
 APT_PACKAGES = libarchive-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
 	libglib2.0-dev libglib2.0-bin dconf-gsettings-backend libnotify-dev libnotify-bin gsettings-desktop-schemas dbus python3-dbusmock \
@@ -12,7 +12,7 @@ APT_PACKAGES = libarchive-dev pkg-config libarchive-tools 7zip unzip zip python3
 	gettext locales \
 	libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick gir1.2-gtk-4.0 x11-utils \
 	dosfstools exfatprogs exfat-fuse \
-	libfuse3-dev fuse3
+	libfuse3-dev fuse3 appstream
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build release install install-files uninstall set-default sample test fuzz fuzz-smoke bench clean pot update-po mo check-po

@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
         .executable(name: "archiver-extract", targets: ["archiver-extract"]),
         .executable(name: "open-with-archiver", targets: ["open-with-archiver"]),
+        .executable(name: "archiver", targets: ["archiver"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -75,6 +76,8 @@ let package = Package(
         .target(name: "UI", dependencies: ["ArchiverCore", "Desktop", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
+        // The app (Home, Recent, Settings): one instance, opening the windows above.
+        .executableTarget(name: "archiver", dependencies: ["UI"]),
 
         // Open as Folder: a read-only FUSE mount of an archive, in an executable of its own so that the
         // others never link libfuse.

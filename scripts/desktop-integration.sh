@@ -65,7 +65,8 @@ COMPRESS_PDF compress-pdf-with-archiver
 COMPRESS_PHOTOS compress-photos-with-archiver
 COMPRESS_WINDOW archiver-compress
 EXTRACT_WINDOW archiver-extract
-OPEN open-with-archiver'
+OPEN open-with-archiver
+APP archiver'
 
 
 # --- Quoting, one function per format ------------------------------------------------------------------
@@ -176,6 +177,9 @@ translated() {
             msgfmt --desktop -d "$PO" --template="$WORK/english.desktop" -o "$WORK/translated" \
                 --keyword=Name --keyword=GenericName --keyword=Comment --keyword=Keywords \
                 --keyword=X-KDE-Submenu --keyword=Tooltip ;;
+        metainfo)  # gettext's own metainfo.its (AppStream)
+            printf '%s' "$2" > "$WORK/$APP.metainfo.xml"
+            msgfmt --xml -d "$PO" --template="$WORK/$APP.metainfo.xml" -o "$WORK/translated" ;;
         xml)  # po/its/thunar-uca.its: <name> and <description> of a file named *uca.xml with root <actions>
             printf '%s' "$2" > "$WORK/uca.xml"
             GETTEXTDATADIRS=$PO msgfmt --xml -d "$PO" --template="$WORK/uca.xml" -o "$WORK/translated" ;;
@@ -345,6 +349,11 @@ do_install() {
     for t in Extract Compress CompressPdf CompressPhotos Open; do
         put "$(translated desktop "$(fill_keyfile "$(<"$SRC/$APP.$t.desktop.in")")")"$'\n' "$DATA/applications/$APP.$t.desktop"
     done
+    # The app: visible in the app grid, its icon in hicolor, its AppStream description for software centres.
+    put "$(translated desktop "$(fill_keyfile "$(<"$SRC/$APP.desktop.in")")")"$'\n' "$DATA/applications/$APP.desktop"
+    put_file "$SRC/icons/$APP.svg" "$DATA/icons/hicolor/scalable/apps/$APP.svg"
+    put_file "$SRC/icons/$APP-symbolic.svg" "$DATA/icons/hicolor/symbolic/apps/$APP-symbolic.svg"
+    put "$(translated metainfo "$(<"$SRC/$APP.metainfo.xml")")"$'\n' "$DATA/metainfo/$APP.metainfo.xml"
     # Dolphin (KF >= 5.85) ignores service menus outside system folders unless they are executable.
     for t in compress extract compress-pdf compress-photos; do
         put "$(translated desktop "$(fill_keyfile "$(<"$SRC/dolphin/$APP.$t.desktop.in")")")"$'\n' \

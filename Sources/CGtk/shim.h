@@ -23,6 +23,11 @@ static inline void cgtk_accessible_labelled_by(GtkAccessible *a, GtkAccessible *
     gtk_accessible_update_relation(a, GTK_ACCESSIBLE_RELATION_LABELLED_BY, label, NULL, -1);
 }
 
+/* g_object_set is variadic: one string property (GtkSearchEntry's placeholder-text has no setter in 4.8). */
+static inline void cgtk_set_string_property(gpointer object, const char *name, const char *value) {
+    g_object_set(object, name, value, NULL);
+}
+
 /* G_TYPE_STRING is a macro over a fundamental type number. */
 static inline GType cgtk_type_string(void) { return G_TYPE_STRING; }
 #endif

@@ -57,6 +57,71 @@ public enum RecentFiles {
         }
     }
 
+    /// One of Archiver's entries in the list, with what `restore` needs to put it back as it was.
+    public struct Entry: Equatable, Sendable {
+        public var path: FilePath
+        public var mimeType: String
+        /// When Archiver last made or used it (Unix seconds).
+        public var modified: Int64
+        public var added: Int64
+        /// Archiver's command line for it, and how often it registered it.
+        public var exec: String
+        public var count: UInt32
+    }
+
+    /// Archiver's entries (those it registered on), newest first; local files only.
+    /// - Throws: `ArchiverError` when the list exists but cannot be read.
+    public static func entries(file: FilePath = defaultFile) throws -> [Entry] {
+        try update(file) { bookmarks in
+            var count: gsize = 0
+            guard let uris = g_bookmark_file_get_uris(bookmarks, &count) else { return ([], save: false) }
+            defer { g_strfreev(uris) }
+            var found: [Entry] = []
+            for index in 0..<Int(count) {
+                guard let uri = uris[index], g_bookmark_file_has_application(bookmarks, uri, applicationName, nil) != 0,
+                    let path = takeString(g_filename_from_uri(uri, nil, nil))
+                else { continue }
+                var exec: UnsafeMutablePointer<gchar>?
+                var registered: guint = 0
+                var stamp: OpaquePointer?
+                g_bookmark_file_get_application_info(bookmarks, uri, applicationName, &exec, &registered, &stamp, nil)
+                let mime = takeString(g_bookmark_file_get_mime_type(bookmarks, uri, nil)) ?? "application/octet-stream"
+                let modified = Int64(stamp.map { g_date_time_to_unix($0) }
+                    ?? g_bookmark_file_get_modified_date_time(bookmarks, uri, nil).map { g_date_time_to_unix($0) } ?? 0)
+                let added = g_bookmark_file_get_added_date_time(bookmarks, uri, nil).map { Int64(g_date_time_to_unix($0)) } ?? modified
+                // GLib hands the command line back with %u expanded; keep it as it was registered.
+                let command = (takeString(exec) ?? "").replacing(String(cString: uri), with: "%u")
+                found.append(Entry(
+                    path: FilePath(path), mimeType: mime, modified: modified, added: added,
+                    exec: command, count: max(registered, 1)))
+            }
+            return (found.sorted { $0.modified > $1.modified }, save: false)
+        }
+    }
+
+    /// Puts entries back as `entries` read them (the undo of `forget`), beside whatever the list holds now.
+    /// - Throws: `ArchiverError` when the list cannot be read or saved.
+    public static func restore(_ entries: [Entry], file: FilePath = defaultFile) throws {
+        guard !entries.isEmpty else { return }
+        try update(file) { bookmarks in
+            for entry in entries {
+                guard let uri = fileURI(entry.path) else { continue }
+                let modified = g_date_time_new_from_unix_utc(gint64(entry.modified))
+                let added = g_date_time_new_from_unix_utc(gint64(entry.added))
+                defer {
+                    g_date_time_unref(modified)
+                    g_date_time_unref(added)
+                }
+                g_bookmark_file_set_mime_type(bookmarks, uri, entry.mimeType)
+                g_bookmark_file_set_application_info(
+                    bookmarks, uri, applicationName, entry.exec, gint(entry.count), modified, nil)
+                g_bookmark_file_set_added_date_time(bookmarks, uri, added)
+                g_bookmark_file_set_modified_date_time(bookmarks, uri, modified)
+            }
+            return ((), save: true)
+        }
+    }
+
     /// The MIME type GLib's shared-mime-info database gives the file, from its name and first bytes.
     public static func guessedType(of path: FilePath) -> String {
         var head = [UInt8](repeating: 0, count: 4096)

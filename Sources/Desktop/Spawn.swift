@@ -3,7 +3,7 @@ import ArchiverCore
 import Glibc
 
 /// Child processes through GLib, argv only (never a shell), so any bytes in a path pass intact.
-enum Spawn {
+public enum Spawn {
     /// Runs `argv` and waits. Returns its standard output when it exits with 0, nil otherwise.
     static func run(_ argv: [[UInt8]]) -> [UInt8]? {
         withArgv(argv) { pointers in
@@ -23,7 +23,7 @@ enum Spawn {
 
     /// Starts `argv` and does not wait for it (a file manager or mail program outlives us).
     @discardableResult
-    static func detached(_ argv: [[UInt8]]) -> Bool {
+    public static func detached(_ argv: [[UInt8]]) -> Bool {
         withArgv(argv) { pointers in
             var error: UnsafeMutablePointer<GError>?
             let flags = GSpawnFlags(rawValue: G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_STDOUT_TO_DEV_NULL.rawValue | G_SPAWN_STDERR_TO_DEV_NULL.rawValue)

@@ -62,3 +62,20 @@ enum Timeout {
         }, box)
     }
 }
+
+/// A main-actor closure run once the main loop is idle: after the widget tree settled (a dialog finished
+/// closing), which GTK 4.8's AT-SPI needs before rows are torn down (it crashed on a NULL object path when
+/// the Recent list was emptied inside the dialog's `response`).
+@MainActor
+enum Idle {
+    private final class Box { let body: @MainActor () -> Void; init(_ b: @escaping @MainActor () -> Void) { body = b } }
+
+    static func run(_ body: @escaping @MainActor () -> Void) {
+        let box = Unmanaged.passRetained(Box(body)).toOpaque()
+        g_idle_add({ data in
+            let box = Unmanaged<Box>.fromOpaque(data!).takeRetainedValue()
+            MainActor.assumeIsolated { box.body() }
+            return 0
+        }, box)
+    }
+}

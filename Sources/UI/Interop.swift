@@ -94,6 +94,47 @@ public func onInt(_ object: some GPtr, _ signal: String, _ body: @escaping @Main
     return connect(object, signal, unsafeBitCast(thunk, to: GCallback.self), body)
 }
 
+/// GAction's `activate` (action, parameter, data): the parameter is not used.
+@MainActor @discardableResult
+public func onActivate(_ action: some GPtr, _ body: @escaping @MainActor () -> Void) -> gulong {
+    let thunk: @convention(c) (gpointer?, gpointer?, gpointer?) -> Void = { _, _, data in
+        let handler = Unmanaged<Handler<@MainActor () -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { handler.body() }
+    }
+    return connect(action, "activate", unsafeBitCast(thunk, to: GCallback.self), body)
+}
+
+/// GApplication's `open` (application, GFile **files, n_files, hint, data): the files' paths.
+@MainActor @discardableResult
+public func onOpen(_ app: some GPtr, _ body: @escaping @MainActor ([String]) -> Void) -> gulong {
+    let thunk: @convention(c) (gpointer?, UnsafeMutablePointer<OpaquePointer?>?, gint, UnsafePointer<CChar>?, gpointer?) -> Void = {
+        _, files, count, _, data in
+        let handler = Unmanaged<Handler<@MainActor ([String]) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        let paths = (0..<Int(max(count, 0))).compactMap { index in
+            files?[index].flatMap { takeString(g_file_get_path($0)) }
+        }
+        MainActor.assumeIsolated { handler.body(paths) }
+    }
+    return connect(app, "open", unsafeBitCast(thunk, to: GCallback.self), body)
+}
+
+/// GtkDropTarget's `drop` for a `GdkFileList` (target, GValue, x, y, data): the dropped files' paths;
+/// answers whether the drop was taken.
+@MainActor @discardableResult
+public func onDropFiles(_ target: some GPtr, _ body: @escaping @MainActor ([String]) -> Bool) -> gulong {
+    let thunk: @convention(c) (gpointer?, UnsafePointer<GValue>?, Double, Double, gpointer?) -> gboolean = { _, value, _, _, data in
+        let handler = Unmanaged<Handler<@MainActor ([String]) -> Bool>>.fromOpaque(data!).takeUnretainedValue()
+        var paths: [String] = []
+        var node = value.flatMap { g_value_get_boxed($0) }?.assumingMemoryBound(to: GSList.self)
+        while let current = node {
+            if let file = current.pointee.data, let path = takeString(g_file_get_path(OpaquePointer(file))) { paths.append(path) }
+            node = current.pointee.next
+        }
+        return MainActor.assumeIsolated { handler.body(paths) } ? 1 : 0
+    }
+    return connect(target, "drop", unsafeBitCast(thunk, to: GCallback.self), body)
+}
+
 /// A signal whose handler answers "handled": GtkWindow's `close-request`.
 @MainActor @discardableResult
 public func onBool(_ object: some GPtr, _ signal: String, _ body: @escaping @MainActor () -> Bool) -> gulong {

@@ -147,33 +147,8 @@ public final class JobPanel {
         on(button, "clicked", action)
     }
 
-    /// Share…: a popover with "Send by Email…" and "Copy".
     private func addShareButton(_ file: FilePath) {
-        let menu = gtk_menu_button_new()!
-        gtk_menu_button_set_label(cast(menu), tr("_Share…").localized)
-        gtk_menu_button_set_use_underline(cast(menu), 1)
-        gtk_menu_button_set_always_show_arrow(cast(menu), 0)
-        accessibleLabel(menu, tr("Share…").localized)
-        let popover = gtk_popover_new()!
-        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
-        let email = gtk_button_new_with_mnemonic(tr("Send by _Email…").localized)!
-        let copy = gtk_button_new_with_mnemonic(tr("_Copy").localized)!
-        for button in [email, copy] {
-            gtk_widget_add_css_class(button, "flat")
-            gtk_box_append(cast(box), button)
-        }
-        gtk_popover_set_child(cast(popover), box)
-        gtk_menu_button_set_popover(cast(menu), popover)
-        let pop = Obj(popover)
-        on(email, "clicked") {
-            gtk_popover_popdown(cast(pop.p))
-            Reveal.email(file)
-        }
-        on(copy, "clicked") { [unowned self] in
-            gtk_popover_popdown(cast(pop.p))
-            Clipboard.copy(file, from: root)
-        }
-        gtk_box_append(cast(resultButtons), menu)
+        gtk_box_append(cast(resultButtons), Share.button(file, label: tr("_Share…").localized))
     }
 
     private func clear(_ box: UnsafeMutablePointer<GtkWidget>) {

@@ -13,15 +13,33 @@ public enum WindowApp {
     ///   - activate: builds and presents the window; runs on the main thread with GTK initialised.
     @MainActor
     public static func run(id: String, activate: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>) -> Void) -> Int32 {
+        // Our own arguments are files; GApplication must not parse them (or try to open them).
+        run(id: id, flags: G_APPLICATION_NON_UNIQUE, arguments: [], activate: activate)
+    }
+
+    /// Runs an application with `flags` (the Archiver app: unique, opening files); `arguments` go to
+    /// `g_application_run` (the program name first), `configure` may connect more signals (`open`) first.
+    @MainActor
+    public static func run(
+        id: String, flags: GApplicationFlags, arguments: [String],
+        configure: (UnsafeMutablePointer<GtkApplication>) -> Void = { _ in },
+        activate: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>) -> Void
+    ) -> Int32 {
         Catalog.bootstrap()
         LocaleFormats.install()
-        // Our own arguments are files; GApplication must not parse them (or try to open them).
-        let app = adw_application_new(id, G_APPLICATION_NON_UNIQUE)!
+        let app = adw_application_new(id, flags)!
         let gtkApp: UnsafeMutablePointer<GtkApplication> = cast(app)
         let appObj = Obj(gtkApp)
+        // Every window, in this process only (a second start of a unique app just forwards its files).
+        on(app, "startup") { Appearance.follow() }
         on(app, "activate") { activate(appObj.p) }
+        configure(gtkApp)
         MainQueueBridge.install()
-        let status = g_application_run(cast(app), 0, nil)
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        defer { for p in argv { free(p) } }
+        let status = argv.withUnsafeMutableBufferPointer {
+            g_application_run(cast(app), Int32(arguments.count), arguments.isEmpty ? nil : $0.baseAddress)
+        }
         g_object_unref(app)
         return status
     }

@@ -214,8 +214,10 @@ public final class WindowSession {
 
     /// Clicks a button (or any control with an action) by its accessible name; fails when it is greyed out.
     /// GTK 4.8 names a mnemonic button "C_ompress Compress": "Compress" matches it.
-    public func click(_ name: String, role: String? = nil) throws {
-        try send(["cmd": "click", "name": name, "role": role])
+    /// `first`: the first of several that match (AdwMessageDialog holds each response button twice, for its
+    /// wide and narrow layouts).
+    public func click(_ name: String, role: String? = nil, first: Bool = false) throws {
+        try send(["cmd": "click", "name": name, "role": role, "first": first ? true : nil])
     }
 
     /// Puts `text` into the entry of that name (or labelled by that label), replacing what it held.
@@ -309,6 +311,12 @@ public final class WindowSession {
     /// The accessible tree as text: one line per widget, `[role] "name" {states} text=… value=…`.
     public func tree() throws -> String { try send(["cmd": "tree"])["tree"] as? String ?? "" }
 
+    /// The accessible tree as nodes, in tree order: role, name, states (AT-SPI nicks), text, value, depth.
+    public func nodes() throws -> [(role: String, name: String, states: Set<String>)] {
+        let nodes = try send(["cmd": "tree"])["nodes"] as? [[String: Any]] ?? []
+        return nodes.map { ($0["role"] as? String ?? "", $0["name"] as? String ?? "", Set($0["states"] as? [String] ?? [])) }
+    }
+
     /// The shown interactive controls (buttons, entries, check boxes, combo boxes, spin buttons, rows, menu
     /// items, switches) that a screen reader could not name: empty name, or GTK's class-name placeholder.
     public func unnamedControls() throws -> [String] { try send(["cmd": "names"])["unnamed"] as? [String] ?? [] }
@@ -318,12 +326,14 @@ public final class WindowSession {
     /// The folder screenshots go to: `<package>/.build/screenshots`.
     public static let screenshotFolder = packageRoot.appendingPathComponent(".build/screenshots").path
 
-    /// Writes the display to `.build/screenshots/<name>.png` and returns its path; `trimmed`: only the windows
+    /// Writes the display to `.build/screenshots/<name>.png` (`name` may include a folder) and returns its path; `trimmed`: only the windows
     /// (the black of the empty screen around them cut away).
     @discardableResult
     public func screenshot(_ name: String, trimmed: Bool = true) throws -> String {
-        try FileManager.default.createDirectory(atPath: Self.screenshotFolder, withIntermediateDirectories: true)
         let path = Self.screenshotFolder + "/\(name).png"
+        // A name may hold a folder of its own ("app/home-dark").
+        try FileManager.default.createDirectory(
+            atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path, withIntermediateDirectories: true)
         // ImageMagick's own import: /usr/local/bin may hold a stand-in for convert, never for import.
         let result = try Tool.run(
             ["/usr/bin/import", "-display", display, "-window", "root"] + (trimmed ? ["-trim", "+repage"] : []) + [path])

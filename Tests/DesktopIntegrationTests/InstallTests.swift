@@ -183,6 +183,33 @@ import Testing
         #expect(try Self.thunarActions(uca) == ["1700000000000000-1"])
     }
 
+    /// The app: visible in the app grid with its own icon (scalable and symbolic in hicolor), and an AppStream
+    /// description that appstreamcli accepts; German names come from po/ like the menus'.
+    @Test func theAppIsVisibleWithItsIconAndAppStreamData() throws {
+        let home = try Home()
+        defer { home.remove() }
+        try home.integration("install")
+        let path = "\(home.data)/applications/\(Self.app).desktop"
+        let validated = try home.tool("desktop-file-validate", path)
+        #expect(validated.ok && validated.stdout.isEmpty && validated.stderr.isEmpty, "\(validated.stdout)\(validated.stderr)")
+        let file = try KeyFile(path: path)
+        #expect(file["Desktop Entry", "NoDisplay"] == nil)
+        #expect(file["Desktop Entry", "Exec"]?.hasSuffix("/archiver\" %F") == true, "\(file["Desktop Entry", "Exec"] ?? "")")
+        #expect(file["Desktop Entry", "Icon"] == Self.app)
+        let categories = (file["Desktop Entry", "Categories"] ?? "").split(separator: ";")
+        #expect(categories.contains("Utility") && categories.contains("Archiving"))
+        #expect((file["Desktop Entry", "MimeType"] ?? "").contains("application/zip;"), "archives dropped on the dock icon")
+        #expect(file["Desktop Entry", "Comment[de]"] != nil, "the German comment from po/de.po")
+        for icon in ["scalable/apps/\(Self.app).svg", "symbolic/apps/\(Self.app)-symbolic.svg"] {
+            let svg = try String(contentsOfFile: "\(home.data)/icons/hicolor/\(icon)", encoding: .utf8)
+            #expect(svg.contains("<svg"), "\(icon)")
+        }
+        let metainfo = "\(home.data)/metainfo/\(Self.app).metainfo.xml"
+        let appstream = try home.tool("appstreamcli", "validate", "--no-net", metainfo)
+        #expect(appstream.ok, "\(appstream.stdout)\(appstream.stderr)")
+        #expect(try String(contentsOfFile: metainfo, encoding: .utf8).contains("xml:lang=\"de\""))
+    }
+
     /// Install twice equals install once; set-default then uninstall leaves the home as it was, while
     /// folders and files that were there before survive.
     @Test func uninstallRemovesExactlyWhatInstallAdded() throws {

@@ -28,6 +28,29 @@ import Testing
         #expect(entries.count == 2)
     }
 
+    /// What the app's Recent page lists (ours only, newest first) and what its Undo of Clear History puts
+    /// back: the same entries, dates and command lines, beside another application's.
+    @Test func entriesAreOursNewestFirstAndRestoreAfterForget() throws {
+        let scratch = try ScratchDirectory()
+        let file = FilePath(scratch.sub("recently-used.xbel"))
+        try RecentList.writeOthers(at: file.string, uri: "file://" + scratch.sub("letter.txt"))
+        let older = RecentFiles.Entry(
+            path: FilePath(scratch.sub("Old.zip")), mimeType: "application/zip", modified: 1_700_000_000,
+            added: 1_690_000_000, exec: "extract-with-archiver %u", count: 2)
+        let newer = RecentFiles.Entry(
+            path: FilePath(scratch.sub("New")), mimeType: "inode/directory", modified: 1_750_000_000,
+            added: 1_750_000_000, exec: "xdg-open %u", count: 1)
+        try RecentFiles.restore([older, newer], file: file)
+        #expect(try RecentFiles.entries(file: file) == [newer, older])
+
+        #expect(try RecentFiles.forget(file: file) == 2)
+        #expect(try RecentFiles.entries(file: file) == [])
+        try RecentFiles.restore([newer, older], file: file)
+        #expect(try RecentFiles.entries(file: file) == [newer, older])
+        // The other application's entry stayed throughout.
+        #expect(try RecentList.read(file.string).count == 3)
+    }
+
     @Test func namesWithSpacesAndNonUTF8BytesBecomeEscapedURIs() throws {
         let scratch = try ScratchDirectory()
         let file = scratch.sub("recently-used.xbel")

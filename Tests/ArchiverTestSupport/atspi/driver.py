@@ -23,6 +23,7 @@ go, or ends with " NAME" — GTK 4.8 names a labelled mnemonic button "C_ompress
     toggle name [on]                check box / switch / toggle button; with on: only when it differs
     select name item                combo box, drop-down or combo row: open it and pick the item of that name
     activate-row name               a list/tree row (list item, table cell, tree item) by its name or a label in it
+    …"first": true takes the first of several matches (libadwaita's message dialog holds each response twice)
     …any widget can be named by "beside": LABEL instead (the widget right of that label, for unlabelled fields)
     text name [role]                the text of a label / entry (Text interface, else its name)
     wait-text text [exact]          a shown label says text, or one of a list of texts (holds it; with exact:
@@ -292,6 +293,10 @@ def find_one(command, roles=None, predicate=None, via_labels=False, what="widget
         # An entry and the label that names it: the entry (the label is there to be read, not used).
         if len(showing) > 1 and prefer is not None:
             showing = [a for a in showing if prefer(a)] or showing
+        if len(showing) > 1 and command.get("first"):
+            # Of a widget held twice for two layouts, the one laid out now has a size.
+            sized = [a for a in showing if (lambda box: box is not None and box.width > 0 and box.height > 0)(extents(a))]
+            return (sized or showing)[0]
         if len(showing) == 1:
             return showing[0]
         if len(showing) > 1:

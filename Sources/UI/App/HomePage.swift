@@ -1,0 +1,110 @@
+import ArchiverCore
+import CGtk
+import Glibc
+
+/// Home: the drop zone (the whole window takes drops), Compress Files… and Extract Archive…, and the
+/// statistics of what Archiver made.
+@MainActor
+final class HomePage {
+    let root: UnsafeMutablePointer<GtkWidget>
+    private let statistics: StatisticsPanel
+    private unowned let owner: MainWindow
+
+    init(owner: MainWindow) {
+        self.owner = owner
+        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 24)!
+        Widgets.margins(box, 24)
+
+        // The drop zone.
+        let zone = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
+        gtk_widget_add_css_class(zone, "card")
+        gtk_widget_add_css_class(zone, "drop-zone")
+        for set in [gtk_widget_set_margin_top, gtk_widget_set_margin_bottom] { set(zone, 0) }
+        // The app's own symbolic icon once installed (make install), else the theme's.
+        let theme = gtk_icon_theme_get_for_display(gdk_display_get_default())
+        let own = ArchiverApp.id + "-symbolic"
+        let icon = gtk_image_new_from_icon_name(gtk_icon_theme_has_icon(theme, own) != 0 ? own : "folder-download-symbolic")!
+        gtk_image_set_pixel_size(cast(icon), 64)
+        gtk_widget_add_css_class(icon, "dim-label")
+        gtk_widget_set_margin_top(icon, 24)
+        let heading = Self.label(tr("Drop Files Here").localized, css: "title-2")
+        let hint = Self.label(
+            tr("Files and folders become an archive, an archive is extracted; PDFs and photos can be made smaller.").localized,
+            css: "dim-label")
+        gtk_widget_set_margin_bottom(hint, 24)
+        for child in [icon, heading, hint] { gtk_box_append(cast(zone), child) }
+        gtk_box_append(cast(box), zone)
+
+        // The two large actions.
+        let actions = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
+        gtk_box_set_homogeneous(cast(actions), 1)
+        gtk_box_append(cast(actions), Self.bigButton(
+            title: tr("Compress Files…").localized, detail: tr("Put files and folders into an archive").localized,
+            icon: "package-x-generic-symbolic", action: "app.compress"))
+        gtk_box_append(cast(actions), Self.bigButton(
+            title: tr("Extract Archive…").localized, detail: tr("Take the files out of an archive").localized,
+            icon: "folder-open-symbolic", action: "app.extract"))
+        gtk_box_append(cast(box), actions)
+
+        statistics = StatisticsPanel()
+        gtk_box_append(cast(box), statistics.root)
+
+        let clamp = adw_clamp_new()!
+        adw_clamp_set_maximum_size(cast(clamp), 640)
+        adw_clamp_set_child(cast(clamp), box)
+        let scroller = gtk_scrolled_window_new()!
+        gtk_scrolled_window_set_policy(cast(scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_child(cast(scroller), clamp)
+        root = scroller
+
+        // Drops anywhere on the window take the same way as files sent over D-Bus or given on the command
+        // line: GApplication's `open`.
+        let target = gtk_drop_target_new(gdk_file_list_get_type(), GDK_ACTION_COPY)!
+        let app = Obj(owner.app)
+        onDropFiles(target) { paths in
+            guard !paths.isEmpty else { return false }
+            Self.open(paths, in: app.p)
+            return true
+        }
+        gtk_widget_add_controller(cast(owner.window), cast(target))
+    }
+
+    /// Hands `paths` to the application's `open`, exactly as a second start or a D-Bus `Open` does.
+    static func open(_ paths: [String], in app: UnsafeMutablePointer<GtkApplication>) {
+        var files: [OpaquePointer?] = paths.map { g_file_new_for_path($0) }
+        defer { for file in files { g_object_unref(file.map { UnsafeMutableRawPointer($0) }) } }
+        files.withUnsafeMutableBufferPointer { g_application_open(cast(app), $0.baseAddress, gint($0.count), "") }
+    }
+
+    func reloadStatistics() { statistics.reload() }
+
+    private static func label(_ text: String, css: String) -> UnsafeMutablePointer<GtkWidget> {
+        let label = gtk_label_new(text)!
+        gtk_label_set_wrap(cast(label), 1)
+        gtk_label_set_justify(cast(label), GTK_JUSTIFY_CENTER)
+        gtk_widget_add_css_class(label, css)
+        Widgets.margins(label, 0)
+        gtk_widget_set_margin_start(label, 18)
+        gtk_widget_set_margin_end(label, 18)
+        return label
+    }
+
+    /// A large card-like button: icon, title, one line of detail; it runs `action`.
+    private static func bigButton(title: String, detail: String, icon: String, action: String) -> UnsafeMutablePointer<GtkWidget> {
+        let button = gtk_button_new()!
+        gtk_widget_add_css_class(button, "card")
+        let inner = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
+        Widgets.margins(inner, 18)
+        let image = gtk_image_new_from_icon_name(icon)!
+        gtk_image_set_pixel_size(cast(image), 48)
+        gtk_widget_add_css_class(image, "accent")
+        gtk_box_append(cast(inner), image)
+        let heading = label(title, css: "title-4")
+        gtk_box_append(cast(inner), heading)
+        gtk_box_append(cast(inner), label(detail, css: "dim-label"))
+        gtk_button_set_child(cast(button), inner)
+        gtk_actionable_set_action_name(cast(button), action)
+        accessibleLabel(button, title)
+        return button
+    }
+}
