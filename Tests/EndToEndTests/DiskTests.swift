@@ -380,8 +380,8 @@ struct GiantTests {
             #expect(E2E.list(s.path("out/m")).count == 1000)
             expectTruthfulProgress(out)
             print("a million entries, \(format): peak \(peak) MiB")
-            // libarchive's zip reader keeps its central directory; the tar stream needs no list at all.
-            #expect(peak < (format == "zip" ? 1024 : 128), "peak \(peak) MiB")
+            // libarchive's zip reader keeps its central directory (about 240 bytes an entry); a tar stream keeps nothing.
+            #expect(peak < (format == "zip" ? 512 : 64), "peak \(peak) MiB")
         }
     }
 
