@@ -237,6 +237,8 @@ struct FullDiskTests {
             #expect(deep.status == 0, "\(deep)")
             let found = try s.must("/usr/bin/find", [s.path("deep"), "-name", "deep.txt"]).stdout
             #expect(found.utf8.count > 5000, "\(found.prefix(200))")
+            // FileManager cannot remove a path that long; rm works folder by folder.
+            try s.must("/bin/rm", ["-rf", s.path("deep")])
 
             let disk = try #require(TinyDisk(at: s.path("disk")))
             expectCleanFailure(try s.extract(["--to", disk.path, s.path("deepbig.tar")]), on: disk.path, keeping: [], saying: ["needs"])
@@ -380,8 +382,8 @@ struct GiantTests {
             #expect(E2E.list(s.path("out/m")).count == 1000)
             expectTruthfulProgress(out)
             print("a million entries, \(format): peak \(peak) MiB")
-            // libarchive's zip reader keeps its central directory; the tar stream needs no list at all.
-            #expect(peak < (format == "zip" ? 1024 : 128), "peak \(peak) MiB")
+            // libarchive's zip reader keeps its central directory (about 240 bytes an entry); a tar stream keeps nothing.
+            #expect(peak < (format == "zip" ? 512 : 64), "peak \(peak) MiB")
         }
     }
 
