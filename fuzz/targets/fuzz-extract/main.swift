@@ -64,14 +64,15 @@ private func listing(_ folder: FilePath) -> [[UInt8]] { (try? FileSystem.entries
 private func child(_ folder: FilePath, _ name: [UInt8]) -> FilePath {
     var raw = folder.withPlatformString { Array(UnsafeBufferPointer(start: $0, count: strlen($0))) }
     raw += [CChar(bitPattern: UInt8(ascii: "/"))] + name.map { CChar(bitPattern: $0) } + [0]
-    return raw.withUnsafeBufferPointer { FilePath(platformString: $0.baseAddress!) }
+    return raw.withUnsafeBufferPointer { buffer in buffer.baseAddress.map { FilePath(platformString: $0) } ?? folder }
 }
 
 /// The scratch folder: `in/input` is the archive, `a/b/out` the destination, so that an entry climbing out
 /// of it lands somewhere this target looks.
 enum Scratch {
     static let root: FilePath = {
-        var template = Array("\(String(cString: getenv("TMPDIR") ?? strdup("/tmp")))/archiver-fuzz-XXXXXX".utf8CString)
+        let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array("\(temporary)/archiver-fuzz-XXXXXX".utf8CString)
         guard let made = mkdtemp(&template) else { fatalError("no scratch folder: errno \(errno)") }
         // Resolved, as the extractor resolves its destination (TMPDIR may lie behind a symlink).
         guard let root = FileSystem.resolve(FilePath(String(cString: made))) else { fatalError("scratch folder unresolved") }
@@ -85,7 +86,7 @@ enum Scratch {
     static let escape = "/tmp/archiver-fuzz-escape"
 
     static func write(_ bytes: [UInt8], to path: FilePath) {
-        let file = fopen(path.string, "wb")
+        guard let file = fopen(path.string, "wb") else { fatalError("cannot write \(path): errno \(errno)") }
         fwrite(bytes, 1, bytes.count, file)
         fclose(file)
     }
