@@ -61,7 +61,7 @@ final class EntryTreeView {
     /// One `entry` event of the listing.
     func add(_ entry: JSONValue) {
         guard let path = entry["path"]?.string else { return }
-        let modified = entry["mtime"]?.string.flatMap(Self.seconds)
+        let modified = entry["mtime"]?.string.flatMap { HumanFormat.seconds(iso8601: $0) }
         let made = tree.add(
             path: path, isDirectory: entry["type"]?.string == "directory", size: entry["size"]?.int ?? 0,
             modified: modified, encrypted: entry["encrypted"]?.bool ?? false)
@@ -130,13 +130,6 @@ final class EntryTreeView {
         }
         defer { g_object_unref(item) }
         return node(ofString: item)
-    }
-
-    /// "2024-01-31T09:05:00Z" → seconds since 1970.
-    private static func seconds(_ iso: String) -> Int64? {
-        guard let time = g_date_time_new_from_iso8601(iso, nil) else { return nil }
-        defer { g_date_time_unref(time) }
-        return Int64(g_date_time_to_unix(time))
     }
 
     // MARK: - Columns

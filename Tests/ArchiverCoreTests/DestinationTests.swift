@@ -124,6 +124,15 @@ import Testing
         #expect(HumanFormat.iso8601(1_704_067_200 + 3661) == "2024-01-01T01:01:01Z")
         #expect(HumanFormat.iso8601(951_782_400) == "2000-02-29T00:00:00Z")
     }
+
+    @Test func iso8601ReadsBackWhatItWrites() {
+        for seconds: Int64 in [0, 59, 951_782_400, 1_704_067_200 + 3661, -1, -86_401, 315_532_800, 4_102_444_799, -2_208_988_800, 253_402_300_799] {
+            #expect(HumanFormat.seconds(iso8601: HumanFormat.iso8601(seconds)) == seconds, "\(HumanFormat.iso8601(seconds))")
+        }
+        for bad in ["", "2024-01-31", "2024-01-31T09:05:00", "2024-13-01T00:00:00Z", "2024-01-31 09:05:00Z", "2024-0a-31T09:05:00Z", "2024-01-31T24:00:00Z"] {
+            #expect(HumanFormat.seconds(iso8601: bad) == nil, "\(bad)")
+        }
+    }
 }
 
 @Suite struct JobControlTests {

@@ -21,6 +21,9 @@ public enum Catalog {
         let directory = override.flatMap { $0.isEmpty ? nil : $0 } ?? installedDirectory
         if let directory { bindtextdomain(domain, directory) }
         bind_textdomain_codeset(domain, "UTF-8")
+        // Local time, too: with TZ unset glibc stats /etc/localtime again on every conversion (libarchive
+        // converts each zip entry's DOS time: two system calls an entry); naming that same file reads it once.
+        setenv("TZ", ":/etc/localtime", 0)
     }
 
     /// `share/locale` beside the folder the running executable is in.
