@@ -48,6 +48,8 @@ private func checkApplied(_ key: ArchiverSettings.Key, _ value: ArchiverSettings
     case (.splitSize, .string(let text)):
         require(settings.splitSize == (text.isEmpty ? nil : PartSize.parse(text)), "split size \(text)")
     case (.pdfQuality, .string(let nick)): require(settings.pdfQuality.rawValue == nick, "PDF quality \(nick)")
+    case (.mountIdleTimeout, .number(let seconds)):
+        require(seconds.isFinite && seconds >= 0 && settings.mountIdleTimeout == seconds, "mount idle timeout \(seconds)")
     case (_, .string), (_, .bool): break
     case (_, .number): require(false, "\(key) took a number")
     }
@@ -72,6 +74,10 @@ private func checkEnvironment(_ text: String) {
     require(PasswordChain.method(environment: environment, stdinIsTerminal: true) { _ in installed } == .terminal, "no terminal")
 
     let places = ExtractDestination(home: FilePath(environment["HOME"] ?? "/home/x"), environment: environment)
-    require(places.isTemporary(FilePath("/tmp/x")), "/tmp is not temporary")
+    require(places.isTemporary(FilePath("/var/tmp/x")), "/var/tmp is not temporary")
+    // /tmp is the temporary folder unless $TMPDIR names another (then /tmp is a folder like any other).
+    if environment["TMPDIR"].map({ !$0.hasPrefix("/") }) ?? true {
+        require(places.isTemporary(FilePath("/tmp/x")), "/tmp is not temporary")
+    }
     _ = places.isTemporary(FilePath(text))
 }
