@@ -11,12 +11,15 @@ package enum FileSystem {
         return result == 0 ? info : nil
     }
 
+    /// A file's size, following symlinks; nil when it cannot be reached.
+    package static func size(of file: FilePath) -> Int64? {
+        var info = stat()
+        return file.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : nil
+    }
+
     /// The sum of the files' sizes, following symlinks; a file that cannot be reached counts 0.
     package static func size(of files: [FilePath]) -> Int64 {
-        files.reduce(0) { total, file in
-            var info = stat()
-            return total + (file.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : 0)
-        }
+        files.reduce(0) { $0 + (size(of: $1) ?? 0) }
     }
 
     package static func isDirectory(_ info: stat) -> Bool { info.st_mode & S_IFMT == S_IFDIR }

@@ -27,7 +27,7 @@ struct VolumeSet: Sendable {
         for entry in listed {
             guard let name = VolumeName.parse(entry), name.isSibling(of: given) else { continue }
             let canonical = VolumeName(base: name.base, style: name.style, number: name.number, capitals: given.capitals)
-            siblings[canonical] = size(of: folder.appending(bytes: entry)) ?? 0
+            siblings[canonical] = FileSystem.size(of: folder.appending(bytes: entry)) ?? 0
         }
         switch VolumeName.arrange(given, siblings: siblings) {
         case .parts(let ordered) where ordered.count > 1:
@@ -50,13 +50,7 @@ struct VolumeSet: Sendable {
     }
 
     /// The total size of the parts in bytes.
-    var totalSize: Int64 { parts.reduce(0) { $0 + (Self.size(of: $1) ?? 0) } }
-
-    /// A part's size, through a symlink to it as reading goes.
-    static func size(of path: FilePath) -> Int64? {
-        var info = stat()
-        return path.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : nil
-    }
+    var totalSize: Int64 { FileSystem.size(of: parts) }
 
     /// The error for a set whose data ends too early: the last part found may be short, or the set may
     /// have more parts than are here, which no name can tell.
@@ -93,7 +87,7 @@ final class VolumeSource {
         var start: Int64 = 0
         var parts: [Part] = []
         for path in paths {
-            guard let size = VolumeSet.size(of: path), path.withPlatformString({ access($0, R_OK) }) == 0 else {
+            guard let size = FileSystem.size(of: path), path.withPlatformString({ access($0, R_OK) }) == 0 else {
                 let reason = TextValue.systemError(errno)
                 buffer.deallocate()
                 throw ArchiverError(.inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, reason), path: path.string)

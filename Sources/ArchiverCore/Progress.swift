@@ -127,51 +127,30 @@ extension HumanFormat {
         let seconds = min(max(seconds, -62_167_219_200), 253_402_300_799)
         let days = seconds >= 0 ? seconds / 86_400 : (seconds - 86_399) / 86_400
         let secondOfDay = seconds - days * 86_400
-        // Howard Hinnant's days-to-civil algorithm.
-        let z = days + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let dayOfEra = z - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let mp = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * mp + 2) / 5 + 1
-        let month = mp < 10 ? mp + 3 : mp - 9
-        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : "\(value)" }
         let (h, m, s) = (secondOfDay / 3600, (secondOfDay / 60) % 60, secondOfDay % 60)
-        return "\(year)-\(two(month))-\(two(day))T\(two(h)):\(two(m)):\(two(s))Z"
+        return "\(CalendarDay(ordinal: Int(days)))T\(two(h)):\(two(m)):\(two(s))Z"
     }
 
     /// The inverse of `iso8601(_:)`: seconds since 1970 from `2024-01-31T09:05:00Z`; nil for any other shape.
     /// (The Extract… window reads 100,000 of them; GLib's general parser costs more than the listing.)
     public static func seconds(iso8601 text: String) -> Int64? {
         let bytes = Array(text.utf8)
-        guard bytes.count >= 20, bytes.last == UInt8(ascii: "Z") else { return nil }
-        let negative = bytes.count == 21 && bytes[0] == UInt8(ascii: "-")
-        let body = negative ? Array(bytes.dropFirst()) : bytes
-        guard body.count == 20, body[4] == UInt8(ascii: "-"), body[7] == UInt8(ascii: "-"), body[10] == UInt8(ascii: "T"),
-            body[13] == UInt8(ascii: ":"), body[16] == UInt8(ascii: ":")
+        guard bytes.count == 20, bytes[10] == UInt8(ascii: "T"), bytes[13] == UInt8(ascii: ":"),
+            bytes[16] == UInt8(ascii: ":"), bytes[19] == UInt8(ascii: "Z"),
+            let day = CalendarDay(String(decoding: bytes[0..<10], as: UTF8.self))
         else { return nil }
         func number(_ range: Range<Int>) -> Int64? {
             var value: Int64 = 0
-            for byte in body[range] {
+            for byte in bytes[range] {
                 guard (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else { return nil }
                 value = value * 10 + Int64(byte - UInt8(ascii: "0"))
             }
             return value
         }
-        guard var year = number(0..<4), let month = number(5..<7), let day = number(8..<10), let hour = number(11..<13),
-            let minute = number(14..<16), let second = number(17..<19), (1...12).contains(month), (1...31).contains(day),
-            hour < 24, minute < 60, second < 61
+        guard let hour = number(11..<13), let minute = number(14..<16), let second = number(17..<19), hour < 24, minute < 60,
+            second < 61
         else { return nil }
-        if negative { year = -year }
-        // Howard Hinnant's days-from-civil algorithm.
-        let y = month <= 2 ? year - 1 : year
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yearOfEra = y - era * 400
-        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
-        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
-        let days = era * 146_097 + dayOfEra - 719_468
-        return days * 86_400 + hour * 3600 + minute * 60 + second
+        return Int64(day.ordinal) * 86_400 + hour * 3600 + minute * 60 + second
     }
 }

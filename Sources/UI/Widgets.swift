@@ -101,6 +101,17 @@ enum Widgets {
         return (row, change)
     }
 
+    /// A page of the app: `content` at most `width` wide, centred, scrolling vertically.
+    static func page(_ content: UnsafeMutablePointer<GtkWidget>, width: Int32) -> UnsafeMutablePointer<GtkWidget> {
+        let clamp = adw_clamp_new()!
+        adw_clamp_set_maximum_size(cast(clamp), width)
+        adw_clamp_set_child(cast(clamp), content)
+        let scroller = gtk_scrolled_window_new()!
+        gtk_scrolled_window_set_policy(cast(scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        gtk_scrolled_window_set_child(cast(scroller), clamp)
+        return scroller
+    }
+
     static func margins(_ w: UnsafeMutablePointer<GtkWidget>, _ value: Int32) {
         gtk_widget_set_margin_top(w, value)
         gtk_widget_set_margin_bottom(w, value)

@@ -49,13 +49,7 @@ final class HomePage {
         statistics = StatisticsPanel()
         gtk_box_append(cast(box), statistics.root)
 
-        let clamp = adw_clamp_new()!
-        adw_clamp_set_maximum_size(cast(clamp), 640)
-        adw_clamp_set_child(cast(clamp), box)
-        let scroller = gtk_scrolled_window_new()!
-        gtk_scrolled_window_set_policy(cast(scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
-        gtk_scrolled_window_set_child(cast(scroller), clamp)
-        root = scroller
+        root = Widgets.page(box, width: 640)
 
         // Drops anywhere on the window take the same way as files sent over D-Bus or given on the command
         // line: GApplication's `open`.

@@ -50,13 +50,7 @@ final class RecentPage {
         gtk_stack_add_named(content, emptyPage, "empty")
         gtk_box_append(cast(box), cast(content))
 
-        let clamp = adw_clamp_new()!
-        adw_clamp_set_maximum_size(cast(clamp), 720)
-        adw_clamp_set_child(cast(clamp), box)
-        let scroller = gtk_scrolled_window_new()!
-        gtk_scrolled_window_set_policy(cast(scroller), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
-        gtk_scrolled_window_set_child(cast(scroller), clamp)
-        root = scroller
+        root = Widgets.page(box, width: 720)
 
         on(search, "search-changed") { [unowned self] in fill() }
         on(clear, "clicked") { [unowned self] in askToClear() }
