@@ -21,6 +21,7 @@ let package = Package(
         // glibc's libintl.h, the only C that ArchiverCore sees (gettext; nothing to link).
         .systemLibrary(name: "CGettext"),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -29,7 +30,7 @@ let package = Package(
             name: "ArchiverCore",
             dependencies: ["CGettext", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive"]),
+        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive", "CZstd"]),
         .target(
             name: "Desktop",
             dependencies: ["ArchiverCore", "CGLib", "CNotify", .product(name: "SystemPackage", package: "swift-system")]
