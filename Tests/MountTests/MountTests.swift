@@ -106,6 +106,66 @@ struct MountTests {
         try mounts.run(["--unmount", folder])
     }
 
+    /// The index of the first opening is kept in $XDG_CACHE_HOME: the next mount lists without reading the
+    /// archive; a changed archive or a damaged index is scanned again.
+    @Test func aKeptIndexListsWithoutReadingTheArchive() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        for number in 0..<20 {
+            let data = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try data.write(to: URL(fileURLWithPath: tree + "/f\(number)"))
+        }
+        let archive = mounts.scratch.sub("kept.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int)
+        func archiveBytesRead(by folder: String) throws -> Int {
+            let daemon = try #require(Mounts.daemon(serving: folder))
+            let io = try String(contentsOfFile: "/proc/\(daemon)/io", encoding: .utf8)
+            return Int(io.split(separator: "\n").first { $0.hasPrefix("rchar:") }?.split(separator: " ").last ?? "") ?? 0
+        }
+        func waitForIndex(_ count: Int) {
+            for _ in 0..<100 where mounts.keptIndexes.count != count { usleep(50_000) }
+        }
+
+        var folder = try mounts.mount(archive)
+        #expect(try archiveBytesRead(by: folder) >= size)
+        waitForIndex(1)
+        #expect(mounts.keptIndexes.count == 1)
+        try mounts.run(["--unmount", folder])
+
+        folder = try mounts.mount(archive)
+        #expect(try archiveBytesRead(by: folder) < size / 4, "the second mount read the archive again")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == FileManager.default.contentsOfDirectory(atPath: tree).sorted())
+        #expect(FileManager.default.contents(atPath: folder + "/f7") == FileManager.default.contents(atPath: tree + "/f7"))
+        try mounts.run(["--unmount", folder])
+
+        // A changed archive: its new tree, and the old index gone.
+        try FileManager.default.removeItem(atPath: tree + "/f3")
+        try FileManager.default.removeItem(atPath: archive)
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        folder = try mounts.mount(archive)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/f3"))
+        #expect(FileManager.default.fileExists(atPath: folder + "/f4"))
+        waitForIndex(1)
+        try mounts.run(["--unmount", folder])
+        for _ in 0..<100 where mounts.keptIndexes.count != 1 { usleep(50_000) }
+        #expect(mounts.keptIndexes.count == 1, "\(mounts.keptIndexes)")
+
+        // A damaged index is read past: the archive is scanned again.
+        let kept = try #require(mounts.keptIndexes.first)
+        let path = mounts.cache + "/io.github.archiver/indexes/" + kept
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes.removeLast(bytes.count / 2)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        folder = try mounts.mount(archive)
+        #expect(try archiveBytesRead(by: folder) >= size / 2)
+        #expect(FileManager.default.contents(atPath: folder + "/f9") == FileManager.default.contents(atPath: tree + "/f9"))
+        try mounts.run(["--unmount", folder])
+    }
+
     @Test func secondOpenReusesTheMount() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }

@@ -8,6 +8,12 @@ import Testing
 struct Mounts {
     let scratch: ScratchDirectory
     var runtime: String { scratch.sub("run") }
+    /// `$XDG_CACHE_HOME`, where the daemon keeps indexes.
+    var cache: String { scratch.sub("cache") }
+    /// The indexes kept there.
+    var keptIndexes: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: cache + "/io.github.archiver/indexes")) ?? []).filter { $0.hasSuffix(".index") }
+    }
     /// The daemon keeps the starter's standard error, so it goes to a file: a pipe would stay open as long
     /// as the daemon lives.
     var log: String { scratch.sub("daemon.log") }
@@ -36,7 +42,7 @@ struct Mounts {
         process.executableURL = URL(fileURLWithPath: BuiltProducts.executable("open-with-archiver")!)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
-            .merging(["XDG_RUNTIME_DIR": runtime, "LC_ALL": "C.UTF-8"]) { $1 }.merging(extra) { $1 }
+            .merging(["XDG_RUNTIME_DIR": runtime, "XDG_CACHE_HOME": cache, "LC_ALL": "C.UTF-8"]) { $1 }.merging(extra) { $1 }
         let output = Pipe()
         process.standardOutput = output
         FileManager.default.createFile(atPath: log, contents: nil)
