@@ -80,22 +80,11 @@ struct MountTests {
     @Test func readingEveryFileInOrderReadsTheArchiveOnce() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }
-        let tree = mounts.scratch.sub("tree")
-        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
-        var generator = SystemRandomNumberGenerator()
-        for number in 0..<40 {
-            let data = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            try data.write(to: URL(fileURLWithPath: tree + "/f\(number)"))
-        }
-        let archive = mounts.scratch.sub("many.tar.gz")
-        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        let (tree, archive) = try mounts.randomTarGz(files: 40)
         let order = try Tool.run(["/usr/bin/bsdtar", "-tf", archive]).output.split(separator: "\n").map(String.init).filter { $0 != "./" }
         let folder = try mounts.mount(archive)
         let daemon = try #require(Mounts.daemon(serving: folder))
-        func readBytes() throws -> Int {
-            let io = try String(contentsOfFile: "/proc/\(daemon)/io", encoding: .utf8)
-            return Int(io.split(separator: "\n").first { $0.hasPrefix("rchar:") }?.split(separator: " ").last ?? "") ?? 0
-        }
+        func readBytes() throws -> Int { try Mounts.bytesRead(by: daemon) }
         let before = try readBytes()
         for name in order {
             #expect(FileManager.default.contents(atPath: folder + "/" + name) == FileManager.default.contents(atPath: tree + "/" + name))
@@ -111,21 +100,9 @@ struct MountTests {
     @Test func aKeptIndexListsWithoutReadingTheArchive() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }
-        let tree = mounts.scratch.sub("tree")
-        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
-        var generator = SystemRandomNumberGenerator()
-        for number in 0..<20 {
-            let data = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            try data.write(to: URL(fileURLWithPath: tree + "/f\(number)"))
-        }
-        let archive = mounts.scratch.sub("kept.tar.gz")
-        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        let (tree, archive) = try mounts.randomTarGz(files: 20)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int)
-        func archiveBytesRead(by folder: String) throws -> Int {
-            let daemon = try #require(Mounts.daemon(serving: folder))
-            let io = try String(contentsOfFile: "/proc/\(daemon)/io", encoding: .utf8)
-            return Int(io.split(separator: "\n").first { $0.hasPrefix("rchar:") }?.split(separator: " ").last ?? "") ?? 0
-        }
+        func archiveBytesRead(by folder: String) throws -> Int { try Mounts.bytesRead(by: try #require(Mounts.daemon(serving: folder))) }
         func waitForIndex(_ count: Int) {
             for _ in 0..<100 where mounts.keptIndexes.count != count { usleep(50_000) }
         }

@@ -90,6 +90,26 @@ struct Mounts {
         return nil
     }
 
+    /// A folder `tree` of `files` files of 200 kB of random bytes, and `tree.tar.gz` of it (bsdtar).
+    func randomTarGz(files: Int) throws -> (tree: String, archive: String) {
+        let tree = scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        for number in 0..<files {
+            let data = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try data.write(to: URL(fileURLWithPath: tree + "/f\(number)"))
+        }
+        let archive = scratch.sub("tree.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        return (tree, archive)
+    }
+
+    /// The bytes a process has read so far (`rchar` of /proc/PID/io).
+    static func bytesRead(by process: pid_t) throws -> Int {
+        let io = try String(contentsOfFile: "/proc/\(process)/io", encoding: .utf8)
+        return Int(io.split(separator: "\n").first { $0.hasPrefix("rchar:") }?.split(separator: " ").last ?? "") ?? 0
+    }
+
     /// Unmounts whatever of ours is still mounted under the scratch folder (a failed test's leftovers).
     func cleanUp() {
         for point in Self.ours() where point.hasPrefix(scratch.path) {
