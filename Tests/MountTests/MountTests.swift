@@ -143,6 +143,40 @@ struct MountTests {
         try mounts.run(["--unmount", folder])
     }
 
+    /// The path real desktops take: a user who is not root mounts through the setuid fusermount3, reads,
+    /// and unmounts. The executable and the archive are copied where that user may reach them.
+    @Test(.enabled(if: Mounts.unprivilegedUnavailable == nil, Comment(rawValue: Mounts.unprivilegedUnavailable ?? "")))
+    func anUnprivilegedUserMountsReadsAndUnmounts() throws {
+        let place = try #require(mkdtemp(strdup("/tmp/archiver-unprivileged-XXXXXX")).map { String(cString: $0) })
+        defer { _ = try? Tool.run(["/usr/bin/rm", "-rf", place]) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: place + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try fm.createDirectory(atPath: place + "/home", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: try #require(BuiltProducts.executable("open-with-archiver")), toPath: place + "/open-with-archiver")
+        try #require(try Tool.run(["/usr/bin/zip", "-q", "-j", place + "/a.zip", "/etc/hostname"]).status == 0)
+        try #require(try Tool.run(["/usr/bin/chown", "-R", "nobody:nogroup", place]).status == 0)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: place)
+
+        func asNobody(_ argv: [String]) throws -> (status: Int32, output: String) {
+            try Tool.run(["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "-i",
+                          "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=\(place)/run", "HOME=\(place)/home", "LC_ALL=C.UTF-8"] + argv,
+                         mergingErrors: false)
+        }
+        let mounted = try asNobody([place + "/open-with-archiver", "--mount", place + "/a.zip"])
+        #expect(mounted.status == 0, "\(mounted)")
+        let folder = mounted.output.trimmingCharacters(in: .newlines)
+        #expect(folder == place + "/run/archiver/a.zip")
+        #expect(Mounts.ours().contains(folder))
+        let read = try asNobody(["/usr/bin/cat", folder + "/hostname"])
+        let packed = try String(contentsOfFile: "/etc/hostname", encoding: .utf8)
+        #expect(read.status == 0 && read.output == packed, "\(read)")
+        let written = try asNobody(["/usr/bin/touch", folder + "/new"])
+        #expect(written.status != 0)
+        let unmounted = try asNobody([place + "/open-with-archiver", "--unmount", folder])
+        #expect(unmounted.status == 0, "\(unmounted)")
+        #expect(eventually(within: 10) { !Mounts.ours().contains(folder) })
+    }
+
     @Test func secondOpenReusesTheMount() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }

@@ -28,6 +28,17 @@ struct Mounts {
         return nil
     }()
 
+    /// Why a user other than root cannot mount here, or nil: /dev/fuse must be open to everyone (a desktop's
+    /// udev rule makes it 0666; some containers keep it 0600).
+    static let unprivilegedUnavailable: String? = {
+        var info = stat()
+        guard stat("/dev/fuse", &info) == 0, info.st_mode & 0o006 == 0o006 else {
+            return "skipped: /dev/fuse is not open to other users here (0666 on a desktop)"
+        }
+        if access("/usr/bin/setpriv", X_OK) != 0 { return "skipped: setpriv is missing (package util-linux)" }
+        return getuid() == 0 ? nil : "skipped: only root can test as another user"
+    }()
+
     init(_ label: String = #function) throws {
         scratch = try ScratchDirectory(label)
         try FileManager.default.createDirectory(atPath: scratch.sub("run"), withIntermediateDirectories: true)
