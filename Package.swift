@@ -60,7 +60,8 @@ let package = Package(
         ),
         .executableTarget(name: "compress-photos-with-archiver", dependencies: ["PhotoCLI"]),
         // PDF compression: its own engine and CLI, so that the archive executables never link qpdf or libvips.
-        .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"]),
+        // zlib: the estimate inflates only the first rows of a Flate image.
+        .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"], linkerSettings: [.linkedLibrary("z")]),
         .target(name: "PDFEngine", dependencies: ["ArchiverCore", "ArchiveEngine", "CPDFShim"]),
         .target(
             name: "PDFCLI",
