@@ -84,7 +84,7 @@ public final class PDFWindow {
             let label = quality.name.localized
             adw_preferences_row_set_title(cast(row), label)
             adw_action_row_set_subtitle(cast(row), markupEscaped(PDFChoice.summary(of: quality).localized))
-            let check = gtk_check_button_new()!
+            let check = Self.radioButton()
             if let first { gtk_check_button_set_group(cast(check), cast(first)) } else { first = check }
             gtk_widget_set_valign(check, GTK_ALIGN_CENTER)
             accessibleLabel(check, label)
@@ -123,6 +123,18 @@ public final class PDFWindow {
         on(chrome.window, "destroy") { [unowned self] in estimator.cancel() }
 
         estimate(password: nil)
+    }
+
+    /// A check button that assistive technology reads as a radio button (GTK 4.8 calls a grouped one a check box).
+    private static func radioButton() -> UnsafeMutablePointer<GtkWidget> {
+        var role = GValue()
+        g_value_init(&role, gtk_accessible_role_get_type())
+        g_value_set_enum(&role, gint(GTK_ACCESSIBLE_ROLE_RADIO.rawValue))
+        defer { g_value_unset(&role) }
+        var names: [UnsafePointer<CChar>?] = [UnsafePointer(strdup("accessible-role"))]
+        defer { free(UnsafeMutableRawPointer(mutating: names[0])) }
+        let object = g_object_new_with_properties(gtk_check_button_get_type(), 1, &names, &role)!
+        return cast(object)
     }
 
     public func present() {
@@ -189,11 +201,11 @@ public final class PDFWindow {
         let started = estimator.start(
             program: JobRunner.sibling("compress-pdf-with-archiver"),
             arguments: ["--estimate", "--json", "--password-stdin", "--", pdf.string], password: password,
-            onEvent: { _ in }, onEnd: { [unowned self] outcome in estimated(outcome) })
-        if !started { estimated(JobRunner.Outcome(exitCode: 127, result: nil, stderr: "")) }
+            onEvent: { _ in }, onEnd: { [unowned self] outcome in estimated(outcome, withPassword: password != nil) })
+        if !started { estimated(JobRunner.Outcome(exitCode: 127, result: nil, stderr: ""), withPassword: false) }
     }
 
-    private func estimated(_ outcome: JobRunner.Outcome) {
+    private func estimated(_ outcome: JobRunner.Outcome, withPassword: Bool) {
         // Compress started meanwhile: its result page tells the real size.
         guard phase == .estimating || phase == .locked else { return }
         let result = outcome.result
@@ -213,11 +225,13 @@ public final class PDFWindow {
             gtk_widget_set_visible(optimalGroup, alreadyOptimal ? 1 : 0)
         } else if error?["kind"]?.string == "password" {
             // Encrypted: the password first, then the estimate. A wrong one stays here with the CLI's words.
-            let first = phase != .locked || Widgets.text(passwordRow).isEmpty
+            let first = !withPassword
             phase = .locked
             gtk_widget_set_visible(passwordGroup, 1)
             // TRANSLATORS: Compress PDF…, above the password field of an encrypted PDF.
-            let why = first ? tr("“%@” is encrypted. Type its password to compress it.", name).localized : outcome.stderr.trimmingSpaces
+            // The CLI's first sentence ("Wrong password for …"); its hint is about the command line.
+            let wrong = outcome.stderr.trimmingSpaces.split(separator: "\n").first.map(String.init) ?? ""
+            let why = first ? tr("“%@” is encrypted. Type its password to compress it.", name).localized : wrong
             adw_preferences_group_set_description(cast(passwordGroup), markupEscaped(why))
             if !first { gtk_widget_add_css_class(passwordRow, "error") }
             for level in levels { show("", in: level) }
@@ -226,6 +240,7 @@ public final class PDFWindow {
             // A PDF that cannot be opened: the CLI's own words, and nothing to choose.
             let words = outcome.stderr.trimmingSpaces
             chrome.showError(heading: tr("Could not open “%@”", name).localized, message: words.isEmpty ? tr("“%@” could not be read.", name).localized : words)
+            return  // the header's buttons stay hidden: Close is on the page
         } else {
             // No estimate (the tool could not run it): the levels still work, without their sizes.
             phase = .ready
