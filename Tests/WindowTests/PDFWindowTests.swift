@@ -131,7 +131,7 @@ struct PDFWindowTests {
         #expect(try session.waitForText("Could not open", timeout: 30) == "Could not open “broken.pdf”")
         try session.screenshot("pdf-unreadable")
         #expect(try session.isSensitive("Close", role: "push button"))
-        #expect(throws: (any Error).self) { try session.states(of: "Cancel", role: "push button") }
+        #expect(try !session.states(of: "Cancel", role: "push button").contains("showing"), "the header's Cancel is hidden")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["broken.pdf"])
     }
 
