@@ -22,7 +22,7 @@ public final class PDFWindow {
     private var previousCopy: FilePath?
 
     private let chrome: JobWindow
-    /// The estimate runs beside the job's runner: Compress may start before it ends.
+    /// The estimate runs beside the job's runner: Compress may start before it ends, and the estimate goes on.
     private let estimator = JobRunner()
     private let actionButton: UnsafeMutablePointer<GtkWidget>
     private let headerLine: OpaquePointer
@@ -206,12 +206,12 @@ public final class PDFWindow {
     }
 
     private func estimated(_ outcome: JobRunner.Outcome, withPassword: Bool) {
-        // Compress started meanwhile: its result page tells the real size.
-        guard phase == .estimating || phase == .locked else { return }
+        // Compress may have started meanwhile: the rows still fill in for Try a Smaller Level, the rest waits.
+        let busy = phase == .compressing
         let result = outcome.result
         let error = result?["error"]
         if outcome.exitCode == 0, let result {
-            phase = .ready
+            if !busy { phase = .ready }
             gtk_widget_set_visible(passwordGroup, password == nil ? 0 : 1)
             if let count = result["pages"]?.int { pages = Int(count) }
             gtk_label_set_text(headerLine, PDFChoice.header(size: size, pages: pages).localized)
@@ -223,6 +223,9 @@ public final class PDFWindow {
             }
             alreadyOptimal = result["alreadyOptimal"]?.bool ?? false
             gtk_widget_set_visible(optimalGroup, alreadyOptimal ? 1 : 0)
+        } else if busy {
+            for level in levels { show("", in: level) }
+            return
         } else if error?["kind"]?.string == "password" {
             // Encrypted: the password first, then the estimate. A wrong one stays here with the CLI's words.
             let first = !withPassword
@@ -258,7 +261,6 @@ public final class PDFWindow {
     // MARK: - The copy
 
     private func start() {
-        if estimator.isRunning { estimator.cancel() }
         let quality = quality
         // The window's previous copy steps aside (hidden, same folder) so the new one takes its name; it is
         // removed when the new copy is made, and comes back if not.

@@ -253,6 +253,27 @@ struct AppTests {
         try app.session.screenshot("app/recent-smaller")
     }
 
+    /// A PDF dropped on the app asks what to do; Compress PDF… opens its window. Home offers Compress PDF…
+    /// and Compress Photos… beside the two archive actions.
+    @Test func aDroppedPDFOpensTheCompressPDFWindow() throws {
+        let scratch = try ScratchDirectory()
+        let pdf = try scratch.copy(WindowPDFs.report, as: "report.pdf")
+        try #require(BuiltProducts.executable("archiver-compress-pdf") != nil, "build archiver-compress-pdf first")
+        let app = try app()
+        defer { app.session.stop() }
+        for action in ["Compress Files…", "Extract Archive…", "Compress PDF…", "Compress Photos…"] {
+            #expect(try app.session.isSensitive(action, role: "push button"), "\(action)")
+        }
+        try app.open([pdf])
+        // The question's default answer is the PDF's own window (Home's button has the same name: Enter it is).
+        try app.session.waitForText("Compress the PDF?")
+        try app.settle()
+        try app.session.press("Return")
+        try app.session.waitForApp("archiver-compress-pdf")
+        #expect(try app.session.windowTitle() == "Compress “report.pdf”")
+        try app.session.waitForText("about ", timeout: 30)
+    }
+
     /// A drop hands the files to GApplication's `open`, as D-Bus does here; a second start does the same.
     @Test func droppedFilesOpenTheCompressWindowAndAnArchiveTheExtractWindow() throws {
         let scratch = try ScratchDirectory()
