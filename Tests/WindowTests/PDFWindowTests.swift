@@ -122,6 +122,25 @@ struct PDFWindowTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["small.pdf"])
     }
 
+    /// A level that would not help makes no copy, and the result says so: the original is kept.
+    @Test func aLevelThatWouldNotHelpMakesNoCopy() throws {
+        let scratch = try ScratchDirectory()
+        let cli = try #require(BuiltProducts.executable("compress-pdf-with-archiver"))
+        let made = try Tool.run([cli, "--quality", "low", "--no-notify", "--output", scratch.sub("low.pdf"), "--", WindowPDFs.report])
+        #expect(made.status == 0, "\(made.output)")
+        let session = try window(scratch.sub("low.pdf"))
+        defer { session.stop() }
+        let shown = try estimates(session)
+        #expect(shown.prefix(4).allSatisfy { $0 == "no smaller" } && shown.suffix(2).allSatisfy { $0.hasPrefix("about ") }, "\(shown)")
+        try session.click("Best", role: "radio button")
+        #expect(try eventually { try session.isChecked("Best", role: "radio button") })
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "“low.pdf” is already optimal")
+        #expect(try session.waitForText("At Best").hasPrefix("At Best the copy would not be smaller ("))
+        try session.screenshot("pdf-no-copy")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["low.pdf"])
+    }
+
     @Test func aPDFThatCannotBeOpenedShowsTheError() throws {
         let scratch = try ScratchDirectory()
         let pdf = scratch.sub("broken.pdf")
