@@ -914,31 +914,37 @@ int64_t keptBytes(QPDFObjectHandle stream) {
     return static_cast<int64_t>(std::llround(stored * factor));
 }
 
-/// JPEG bytes per pixel of `image` at `quality`, measured on four bands of its rows spread over its height
-/// (16-row aligned, so each is encoded as it would be in the whole picture), or on all of it when small.
+/// JPEG bytes per pixel of `image` at `quality`, measured on every fourth 16-row band (whole MCU rows, so
+/// each is encoded as it would be in the whole picture), or on all of it when small. Bands spread evenly
+/// over the height: a few wide ones could all land in a scanned page's margins.
 double bytesPerPixel(Image const &image, int quality, int64_t &headerBytes) {
     if (!image) return 0;
     int const width = vips_image_get_width(image.pointer), height = vips_image_get_height(image.pointer);
     Image sample;
     long long rows = height;
     if (static_cast<long long>(width) * height > 300000 && height >= 128) {
-        int const band = std::max(16, (height / 16) / 16 * 16);
-        VipsImage *bands[4];
-        int made = 0;
-        for (; made < 4; made++) {
-            int top = static_cast<int>((made + 0.5) * height / 4 - band / 2.0) / 16 * 16;
-            top = std::max(0, std::min(top, height - band));
-            if (vips_extract_area(image.pointer, &bands[made], 0, top, width, band, nullptr) != 0) break;
+        int constexpr band = 16, step = 64;
+        std::vector<VipsImage *> bands;
+        bool failed = false;
+        for (int top = (step - band) / 2 / band * band; top + band <= height; top += step) {
+            VipsImage *out = nullptr;
+            if (vips_extract_area(image.pointer, &out, 0, top, width, band, nullptr) != 0) {
+                failed = true;
+                break;
+            }
+            bands.push_back(out);
         }
         VipsImage *joined = nullptr;
-        bool const joinedOK = made == 4 && vips_arrayjoin(bands, &joined, 4, "across", 1, nullptr) == 0;
-        for (int i = 0; i < made; i++) g_object_unref(bands[i]);
+        bool const joinedOK = !failed && !bands.empty() &&
+                              vips_arrayjoin(bands.data(), &joined, static_cast<int>(bands.size()), "across", 1,
+                                             nullptr) == 0;
+        for (auto *item : bands) g_object_unref(item);
         if (!joinedOK) {
             vips_error_clear();
             return 0;
         }
         sample = Image(joined);
-        rows = 4LL * band;
+        rows = static_cast<long long>(bands.size()) * band;
     }
     VipsImage *source = sample ? sample.pointer : image.pointer;
     void *buffer = nullptr;
@@ -995,7 +1001,7 @@ struct Trial {
     std::vector<pdfshim_level> levels;
     pdfshim_image_trial *out = nullptr;
     /// The decoded size a JPEG is shrunk on load to stay under, and where the results go.
-    long long pixelCap = 3'200'000;
+    long long pixelCap = 9'000'000;
     pdfshim_level_trial *results = nullptr;
     /// Whether this trial also gets the quick one (the sampled JPEG images do).
     bool alsoQuick = false;
@@ -1033,7 +1039,7 @@ struct Trial {
             return Image(image);
         }
         // Decoded once, small: the largest JPEG shrink that still covers the largest new size, but no more
-        // than about 3 megapixels (levels above that are extrapolated from it).
+        // than 9 megapixels (a 300-dpi A4 scan whole; levels above that are extrapolated from it).
         int64_t largest = 0;
         for (size_t i = 0; i < levels.size(); i++) largest = std::max(largest, out->levels[i].new_width);
         int shrink = 1;
