@@ -58,7 +58,7 @@ for f in album scan text mixed; do
         real=$([[ -f $copy ]] && stat -c %s "$copy" || stat -c %s "$in")
         est=${estimates[$i]}
         error=$(awk -v e="$est" -v r="$real" 'BEGIN {printf "%+.1f", (e - r) * 100 / r}')
-        worst=$(awk -v w="$worst" -v e="$error" 'BEGIN {e = e < 0 ? -e : e; print (e > w ? e : w)}')
+        worst=$(awk -v w="$worst" -v e="$error" 'BEGIN {e += 0; e = e < 0 ? -e : e; print (e > w ? e : w)}')
         when=$([[ $i -eq 0 ]] && echo "$wall s / $cpu s" || echo "")
         echo "| $f | $q | $(mb "$est") | $(mb "$real") | $error % | $when |" >>"$table"
         printf '%-6s %-9s estimate %10d real %10d %6s %%\n' "$f" "$q" "$est" "$real" "$error" >&2

@@ -1032,7 +1032,8 @@ struct Trial {
             // the same share of the whole picture's, as busy rows cost more in both.
             correction = (static_cast<double>(rows) / height) / (static_cast<double>(consumed) / decoded.size());
             correction = std::max(0.25, std::min(4.0, correction));
-            VipsImage *image = vips_image_new_from_memory_copy(this->rows.data(), rows * rowBytes,
+            // Points into `this->rows`, which outlives every picture made from it.
+            VipsImage *image = vips_image_new_from_memory(this->rows.data(), rows * rowBytes,
                                                                static_cast<int>(width), static_cast<int>(rows),
                                                                samples.bands, VIPS_FORMAT_UCHAR);
             if (!image) vips_error_clear();
@@ -1058,10 +1059,11 @@ struct Trial {
         Image picture = source(correction);
         if (!picture) return false;
         int const width = vips_image_get_width(picture.pointer), height = vips_image_get_height(picture.pointer);
+        measuredWidth = width;
         // Half the picture, for the levels beyond it: made once, used by each.
         Image half;
         for (size_t i = 0; i < levels.size() && !half; i++) {
-            if (out->levels[i].new_width <= 0 || out->levels[i].new_width <= width) continue;
+            if (out->levels[i].new_width <= 0 || out->levels[i].new_width <= width || skipped(i)) continue;
             Image lazy = resample(picture, std::max(1, width / 2), std::max(1, height / 2));
             VipsImage *copy = lazy ? vips_image_copy_memory(lazy.pointer) : nullptr;
             if (!copy) {
@@ -1074,7 +1076,7 @@ struct Trial {
             pdfshim_level_trial &level = results[i];
             level.new_width = out->levels[i].new_width;
             level.new_height = out->levels[i].new_height;
-            if (level.new_width <= 0) continue;
+            if (level.new_width <= 0 || skipped(i)) continue;
             int const quality = levels[i].jpeg_quality;
             if (level.new_width <= width) {
                 double const factor = static_cast<double>(level.new_width) / width;
@@ -1093,16 +1095,36 @@ struct Trial {
         return true;
     }
 
+    /// The width of the picture the last `measure()` worked from.
+    int measuredWidth = 0;
+    /// Levels the thorough trial leaves to the quick one, which resampled them from a picture as large.
+    long long quickWidth = 0;
+    bool skipped(size_t level) const {
+        return results == out->levels && out->levels[level].new_width <= quickWidth;
+    }
+
     void run() {
         if (results == out->quick) {
             out->quick_measured = measure() ? 1 : 0;
             return;
         }
-        out->measured = measure() ? 1 : 0;
         if (alsoQuick) {
-            pixelCap = quickPixels;
+            // The quick trial first: the levels it could resample to without extrapolating are measured as
+            // the image pass would (a JPEG shrunk on load to no less than the new size), and the thorough
+            // one, from a larger picture, would only spend time on them.
+            long long const cap = pixelCap;
             results = out->quick;
+            pixelCap = quickPixels;
             out->quick_measured = measure() ? 1 : 0;
+            if (out->quick_measured) quickWidth = measuredWidth;
+            results = out->levels;
+            pixelCap = cap;
+        }
+        bool remaining = false;
+        for (size_t i = 0; i < levels.size(); i++) remaining |= out->levels[i].new_width > 0 && !skipped(i);
+        out->measured = remaining ? (measure() ? 1 : 0) : out->quick_measured;
+        for (size_t i = 0; i < levels.size() && out->measured; i++) {
+            if (skipped(i)) out->levels[i] = out->quick[i];
         }
     }
 
