@@ -914,31 +914,37 @@ int64_t keptBytes(QPDFObjectHandle stream) {
     return static_cast<int64_t>(std::llround(stored * factor));
 }
 
-/// JPEG bytes per pixel of `image` at `quality`, measured on four bands of its rows spread over its height
-/// (16-row aligned, so each is encoded as it would be in the whole picture), or on all of it when small.
+/// JPEG bytes per pixel of `image` at `quality`, measured on every fourth 16-row band (whole MCU rows, so
+/// each is encoded as it would be in the whole picture), or on all of it when small. Bands spread evenly
+/// over the height: a few wide ones could all land in a scanned page's margins.
 double bytesPerPixel(Image const &image, int quality, int64_t &headerBytes) {
     if (!image) return 0;
     int const width = vips_image_get_width(image.pointer), height = vips_image_get_height(image.pointer);
     Image sample;
     long long rows = height;
     if (static_cast<long long>(width) * height > 300000 && height >= 128) {
-        int const band = std::max(16, (height / 16) / 16 * 16);
-        VipsImage *bands[4];
-        int made = 0;
-        for (; made < 4; made++) {
-            int top = static_cast<int>((made + 0.5) * height / 4 - band / 2.0) / 16 * 16;
-            top = std::max(0, std::min(top, height - band));
-            if (vips_extract_area(image.pointer, &bands[made], 0, top, width, band, nullptr) != 0) break;
+        int constexpr band = 16, step = 64;
+        std::vector<VipsImage *> bands;
+        bool failed = false;
+        for (int top = (step - band) / 2 / band * band; top + band <= height; top += step) {
+            VipsImage *out = nullptr;
+            if (vips_extract_area(image.pointer, &out, 0, top, width, band, nullptr) != 0) {
+                failed = true;
+                break;
+            }
+            bands.push_back(out);
         }
         VipsImage *joined = nullptr;
-        bool const joinedOK = made == 4 && vips_arrayjoin(bands, &joined, 4, "across", 1, nullptr) == 0;
-        for (int i = 0; i < made; i++) g_object_unref(bands[i]);
+        bool const joinedOK = !failed && !bands.empty() &&
+                              vips_arrayjoin(bands.data(), &joined, static_cast<int>(bands.size()), "across", 1,
+                                             nullptr) == 0;
+        for (auto *item : bands) g_object_unref(item);
         if (!joinedOK) {
             vips_error_clear();
             return 0;
         }
         sample = Image(joined);
-        rows = 4LL * band;
+        rows = static_cast<long long>(bands.size()) * band;
     }
     VipsImage *source = sample ? sample.pointer : image.pointer;
     void *buffer = nullptr;
@@ -995,7 +1001,7 @@ struct Trial {
     std::vector<pdfshim_level> levels;
     pdfshim_image_trial *out = nullptr;
     /// The decoded size a JPEG is shrunk on load to stay under, and where the results go.
-    long long pixelCap = 3'200'000;
+    long long pixelCap = 9'000'000;
     pdfshim_level_trial *results = nullptr;
     /// Whether this trial also gets the quick one (the sampled JPEG images do).
     bool alsoQuick = false;
@@ -1026,14 +1032,15 @@ struct Trial {
             // the same share of the whole picture's, as busy rows cost more in both.
             correction = (static_cast<double>(rows) / height) / (static_cast<double>(consumed) / decoded.size());
             correction = std::max(0.25, std::min(4.0, correction));
-            VipsImage *image = vips_image_new_from_memory_copy(this->rows.data(), rows * rowBytes,
+            // Points into `this->rows`, which outlives every picture made from it.
+            VipsImage *image = vips_image_new_from_memory(this->rows.data(), rows * rowBytes,
                                                                static_cast<int>(width), static_cast<int>(rows),
                                                                samples.bands, VIPS_FORMAT_UCHAR);
             if (!image) vips_error_clear();
             return Image(image);
         }
         // Decoded once, small: the largest JPEG shrink that still covers the largest new size, but no more
-        // than about 3 megapixels (levels above that are extrapolated from it).
+        // than 9 megapixels (a 300-dpi A4 scan whole; levels above that are extrapolated from it).
         int64_t largest = 0;
         for (size_t i = 0; i < levels.size(); i++) largest = std::max(largest, out->levels[i].new_width);
         int shrink = 1;
@@ -1052,10 +1059,11 @@ struct Trial {
         Image picture = source(correction);
         if (!picture) return false;
         int const width = vips_image_get_width(picture.pointer), height = vips_image_get_height(picture.pointer);
+        measuredWidth = width;
         // Half the picture, for the levels beyond it: made once, used by each.
         Image half;
         for (size_t i = 0; i < levels.size() && !half; i++) {
-            if (out->levels[i].new_width <= 0 || out->levels[i].new_width <= width) continue;
+            if (out->levels[i].new_width <= 0 || out->levels[i].new_width <= width || skipped(i)) continue;
             Image lazy = resample(picture, std::max(1, width / 2), std::max(1, height / 2));
             VipsImage *copy = lazy ? vips_image_copy_memory(lazy.pointer) : nullptr;
             if (!copy) {
@@ -1068,7 +1076,7 @@ struct Trial {
             pdfshim_level_trial &level = results[i];
             level.new_width = out->levels[i].new_width;
             level.new_height = out->levels[i].new_height;
-            if (level.new_width <= 0) continue;
+            if (level.new_width <= 0 || skipped(i)) continue;
             int const quality = levels[i].jpeg_quality;
             if (level.new_width <= width) {
                 double const factor = static_cast<double>(level.new_width) / width;
@@ -1087,16 +1095,36 @@ struct Trial {
         return true;
     }
 
+    /// The width of the picture the last `measure()` worked from.
+    int measuredWidth = 0;
+    /// Levels the thorough trial leaves to the quick one, which resampled them from a picture as large.
+    long long quickWidth = 0;
+    bool skipped(size_t level) const {
+        return results == out->levels && out->levels[level].new_width <= quickWidth;
+    }
+
     void run() {
         if (results == out->quick) {
             out->quick_measured = measure() ? 1 : 0;
             return;
         }
-        out->measured = measure() ? 1 : 0;
         if (alsoQuick) {
-            pixelCap = quickPixels;
+            // The quick trial first: the levels it could resample to without extrapolating are measured as
+            // the image pass would (a JPEG shrunk on load to no less than the new size), and the thorough
+            // one, from a larger picture, would only spend time on them.
+            long long const cap = pixelCap;
             results = out->quick;
+            pixelCap = quickPixels;
             out->quick_measured = measure() ? 1 : 0;
+            if (out->quick_measured) quickWidth = measuredWidth;
+            results = out->levels;
+            pixelCap = cap;
+        }
+        bool remaining = false;
+        for (size_t i = 0; i < levels.size(); i++) remaining |= out->levels[i].new_width > 0 && !skipped(i);
+        out->measured = remaining ? (measure() ? 1 : 0) : out->quick_measured;
+        for (size_t i = 0; i < levels.size() && out->measured; i++) {
+            if (skipped(i)) out->levels[i] = out->quick[i];
         }
     }
 

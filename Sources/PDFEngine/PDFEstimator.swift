@@ -33,8 +33,8 @@ public struct PDFEstimate: Sendable {
 /// as the writer would write it; `EstimateMath` adds it up.
 public enum PDFEstimator {
     /// JPEG images tried thoroughly (the others get the quick trial only); as many non-JPEG images.
-    /// Three keep the benchmark PDFs within 10 % at every level where a sample of all is no better, and
-    /// the 35 MB mixed PDF under half a second on two cores.
+    /// Three keep the benchmark PDFs within about 10 % at every level (measuring all of them is no better)
+    /// for about 1.2 s of CPU on the 35 MB mixed PDF, spread over the cores.
     static let sampled: Int32 = 3
 
     public static func run(input: FilePath, passwords: PasswordAsker) throws(ArchiverError) -> PDFEstimate {

@@ -118,7 +118,7 @@ typedef struct {
     int64_t mask_kept_bytes;
     /** Whether it is stored as a JPEG (the sample is drawn from JPEG images and the others apart). */
     int32_t jpeg;
-    /** Whether it was in the sample, tried from up to about 3 megapixels decoded (`levels`); when not, the
+    /** Whether it was in the sample, tried from up to 9 megapixels decoded (`levels`); when not, the
         levels carry new sizes only. */
     int32_t measured;
     pdfshim_level_trial levels[PDFSHIM_MAX_LEVELS];
@@ -133,9 +133,9 @@ typedef void (*pdfshim_trial_callback)(void *context, const pdfshim_image_trial 
 
 /** Measures, without writing any file, what `pdfshim_compress` would make of `input` at each of `levels`
     (at most PDFSHIM_MAX_LEVELS): every image that some level would resample is reported through `trial`
-    (up to `max_measured` JPEG images and as many others sampled: decoded at up to 3 megapixels, resampled and JPEG-encoded on a
-    sample of rows; every JPEG image also gets the same trial from under a megapixel),
-    and `*rest_bytes` is the size the rest of the file takes once rewritten. `result` gets `pages`,
+    (up to `max_measured` JPEG images and as many others sampled: decoded at up to 9 megapixels, resampled
+    and JPEG-encoded on a sample of rows; every JPEG image also gets the same trial from under a
+    megapixel), and `*rest_bytes` is the size the rest of the file takes once rewritten. `result` gets `pages`,
     `encrypted`, `images_placed`, `images_candidates` (images reported) and `text_operators`. */
 pdfshim_status pdfshim_estimate(const char *input, const char *password, const pdfshim_level *levels,
                                 int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
