@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
         .executable(name: "archiver-extract", targets: ["archiver-extract"]),
+        .executable(name: "archiver-compress-pdf", targets: ["archiver-compress-pdf"]),
         .executable(name: "open-with-archiver", targets: ["open-with-archiver"]),
         .executable(name: "archiver", targets: ["archiver"]),
     ],
@@ -60,7 +61,8 @@ let package = Package(
         ),
         .executableTarget(name: "compress-photos-with-archiver", dependencies: ["PhotoCLI"]),
         // PDF compression: its own engine and CLI, so that the archive executables never link qpdf or libvips.
-        .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"]),
+        // zlib: the estimate inflates only the first rows of a Flate image.
+        .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"], linkerSettings: [.linkedLibrary("z")]),
         .target(name: "PDFEngine", dependencies: ["ArchiverCore", "ArchiveEngine", "CPDFShim"]),
         .target(
             name: "PDFCLI",
@@ -77,6 +79,7 @@ let package = Package(
         .target(name: "UI", dependencies: ["ArchiverCore", "Desktop", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
+        .executableTarget(name: "archiver-compress-pdf", dependencies: ["UI"]),
         // The app (Home, Recent, Settings): one instance, opening the windows above.
         .executableTarget(name: "archiver", dependencies: ["UI"]),
 

@@ -8,6 +8,8 @@
 #define POINTERHOLDER_TRANSITION 4
 
 #include <qpdf/Buffer.hh>
+#include <qpdf/Pl_Count.hh>
+#include <qpdf/Pl_Discard.hh>
 #include <qpdf/Pl_Flate.hh>
 #include <qpdf/QPDF.hh>
 #include <qpdf/QPDFExc.hh>
@@ -19,8 +21,10 @@
 #include <vips/vips.h>
 
 #include <unistd.h>
+#include <zlib.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cmath>
 #include <cstdio>
@@ -108,11 +112,17 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
             if (Matrix::from(operands, operands.size() >= 6 ? operands.size() - 6 : 0, m)) ctm = m.times(ctm);
         } else if (op == "Do" && !operands.empty() && operands.back().isName()) {
             draw(operands.back().getName());
+        } else if (op == "Tj" || op == "TJ" || op == "'" || op == "\"") {
+            text++;
         }
         operands.clear();
     }
 
     void handleEOF() override {}
+
+    /// Text-showing operators met so far, in this stream and the forms it draws: the copy's text is
+    /// kept when it shows as many as the input.
+    long long textOperators() const { return text; }
 
   private:
     void draw(std::string const &name) {
@@ -158,6 +168,7 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
         } catch (...) {
             // A broken form leaves its images unplaced, hence untouched.
         }
+        text += inner.text;
         openForms.erase(id);
     }
 
@@ -170,6 +181,7 @@ class PlacementFinder : public QPDFObjectHandle::ParserCallbacks {
     std::vector<QPDFObjectHandle> operands;
     std::set<QPDFObjGen> &openForms;
     int depth;
+    long long text = 0;
 };
 
 /// Four numbers of a PDF array ([llx lly urx ury]), or false.
@@ -221,6 +233,78 @@ void placeAppearances(QPDFObjectHandle annotation, QPDFObjectHandle resources,
         PlacementFinder finder(placements, images, {resources}, fit, openForms, 0);
         finder.form(form);
     }
+}
+
+/// An image drawn somewhere, with its largest placement.
+struct PlacedImage {
+    QPDFObjectHandle image;
+    Placement placement;
+    long long width = 0, height = 0;
+    int bands = 0;
+};
+
+/// Whether an image's filters are ones whose samples the image pass decodes (see `eligibleImages`).
+bool decodable(std::vector<std::string> const &names);
+bool filters(QPDFObjectHandle dict, std::vector<std::string> &names);
+int components(QPDFObjectHandle space);
+bool isTrue(QPDFObjectHandle value);
+bool integer(QPDFObjectHandle dict, char const *key, long long &value);
+
+/// The images drawn on the pages (content streams, forms, annotation appearances) that the image pass
+/// could resample: 8-bit Gray or RGB, decodable filters, not a mask themselves. Fills `pages`,
+/// `images_placed` and `text_operators` of `result`.
+std::vector<PlacedImage> eligibleImages(QPDF &pdf, pdfshim_result &result) {
+    std::map<QPDFObjGen, Placement> placements;
+    std::map<QPDFObjGen, QPDFObjectHandle> images;
+    std::set<QPDFObjGen> openForms;
+    std::vector<QPDFPageObjectHelper> pages = QPDFPageDocumentHelper(pdf).getAllPages();
+    result.pages = static_cast<int32_t>(pages.size());
+    for (auto &page : pages) {
+        QPDFObjectHandle resources = page.getAttribute("/Resources", false);
+        PlacementFinder finder(placements, images, {resources}, Matrix(), openForms, 0);
+        try {
+            page.parseContents(&finder);
+        } catch (std::exception const &) {
+            // What was found before the damage is still placed correctly; the rest stays untouched.
+        }
+        result.text_operators += finder.textOperators();
+        QPDFObjectHandle annotations = page.getObjectHandle().getKey("/Annots");
+        if (!annotations.isArray()) continue;
+        for (auto &annotation : annotations.getArrayAsVector()) {
+            try {
+                placeAppearances(annotation, resources, placements, images, openForms);
+            } catch (std::exception const &) {
+                // As above: an unreadable appearance leaves its images untouched.
+            }
+        }
+    }
+    result.images_placed = static_cast<int32_t>(images.size());
+
+    // Images that serve as another's soft mask are resampled with it, never on their own.
+    std::set<QPDFObjGen> masks;
+    for (auto &entry : images) {
+        QPDFObjectHandle mask = entry.second.getDict().getKey("/SMask");
+        if (mask.isStream()) masks.insert(mask.getObjGen());
+    }
+    std::vector<PlacedImage> eligible;
+    for (auto const &entry : images) {
+        QPDFObjectHandle image = entry.second;
+        QPDFObjectHandle dict = image.getDict();
+        long long width = 0, height = 0, depth = 0;
+        if (masks.count(entry.first) || isTrue(dict.getKey("/ImageMask")) || !integer(dict, "/Width", width) ||
+            !integer(dict, "/Height", height) || width <= 0 || height <= 0 ||
+            !integer(dict, "/BitsPerComponent", depth) || depth != 8 || dict.getKey("/Mask").isArray()) {
+            continue;
+        }
+        int const bands = components(dict.getKey("/ColorSpace"));
+        std::vector<std::string> names;
+        if (bands == 0 || !filters(dict, names) || !decodable(names)) continue;
+        // /ColorTransform overrides what the JPEG says of its colours; libjpeg would not know.
+        QPDFObjectHandle parameters = dict.getKey("/DecodeParms");
+        if (parameters.isDictionary() && parameters.hasKey("/ColorTransform")) continue;
+        eligible.push_back({image, placements[entry.first], width, height, bands});
+    }
+    return eligible;
 }
 
 /// A VipsImage reference released on scope exit.
@@ -530,66 +614,21 @@ struct ImagePass {
         if (options.progress && options.progress(options.context, done, total) != 0) throw Cancelled();
     }
 
-    void run() {
-        std::map<QPDFObjGen, Placement> placements;
-        std::map<QPDFObjGen, QPDFObjectHandle> images;
-        std::set<QPDFObjGen> openForms;
-        std::vector<QPDFPageObjectHelper> pages = QPDFPageDocumentHelper(pdf).getAllPages();
-        result.pages = static_cast<int32_t>(pages.size());
-        for (auto &page : pages) {
-            QPDFObjectHandle resources = page.getAttribute("/Resources", false);
-            PlacementFinder finder(placements, images, {resources}, Matrix(), openForms, 0);
-            try {
-                page.parseContents(&finder);
-            } catch (std::exception const &) {
-                // What was found before the damage is still placed correctly; the rest stays untouched.
-            }
-            QPDFObjectHandle annotations = page.getObjectHandle().getKey("/Annots");
-            if (!annotations.isArray()) continue;
-            for (auto &annotation : annotations.getArrayAsVector()) {
-                try {
-                    placeAppearances(annotation, resources, placements, images, openForms);
-                } catch (std::exception const &) {
-                    // As above: an unreadable appearance leaves its images untouched.
-                }
-            }
-        }
-        result.images_placed = static_cast<int32_t>(images.size());
+    struct Candidate {
+        QPDFObjectHandle image;
+        long long width, height, newWidth, newHeight;
+        int bands;
+    };
 
-        // Images that serve as another's soft mask are resampled with it, never on their own.
-        std::set<QPDFObjGen> masks;
-        for (auto &entry : images) {
-            QPDFObjectHandle mask = entry.second.getDict().getKey("/SMask");
-            if (mask.isStream()) masks.insert(mask.getObjGen());
-        }
-        struct Candidate {
-            QPDFObjectHandle image;
-            long long width, height, newWidth, newHeight;
-            int bands;
-        };
+    void run() {
         std::vector<Candidate> candidates;
-        for (auto const &entry : images) {
-            QPDFObjectHandle image = entry.second;
-            QPDFObjectHandle dict = image.getDict();
-            long long width = 0, height = 0, depth = 0;
-            if (masks.count(entry.first) || isTrue(dict.getKey("/ImageMask")) || !integer(dict, "/Width", width) ||
-                !integer(dict, "/Height", height) || width <= 0 || height <= 0 ||
-                !integer(dict, "/BitsPerComponent", depth) || depth != 8 || dict.getKey("/Mask").isArray()) {
-                continue;
-            }
-            int const bands = components(dict.getKey("/ColorSpace"));
-            std::vector<std::string> names;
-            if (bands == 0 || !filters(dict, names) || !decodable(names)) continue;
-            // /ColorTransform overrides what the JPEG says of its colours; libjpeg would not know.
-            QPDFObjectHandle parameters = dict.getKey("/DecodeParms");
-            if (parameters.isDictionary() && parameters.hasKey("/ColorTransform")) continue;
-            Placement const &placement = placements[entry.first];
+        for (auto &image : eligibleImages(pdf, result)) {
             int64_t newWidth = 0, newHeight = 0;
-            if (!pdfshim_plan_resample(width, height, placement.widthInches, placement.heightInches,
-                                       options.target_dpi, &newWidth, &newHeight)) {
+            if (!pdfshim_plan_resample(image.width, image.height, image.placement.widthInches,
+                                       image.placement.heightInches, options.target_dpi, &newWidth, &newHeight)) {
                 continue;
             }
-            candidates.push_back({image, width, height, newWidth, newHeight, bands});
+            candidates.push_back({image.image, image.width, image.height, newWidth, newHeight, image.bands});
         }
         result.images_candidates = static_cast<int32_t>(candidates.size());
         int const total = static_cast<int>(candidates.size());
@@ -724,15 +763,32 @@ pdfshim_status open(QPDF &pdf, char const *input, char const *password, pdfshim_
     }
     return PDFSHIM_OK;
 }
+
+/// Runs `body` on an open document, turning what it throws into a status: cancelled, damaged (qpdf could
+/// not read an object it needed), or failed.
+template <class Body> pdfshim_status guarded(pdfshim_result *result, Body body) {
+    try {
+        body();
+    } catch (Cancelled const &) {
+        return PDFSHIM_CANCELLED;
+    } catch (QPDFExc const &error) {
+        setMessage(result, error.getMessageDetail());
+        return PDFSHIM_DAMAGED;
+    } catch (std::exception const &error) {
+        setMessage(result, error.what());
+        return PDFSHIM_FAILED;
+    }
+    return PDFSHIM_OK;
+}
 }  // namespace
 
-extern "C" pdfshim_status pdfshim_inspect(char const *input, char const *password, pdfshim_result *result) {
+extern "C" pdfshim_status pdfshim_count_text(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     QPDF pdf;
     pdfshim_status const status = open(pdf, input, password, result);
     if (status != PDFSHIM_OK) return status;
     try {
-        result->pages = static_cast<int32_t>(QPDFPageDocumentHelper(pdf).getAllPages().size());
+        eligibleImages(pdf, *result);
     } catch (std::exception const &error) {
         setMessage(result, error.what());
         return PDFSHIM_DAMAGED;
@@ -746,18 +802,11 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     initialise();
     QPDF pdf;
     if (pdfshim_status const status = open(pdf, input, options->password, result); status != PDFSHIM_OK) return status;
-    try {
+    pdfshim_status const passed = guarded(result, [&] {
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();
-    } catch (Cancelled const &) {
-        return PDFSHIM_CANCELLED;
-    } catch (QPDFExc const &error) {
-        setMessage(result, error.getMessageDetail());
-        return PDFSHIM_DAMAGED;
-    } catch (std::exception const &error) {
-        setMessage(result, error.what());
-        return PDFSHIM_FAILED;
-    }
+    });
+    if (passed != PDFSHIM_OK) return passed;
     try {
         write(pdf, output);
     } catch (QPDFExc const &error) {
@@ -831,4 +880,423 @@ extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int
     }
     result->pages = count;
     return PDFSHIM_OK;
+}
+
+// The estimate: what the image pass would make of each image at each level, measured on samples, and
+// what the rest of the file takes once rewritten.
+namespace {
+
+bool isName(std::string const &name, char const *full, char const *abbreviation) {
+    return name == full || name == abbreviation;
+}
+
+/// The bytes a stream would take if the writer kept it: DCT (and anything else it cannot decode at the
+/// generalized level) is copied as it is; Flate and the like are recompressed, which drops an ASCII85 or
+/// hex layer and leaves about the Flate payload.
+int64_t keptBytes(QPDFObjectHandle stream) {
+    QPDFObjectHandle length = stream.getDict().getKey("/Length");
+    int64_t const stored = length.isInteger() && length.getIntValue() > 0
+                               ? length.getIntValue()
+                               : static_cast<int64_t>(stream.getRawStreamData()->getSize());
+    std::vector<std::string> names;
+    if (!filters(stream.getDict(), names)) return stored;
+    double factor = 1;
+    for (auto const &name : names) {
+        if (isName(name, "/ASCII85Decode", "/A85")) {
+            factor *= 0.8;
+        } else if (isName(name, "/ASCIIHexDecode", "/AHx")) {
+            factor *= 0.5;
+        } else if (!isName(name, "/FlateDecode", "/Fl") && !isName(name, "/LZWDecode", "/LZW") &&
+                   !isName(name, "/RunLengthDecode", "/RL")) {
+            return stored;  // DCT: the encoding layers stay with it
+        }
+    }
+    return static_cast<int64_t>(std::llround(stored * factor));
+}
+
+/// JPEG bytes per pixel of `image` at `quality`, measured on every fourth 16-row band (whole MCU rows, so
+/// each is encoded as it would be in the whole picture), or on all of it when small. Bands spread evenly
+/// over the height: a few wide ones could all land in a scanned page's margins.
+double bytesPerPixel(Image const &image, int quality, int64_t &headerBytes) {
+    if (!image) return 0;
+    int const width = vips_image_get_width(image.pointer), height = vips_image_get_height(image.pointer);
+    Image sample;
+    long long rows = height;
+    if (static_cast<long long>(width) * height > 300000 && height >= 128) {
+        int constexpr band = 16, step = 64;
+        std::vector<VipsImage *> bands;
+        bool failed = false;
+        for (int top = (step - band) / 2 / band * band; top + band <= height; top += step) {
+            VipsImage *out = nullptr;
+            if (vips_extract_area(image.pointer, &out, 0, top, width, band, nullptr) != 0) {
+                failed = true;
+                break;
+            }
+            bands.push_back(out);
+        }
+        VipsImage *joined = nullptr;
+        bool const joinedOK = !failed && !bands.empty() &&
+                              vips_arrayjoin(bands.data(), &joined, static_cast<int>(bands.size()), "across", 1,
+                                             nullptr) == 0;
+        for (auto *item : bands) g_object_unref(item);
+        if (!joinedOK) {
+            vips_error_clear();
+            return 0;
+        }
+        sample = Image(joined);
+        rows = static_cast<long long>(bands.size()) * band;
+    }
+    VipsImage *source = sample ? sample.pointer : image.pointer;
+    void *buffer = nullptr;
+    size_t size = 0;
+    if (vips_jpegsave_buffer(source, &buffer, &size, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, nullptr) !=
+        0) {
+        vips_error_clear();
+        return 0;
+    }
+    // The tables before the entropy-coded data come once per picture, whatever its size: counted apart,
+    // or a small sample would look far denser than the picture is.
+    size_t header = 0;
+    unsigned char const *bytes = static_cast<unsigned char const *>(buffer);
+    for (size_t at = 2; at + 4 <= size;) {
+        if (bytes[at] != 0xff) break;
+        size_t const length = (static_cast<size_t>(bytes[at + 2]) << 8) | bytes[at + 3];
+        if (bytes[at + 1] == 0xda) {
+            header = at + 2 + length;
+            break;
+        }
+        at += 2 + length;
+    }
+    g_free(buffer);
+    headerBytes = static_cast<int64_t>(header + 2);  // and the end marker
+    return static_cast<double>(size - std::min(size, header + 2)) / (static_cast<double>(width) * rows);
+}
+
+/// Inflates the first `wanted` bytes of a zlib stream; `consumed` is how much of `compressed` that took.
+bool inflatePrefix(std::string const &compressed, size_t wanted, std::string &out, size_t &consumed) {
+    z_stream stream{};
+    if (inflateInit(&stream) != Z_OK) return false;
+    out.resize(wanted);
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(compressed.data()));
+    stream.avail_in = static_cast<uInt>(compressed.size());
+    stream.next_out = reinterpret_cast<Bytef *>(out.data());
+    stream.avail_out = static_cast<uInt>(wanted);
+    int code = Z_OK;
+    while (stream.avail_out > 0 && code == Z_OK) code = inflate(&stream, Z_NO_FLUSH);
+    consumed = compressed.size() - stream.avail_in;
+    size_t const produced = wanted - stream.avail_out;
+    inflateEnd(&stream);
+    out.resize(produced);
+    return code == Z_OK || code == Z_STREAM_END;
+}
+
+/// One sampled image, measured on a worker thread (no qpdf call there).
+struct Trial {
+    Samples samples;
+    /// A Flate stream (its ASCII85 layer already dropped or not): only a prefix of its rows is inflated.
+    std::string flate;
+    bool ascii85Layer = false;
+    /// The rows inflated from `flate`.
+    std::string rows;
+    std::vector<pdfshim_level> levels;
+    pdfshim_image_trial *out = nullptr;
+    /// The decoded size a JPEG is shrunk on load to stay under, and where the results go.
+    long long pixelCap = 9'000'000;
+    pdfshim_level_trial *results = nullptr;
+    /// Whether this trial also gets the quick one (the sampled JPEG images do).
+    bool alsoQuick = false;
+
+    /// The picture the levels are resampled from (the whole image decoded small, or the first rows of a
+    /// Flate one), and `correction`, by which its bytes per pixel are multiplied to stand for the whole image
+    /// (1, or for the first rows: their share of the rows over their share of the compressed bytes).
+    Image source(double &correction) {
+        long long const width = out->width, height = out->height;
+        correction = 1;
+        if (!flate.empty() || ascii85Layer) {
+            std::string decoded;
+            if (ascii85Layer) {
+                Buffer wrapped(reinterpret_cast<unsigned char *>(flate.data()), flate.size());
+                if (!ascii85(wrapped, decoded)) return Image();
+            } else {
+                decoded.swap(flate);
+            }
+            long long const rowBytes = width * samples.bands;
+            // About 6 MB of samples, and at least an eighth of the rows: enough to judge, far from all.
+            long long rows = std::max<long long>(std::min<long long>(height, 6'000'000 / rowBytes), (height + 7) / 8);
+            rows = std::max<long long>(1, std::min(rows, height));
+            size_t consumed = 0;
+            if (!inflatePrefix(decoded, static_cast<size_t>(rows * rowBytes), this->rows, consumed)) return Image();
+            rows = static_cast<long long>(this->rows.size()) / rowBytes;
+            if (rows <= 0 || consumed == 0) return Image();
+            // The rows inflated are that share of the compressed data: their JPEG bytes are assumed to be
+            // the same share of the whole picture's, as busy rows cost more in both.
+            correction = (static_cast<double>(rows) / height) / (static_cast<double>(consumed) / decoded.size());
+            correction = std::max(0.25, std::min(4.0, correction));
+            // Points into `this->rows`, which outlives every picture made from it.
+            VipsImage *image = vips_image_new_from_memory(this->rows.data(), rows * rowBytes,
+                                                               static_cast<int>(width), static_cast<int>(rows),
+                                                               samples.bands, VIPS_FORMAT_UCHAR);
+            if (!image) vips_error_clear();
+            return Image(image);
+        }
+        // Decoded once, small: the largest JPEG shrink that still covers the largest new size, but no more
+        // than 9 megapixels (a 300-dpi A4 scan whole; levels above that are extrapolated from it).
+        int64_t largest = 0;
+        for (size_t i = 0; i < levels.size(); i++) largest = std::max(largest, out->levels[i].new_width);
+        int shrink = 1;
+        while (shrink < 8 && width / (shrink * 2) >= largest) shrink *= 2;
+        while (shrink < 8 && (width / shrink) * (height / shrink) > pixelCap) shrink *= 2;
+        Image loaded = samples.load(samples.jpeg.empty() ? 1 : shrink);
+        if (!loaded) return Image();
+        VipsImage *copy = vips_image_copy_memory(loaded.pointer);
+        if (!copy) vips_error_clear();
+        return Image(copy);
+    }
+
+    /// Measures into `results`; returns whether it could.
+    bool measure() {
+        double correction = 1;
+        Image picture = source(correction);
+        if (!picture) return false;
+        int const width = vips_image_get_width(picture.pointer), height = vips_image_get_height(picture.pointer);
+        measuredWidth = width;
+        // Half the picture, for the levels beyond it: made once, used by each.
+        Image half;
+        for (size_t i = 0; i < levels.size() && !half; i++) {
+            if (out->levels[i].new_width <= 0 || out->levels[i].new_width <= width || skipped(i)) continue;
+            Image lazy = resample(picture, std::max(1, width / 2), std::max(1, height / 2));
+            VipsImage *copy = lazy ? vips_image_copy_memory(lazy.pointer) : nullptr;
+            if (!copy) {
+                vips_error_clear();
+                return false;
+            }
+            half = Image(copy);
+        }
+        for (size_t i = 0; i < levels.size(); i++) {
+            pdfshim_level_trial &level = results[i];
+            level.new_width = out->levels[i].new_width;
+            level.new_height = out->levels[i].new_height;
+            if (level.new_width <= 0 || skipped(i)) continue;
+            int const quality = levels[i].jpeg_quality;
+            if (level.new_width <= width) {
+                double const factor = static_cast<double>(level.new_width) / width;
+                long long const rows = std::max<long long>(1, std::llround(height * factor));
+                level.sample_width[0] = level.new_width;
+                level.bytes_per_pixel[0] =
+                    bytesPerPixel(resample(picture, level.new_width, rows), quality, level.header_bytes) * correction;
+            } else {
+                level.sample_width[0] = width;
+                level.bytes_per_pixel[0] = bytesPerPixel(picture, quality, level.header_bytes) * correction;
+                level.sample_width[1] = vips_image_get_width(half.pointer);
+                int64_t unused = 0;
+                level.bytes_per_pixel[1] = bytesPerPixel(half, quality, unused) * correction;
+            }
+        }
+        return true;
+    }
+
+    /// The width of the picture the last `measure()` worked from.
+    int measuredWidth = 0;
+    /// Levels the thorough trial leaves to the quick one, which resampled them from a picture as large.
+    long long quickWidth = 0;
+    bool skipped(size_t level) const {
+        return results == out->levels && out->levels[level].new_width <= quickWidth;
+    }
+
+    void run() {
+        if (results == out->quick) {
+            out->quick_measured = measure() ? 1 : 0;
+            return;
+        }
+        if (alsoQuick) {
+            // The quick trial first: the levels it could resample to without extrapolating are measured as
+            // the image pass would (a JPEG shrunk on load to no less than the new size), and the thorough
+            // one, from a larger picture, would only spend time on them.
+            long long const cap = pixelCap;
+            results = out->quick;
+            pixelCap = quickPixels;
+            out->quick_measured = measure() ? 1 : 0;
+            if (out->quick_measured) quickWidth = measuredWidth;
+            results = out->levels;
+            pixelCap = cap;
+        }
+        bool remaining = false;
+        for (size_t i = 0; i < levels.size(); i++) remaining |= out->levels[i].new_width > 0 && !skipped(i);
+        out->measured = remaining ? (measure() ? 1 : 0) : out->quick_measured;
+        for (size_t i = 0; i < levels.size() && out->measured; i++) {
+            if (skipped(i)) out->levels[i] = out->quick[i];
+        }
+    }
+
+    static constexpr long long quickPixels = 800'000;
+};
+
+void runTrial(Trial *trial) {
+    try {
+        trial->run();
+    } catch (...) {
+        trial->out->measured = 0;
+        trial->out->quick_measured = 0;
+    }
+}
+
+/// Writes `pdf` as the image pass would, into nothing, and returns its size.
+int64_t writtenSize(QPDF &pdf) {
+    Pl_Discard discard;
+    Pl_Count count("count", &discard);
+    QPDFWriter writer(pdf);
+    writer.setOutputPipeline(&count);
+    writer.setObjectStreamMode(qpdf_o_generate);
+    writer.setRecompressFlate(true);
+    writer.setPreserveEncryption(true);
+    writer.write();
+    return count.getCount();
+}
+
+}  // namespace
+
+extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *password, pdfshim_level const *levels,
+                                           int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
+                                           void *context, int64_t *rest_bytes, pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    *rest_bytes = 0;
+    if (level_count < 1 || level_count > PDFSHIM_MAX_LEVELS) {
+        setMessage(result, "bad level count");
+        return PDFSHIM_FAILED;
+    }
+    initialise();
+    QPDF pdf;
+    if (pdfshim_status const status = open(pdf, input, password, result); status != PDFSHIM_OK) return status;
+    std::vector<pdfshim_level> const ladder(levels, levels + level_count);
+    // The trials run on threads of their own, one per core: libvips' own threads would only compete.
+    vips_concurrency_set(1);
+    return guarded(result, [&] {
+        // Every image some level would resample, with its new size at each.
+        std::vector<pdfshim_image_trial> reports;
+        std::vector<QPDFObjectHandle> streams;
+        for (auto &image : eligibleImages(pdf, *result)) {
+            pdfshim_image_trial report;
+            std::memset(&report, 0, sizeof(report));
+            bool any = false;
+            for (int32_t i = 0; i < level_count; i++) {
+                any |= pdfshim_plan_resample(image.width, image.height, image.placement.widthInches,
+                                             image.placement.heightInches, levels[i].target_dpi,
+                                             &report.levels[i].new_width, &report.levels[i].new_height) != 0;
+            }
+            if (!any) continue;
+            report.width = image.width;
+            report.height = image.height;
+            QPDFObjectHandle dict = image.image.getDict();
+            QPDFObjectHandle length = dict.getKey("/Length");
+            report.stored_bytes = length.isInteger() && length.getIntValue() > 0
+                                      ? length.getIntValue()
+                                      : static_cast<int64_t>(image.image.getRawStreamData()->getSize());
+            report.kept_bytes = keptBytes(image.image);
+            std::vector<std::string> names;
+            filters(dict, names);
+            report.jpeg = !names.empty() && isName(names.back(), "/DCTDecode", "/DCT") ? 1 : 0;
+            QPDFObjectHandle mask = dict.getKey("/SMask");
+            long long maskWidth = 0, maskHeight = 0;
+            if (mask.isStream() && integer(mask.getDict(), "/Width", maskWidth) &&
+                integer(mask.getDict(), "/Height", maskHeight)) {
+                report.mask_width = maskWidth;
+                report.mask_height = maskHeight;
+                report.mask_kept_bytes = keptBytes(mask);
+            }
+            reports.push_back(report);
+            streams.push_back(image.image);
+        }
+        result->images_candidates = static_cast<int32_t>(reports.size());
+
+        // The sample: JPEG images (which all get the quick trial besides) and the others apart, each spread
+        // over the images ordered by how densely they are stored, so that the plainest and the busiest
+        // are in it.
+        auto density = [&](size_t i) {
+            return static_cast<double>(reports[i].stored_bytes) / (reports[i].width * reports[i].height);
+        };
+        std::vector<size_t> chosen;
+        for (int32_t jpeg = 0; jpeg <= 1; jpeg++) {
+            std::vector<size_t> order;
+            for (size_t i = 0; i < reports.size(); i++) {
+                if (reports[i].jpeg == jpeg) order.push_back(i);
+            }
+            std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return density(a) < density(b); });
+            size_t const wanted = std::min(order.size(), static_cast<size_t>(std::max(1, max_measured)));
+            for (size_t k = 0; k < wanted; k++) chosen.push_back(order[(2 * k + 1) * order.size() / (2 * wanted)]);
+        }
+        std::vector<bool> sampled(reports.size(), false);
+        for (size_t index : chosen) sampled[index] = true;
+        std::vector<std::unique_ptr<Trial>> trials;
+        for (size_t index = 0; index < reports.size(); index++) {
+            auto job = std::make_unique<Trial>();
+            job->levels = ladder;
+            job->out = &reports[index];
+            QPDFObjectHandle stream = streams[index];
+            QPDFObjectHandle dict = stream.getDict();
+            std::vector<std::string> names;
+            filters(dict, names);
+            bool const jpeg = reports[index].jpeg != 0;
+            // Every JPEG gets the quick trial (its cost is mostly reading the JPEG once); anything else is
+            // tried only when sampled.
+            if (!sampled[index] && !jpeg) continue;
+            job->results = sampled[index] ? reports[index].levels : reports[index].quick;
+            job->alsoQuick = sampled[index] && jpeg;
+            if (!sampled[index]) job->pixelCap = Trial::quickPixels;
+            job->samples.bands = components(dict.getKey("/ColorSpace"));
+            job->samples.width = reports[index].width;
+            job->samples.height = reports[index].height;
+            QPDFObjectHandle parameters = dict.getKey("/DecodeParms");
+            bool const plain = parameters.isNull() || (parameters.isArray() && [&] {
+                for (auto &item : parameters.getArrayAsVector()) {
+                    if (!item.isNull()) return false;
+                }
+                return true;
+            }());
+            bool const flate = plain && !names.empty() && isName(names.back(), "/FlateDecode", "/Fl") &&
+                               (names.size() == 1 ||
+                                (names.size() == 2 && isName(names[0], "/ASCII85Decode", "/A85")));
+            try {
+                if (flate) {
+                    std::shared_ptr<Buffer> data = stream.getRawStreamData();
+                    job->flate.assign(reinterpret_cast<char const *>(data->getBuffer()), data->getSize());
+                    job->ascii85Layer = names.size() == 2;
+                } else if (!job->samples.read(stream, job->samples.bands, reports[index].width,
+                                              reports[index].height)) {
+                    continue;
+                }
+            } catch (std::exception const &) {
+                continue;
+            }
+            trials.push_back(std::move(job));
+        }
+        // The thorough trials first, so that the cores finish together.
+        std::partition(trials.begin(), trials.end(), [](auto const &trial) { return trial->results == trial->out->levels; });
+
+        // The trials run on the cores while qpdf writes the rest of the file, on this thread, into nothing.
+        std::atomic<size_t> next{0};
+        unsigned const workers =
+            std::max(1u, std::min({4u, std::thread::hardware_concurrency(), static_cast<unsigned>(trials.size())}));
+        std::vector<std::thread> threads;
+        for (unsigned w = 0; w < workers && !trials.empty(); w++) {
+            threads.emplace_back([&] {
+                for (size_t i = next++; i < trials.size(); i = next++) runTrial(trials[i].get());
+            });
+        }
+        try {
+            // The images stand in the file as empty streams: the rest is what the writer would write.
+            for (auto &stream : streams) {
+                QPDFObjectHandle mask = stream.getDict().getKey("/SMask");
+                stream.replaceStreamData("", QPDFObjectHandle::newNull(), QPDFObjectHandle::newNull());
+                if (mask.isStream()) {
+                    mask.replaceStreamData("", QPDFObjectHandle::newNull(), QPDFObjectHandle::newNull());
+                }
+            }
+            *rest_bytes = writtenSize(pdf);
+        } catch (...) {
+            for (auto &thread : threads) thread.join();
+            throw;
+        }
+        for (auto &thread : threads) thread.join();
+        for (auto &report : reports) trial(context, &report);
+    });
 }

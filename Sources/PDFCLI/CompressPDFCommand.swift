@@ -35,7 +35,14 @@ public struct CompressPDFCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(tr("Read the password of encrypted PDFs from one line of standard input, for scripts.").localized))
     var passwordStdin = false
 
+    @Flag(
+        help: ArgumentHelp(
+            tr("Estimate the size of the copy at each quality level, from a trial on a sample of its images, and write nothing (one PDF).").localized))
+    var estimate = false
+
     @OptionGroup var job: JobOptions
+
+    @OptionGroup var events: EventOptions
 
     @Argument(help: ArgumentHelp(tr("PDF files to compress.").localized))
     var files: [String] = []
@@ -55,6 +62,10 @@ public struct CompressPDFCommand: ParsableCommand {
     public func validate() throws {
         if job.forgets { return }
         if files.isEmpty { throw ValidationError(tr("Name at least one PDF to compress.").localized) }
+        if estimate, files.count != 1 || output != nil || flatten || events.progressJson {
+            throw ValidationError(
+                tr("--estimate takes one PDF, and neither --output, --flatten nor --progress-json: it writes nothing.").localized)
+        }
         if output != nil, files.count > 1 {
             throw ValidationError(
                 tr("--output names one file, so it takes one PDF; without it each copy goes beside its PDF.").localized)
@@ -63,6 +74,7 @@ public struct CompressPDFCommand: ParsableCommand {
 
     public func run() throws {
         if job.forgets { try forgetHistory(job) }
+        if estimate { try runEstimate() }
         let settings = UserSettings.current
         let quality = quality ?? settings.pdfQuality
         var raw = RawArguments.current()
@@ -75,15 +87,20 @@ public struct CompressPDFCommand: ParsableCommand {
 
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
+        let stream = events.stream()
         // TRANSLATORS: the label before the progress bar on the terminal.
-        let progress = TerminalProgress(label: (flatten ? tr("Flattening") : tr("Compressing")).localized)
-        let report = JobReport(operation: "compress-pdf", json: job.json)
+        let progress = TerminalProgress(
+            label: (flatten ? tr("Flattening") : tr("Compressing")).localized, enabled: events.terminalProgress)
+        let report = JobReport(operation: "compress-pdf", json: job.json, events: stream)
+        // The result as JSON (on its own, or as the stream's last line) rather than sentences.
+        let json = job.json || stream != nil
         let title =
             flatten
             ? single.map { tr("Flattening “%@”", $0) } ?? ntr("Flattening %ld PDF", "Flattening %ld PDFs", inputs.count)
             : single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld PDF", "Compressing %ld PDFs", inputs.count)
         let desktop = DesktopFeedback(
-            title: title.localized, notify: job.notifications, settings: settings, control: control)
+            title: title.localized, notify: job.notifications(json: json), settings: settings,
+            control: control)
         CommandRunner.onAbandon = {
             report.failed($0, elapsed: progress.elapsed)
             desktop.failed(summary: notCompressed.localized, $0)
@@ -100,10 +117,13 @@ public struct CompressPDFCommand: ParsableCommand {
                 tr("--flatten turns every page into a picture: its text can no longer be selected or searched, and links and the outline are lost.")))
         }
 
+        // The stream counts one PDF's images as they are done; several PDFs, in thousandths of each.
         let batch = Batch(count: inputs.count) { done, total in
             progress.update(done: done, total: total)
             desktop.update(done: done, total: total)
+            if inputs.count > 1 { stream?.progress(done: done, total: total) }
         }
+        if inputs.count == 1, let stream { batch.item = { stream.progress(done: $0, total: $1) } }
         let passwords = Self.serialized(
             Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was made")))
         let options = PDFCompressor.Options(quality: quality, output: outputPath, flatten: flatten)
@@ -119,7 +139,7 @@ public struct CompressPDFCommand: ParsableCommand {
                 made.append(result)
                 entries.append(Self.json(input: input, result: result, error: nil))
                 for warning in Self.warnings(result) { report.warn(warning) }
-                if !job.json { print(Self.describe(result).localized) }
+                if !json { print(Self.describe(result).localized) }
             case .failure(let error):
                 failures.append(error)
                 entries.append(Self.json(input: input, result: nil, error: error))
@@ -137,7 +157,7 @@ public struct CompressPDFCommand: ParsableCommand {
             } else {
                 ExitStatus.success
             }
-        if job.json {
+        if json {
             report.emit(
                 exitCode: status, elapsed: progress.elapsed,
                 [
@@ -189,6 +209,11 @@ extension CompressPDFCommand {
         if result.repaired {
             warnings.append(JobWarning("pdf-repaired", tr("“%@” has errors that qpdf repaired; check the copy.", name)))
         }
+        // Never expected (only images are touched), so worth saying if it ever happens; --flatten says it anyway.
+        if !result.textKept, !result.flattened {
+            warnings.append(JobWarning(
+                "pdf-text-lost", tr("The copy of “%@” does not show all the text the original does; keep the original.", name)))
+        }
         if result.signed, result.output != nil {
             warnings.append(JobWarning(
                 "pdf-signed",
@@ -235,9 +260,11 @@ extension CompressPDFCommand {
             ("alreadyOptimal", .bool(result.alreadyOptimal)), ("pages", .int(result.pages)),
             ("imagesPlaced", .int(result.imagesPlaced)), ("imagesResampled", .int(result.imagesReplaced)),
             ("encrypted", .bool(result.encrypted)), ("repaired", .bool(result.repaired)),
-            ("flattened", .bool(result.flattened)), ("signed", .bool(result.signed)), ("error", .null),
+            ("flattened", .bool(result.flattened)), ("signed", .bool(result.signed)),
+            ("textKept", .bool(result.textKept)), ("error", .null),
         ])
     }
+
 
     /// One result notification for the batch: before → after with Open folder, or the failure.
     static func notify(
@@ -276,7 +303,8 @@ extension CompressPDFCommand {
         let attachable = made.count == 1 ? made.first?.output : nil
         desktop.succeeded(
             summary: summary.localized, body: Text.sentences(lines, separator: "\n").localized, item: item,
-            attachable: attachable, recent: (mimeType: "application/pdf", exec: "xdg-open %u"))
+            attachable: attachable, recent: (mimeType: "application/pdf", exec: "xdg-open %u"),
+            originalSize: made.count == 1 ? made.first?.inputBytes : nil)
     }
 }
 
@@ -292,7 +320,11 @@ final class Batch: @unchecked Sendable {
         self.report = report
     }
 
+    /// Also told each PDF's own progress (images done of the images to do), when set.
+    var item: ((Int64, Int64?) -> Void)?
+
     func update(_ index: Int, done: Int64, total: Int64?) {
+        item?(done, total)
         let fraction = total.map { $0 > 0 ? Double(done) / Double($0) : 0 } ?? 0
         publish { $0[index] = min(1, fraction) }
     }

@@ -18,7 +18,8 @@ enum Flattener {
         }
         // Rendered pages cannot carry the input's encryption: say so rather than make an open copy.
         var inspected = pdfshim_result()
-        let opened = input.withPlatformString { pdfshim_inspect($0, nil, &inspected) }
+        // Its text is counted too: rendered pages keep none of it.
+        let opened = input.withPlatformString { pdfshim_count_text($0, nil, &inspected) }
         let name = input.lastComponent?.string ?? input.string
         if opened == PDFSHIM_NEEDS_PASSWORD || inspected.encrypted != 0 {
             throw ArchiverError(
@@ -57,6 +58,7 @@ enum Flattener {
         }
         try PDFCompressor.check(status, rebuilt, input: input, temporary: temporary, callback: nil)
         result.pages = jpegs.count
+        result.textOperators = Int(inspected.text_operators)
         progress(2, 2)
     }
 }

@@ -25,6 +25,10 @@ public struct PDFCompressResult: Sendable {
     public var signed: Bool = false
     /// Pages were rendered to images (`--flatten`): text is no longer selectable.
     public var flattened: Bool
+    /// Text-showing operators in the input's pages, and whether the copy shows as many (counted in the
+    /// copy itself): its text is all there. True when no copy was made, the original being the answer.
+    public var textOperators: Int = 0
+    public var textKept: Bool = true
 
     public var alreadyOptimal: Bool { output == nil }
 }
@@ -97,16 +101,20 @@ public enum PDFCompressor {
         var result = PDFCompressResult(
             input: input, output: nil, inputBytes: inputBytes, outputBytes: 0, pages: 0, imagesPlaced: 0,
             imagesOversized: 0, imagesReplaced: 0, encrypted: false, repaired: false, flattened: options.flatten)
+        var password: Secret?
         if options.flatten {
             try Flattener.run(
                 input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
                 progress: progress, result: &result)
         } else {
-            try compressImages(
+            password = try compressImages(
                 input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
                 passwords: passwords, progress: progress, result: &result)
         }
         result.outputBytes = pending.size
+        // Counted in the copy as written, not assumed: a copy that cannot be read back keeps no text.
+        let copyText = result.outputBytes < inputBytes ? textOperators(of: temporary, password: password) : nil
+        result.textKept = result.outputBytes >= inputBytes || copyText == result.textOperators
         guard pending.withdraw() else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
         // Never worse: a copy that is not smaller is thrown away (with `pending`) and the original is the answer.
         guard result.outputBytes < inputBytes else { return result }
@@ -152,51 +160,68 @@ public enum PDFCompressor {
     }
 
     /// The image pass through the C++ shim, asking for a password as long as the PDF needs one.
+    /// - Returns: the password that opened it, if one did.
     private static func compressImages(
         input: FilePath, into temporary: FilePath, descriptor: Int32, quality: PDFQuality, control: JobControl,
         passwords: PasswordAsker,
         progress: @escaping (Int64, Int64?) -> Void, result: inout PDFCompressResult
-    ) throws(ArchiverError) {
+    ) throws(ArchiverError) -> Secret? {
         let callback = ProgressCallback(control: control, progress: progress)
+        var outcome = pdfshim_result()
+        let (status, password) = try opening(input, passwords: passwords) { passwordPointer in
+            callback.withContext { context in
+                input.withPlatformString { inputPath in
+                    var options = pdfshim_options(
+                        target_dpi: Int32(quality.dpi), jpeg_quality: Int32(quality.jpegQuality),
+                        password: passwordPointer, progress: progressTrampoline, context: context)
+                    return pdfshim_compress(inputPath, descriptor, &options, &outcome)
+                }
+            }
+        }
+        try check(status, outcome, input: input, temporary: temporary, callback: callback)
+        result.pages = Int(outcome.pages)
+        result.imagesPlaced = Int(outcome.images_placed)
+        result.imagesOversized = Int(outcome.images_candidates)
+        result.imagesReplaced = Int(outcome.images_replaced)
+        result.encrypted = outcome.encrypted != 0
+        result.repaired = outcome.repaired != 0
+        result.signed = outcome.signed_document != 0
+        result.textOperators = Int(outcome.text_operators)
+        return password
+    }
+
+    /// Runs `body` with no password, then with each one `passwords` gives for as long as the PDF asks for
+    /// one; the last status and the password that opened it.
+    static func opening(
+        _ input: FilePath, passwords: PasswordAsker, _ body: (UnsafePointer<CChar>?) -> pdfshim_status
+    ) throws(ArchiverError) -> (pdfshim_status, Secret?) {
         var password: Secret?
         var attempt = 0
         while true {
-            var outcome = pdfshim_result()
-            let status = callback.withContext { context in
-                input.withPlatformString { inputPath in
-                    withOptionalCString(password) { passwordPointer in
-                        var options = pdfshim_options(
-                            target_dpi: Int32(quality.dpi), jpeg_quality: Int32(quality.jpegQuality),
-                            password: passwordPointer, progress: progressTrampoline, context: context)
-                        return pdfshim_compress(inputPath, descriptor, &options, &outcome)
-                    }
-                }
+            let status = withOptionalCString(password, body)
+            guard status == PDFSHIM_NEEDS_PASSWORD else { return (status, password) }
+            attempt += 1
+            let name = input.lastComponent?.string ?? input.string
+            guard attempt <= passwords.attempts else {
+                throw ArchiverError(
+                    .password,
+                    password == nil
+                        ? tr("“%@” is protected by a password.", name)
+                        : tr("Wrong password for “%@”; nothing was made.", name),
+                    hint: tr("Give its password (it opens the document) at the prompt or with --password-stdin."),
+                    path: input.string)
             }
-            if status == PDFSHIM_NEEDS_PASSWORD {
-                attempt += 1
-                let name = input.lastComponent?.string ?? input.string
-                guard attempt <= passwords.attempts else {
-                    throw ArchiverError(
-                        .password,
-                        password == nil
-                            ? tr("“%@” is protected by a password.", name)
-                            : tr("Wrong password for “%@”; nothing was made.", name),
-                        hint: tr("Give its password (it opens the document) at the prompt or with --password-stdin."),
-                        path: input.string)
-                }
-                password = try passwords.ask(name, attempt)
-                continue
-            }
-            try check(status, outcome, input: input, temporary: temporary, callback: callback)
-            result.pages = Int(outcome.pages)
-            result.imagesPlaced = Int(outcome.images_placed)
-            result.imagesOversized = Int(outcome.images_candidates)
-            result.imagesReplaced = Int(outcome.images_replaced)
-            result.encrypted = outcome.encrypted != 0
-            result.repaired = outcome.repaired != 0
-            result.signed = outcome.signed_document != 0
-            return
+            password = try passwords.ask(name, attempt)
         }
+    }
+
+    /// Counts the text-showing operators of a PDF (the copy, opened with the input's password).
+    static func textOperators(of path: FilePath, password: Secret?) -> Int? {
+        var counted = pdfshim_result()
+        let status = path.withPlatformString { file in
+            withOptionalCString(password) { pdfshim_count_text(file, $0, &counted) }
+        }
+        return status == PDFSHIM_OK ? Int(counted.text_operators) : nil
     }
 
     /// Turns a shim status into an error, if it is one.
@@ -265,7 +290,7 @@ private let progressTrampoline: pdfshim_progress = { context, done, total in
 }
 
 /// `body` with the secret as a C string, or with NULL.
-private func withOptionalCString<R>(_ secret: Secret?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
+func withOptionalCString<R>(_ secret: Secret?, _ body: (UnsafePointer<CChar>?) -> R) -> R {
     guard let secret else { return body(nil) }
     return secret.withCString { body($0) }
 }

@@ -154,11 +154,7 @@ import Testing
 
     @Test func encryptedPDFKeepsItsEncryption() throws {
         let scratch = try ScratchDirectory()
-        try #require(
-            try Tool.run([
-                "/usr/bin/qpdf", "--encrypt", "s3cret", "owner", "256", "--", TestPDFs.sample,
-                scratch.sub("locked.pdf"),
-            ]).status == 0)
+        try TestPDFs.encrypt(TestPDFs.sample, password: "s3cret", into: scratch, as: "locked.pdf")
         // No password and no way to ask: exit 6, nothing made.
         let refused = try PDF.compress(["--no-notify", "locked.pdf"], in: scratch.path)
         #expect(refused.status == 6, "\(refused.errors)")
@@ -181,11 +177,7 @@ import Testing
 
     @Test func ownerPasswordOnlyOpensWithoutAskingAndStaysEncrypted() throws {
         let scratch = try ScratchDirectory()
-        try #require(
-            try Tool.run([
-                "/usr/bin/qpdf", "--encrypt", "", "owner", "256", "--print=none", "--", TestPDFs.a85,
-                scratch.sub("restricted.pdf"),
-            ]).status == 0)
+        try TestPDFs.encrypt(TestPDFs.a85, password: "", restrictions: ["--print=none"], into: scratch, as: "restricted.pdf")
         let run = try PDF.compress(["--no-notify", "restricted.pdf"], in: scratch.path)
         #expect(run.status == 0, "\(run.errors)")
         let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", scratch.sub("restricted (compressed).pdf")])
@@ -309,10 +301,7 @@ import Testing
 
     @Test func flattenRefusesWhatItCannotKeepEncrypted() throws {
         let scratch = try ScratchDirectory()
-        try #require(
-            try Tool.run([
-                "/usr/bin/qpdf", "--encrypt", "", "owner", "256", "--", TestPDFs.a85, scratch.sub("restricted.pdf"),
-            ]).status == 0)
+        try TestPDFs.encrypt(TestPDFs.a85, password: "", into: scratch, as: "restricted.pdf")
         let run = try PDF.compress(["--no-notify", "--flatten", "restricted.pdf"], in: scratch.path)
         #expect(run.status == 4, "\(run.errors)")
         #expect(run.errors.contains("cannot keep the encryption"), "\(run.errors)")
@@ -340,11 +329,7 @@ import Testing
 @Suite(.serialized) struct CompressPDFJobTests {
     @Test func passwordComesFromTheAskpassHelper() throws {
         let scratch = try ScratchDirectory()
-        try #require(
-            try Tool.run([
-                "/usr/bin/qpdf", "--encrypt", "open sesame", "owner", "256", "--", TestPDFs.a85,
-                scratch.sub("locked.pdf"),
-            ]).status == 0)
+        try TestPDFs.encrypt(TestPDFs.a85, password: "open sesame", into: scratch, as: "locked.pdf")
         // The helper answers wrong first, then right: the second prompt says so in its argument.
         let helper = scratch.sub("askpass")
         try Tool.installScript(

@@ -43,6 +43,17 @@ enum TestPDFs {
     static var nested: String { folder + "/nested.pdf" }
     static var signed: String { folder + "/signed.pdf" }
 
+    /// An AES-256 copy of a fixture in `scratch` under `name` (user password `password`, which may be empty;
+    /// owner password "owner"), made by qpdf with `restrictions` (`--print=none`).
+    static func encrypt(
+        _ fixture: String, password: String, restrictions: [String] = [], into scratch: ScratchDirectory,
+        as name: String
+    ) throws {
+        let made = try Tool.run(
+            ["/usr/bin/qpdf", "--encrypt", password, "owner", "256"] + restrictions + ["--", fixture, scratch.sub(name)])
+        try #require(made.status == 0, "qpdf --encrypt: \(made.output)")
+    }
+
     /// Copies a fixture into `scratch` under `name`, returning its path.
     static func copy(_ fixture: String, into scratch: ScratchDirectory, as name: String) throws -> String {
         let target = scratch.sub(name)

@@ -54,6 +54,8 @@ typedef struct {
     int32_t signed_document;
     int32_t error_number;
     char message[512];
+    /** Text-showing operators (Tj, TJ, ', ") in the pages' content streams and the forms they draw. */
+    int64_t text_operators;
 } pdfshim_result;
 
 /** Writes into the file open as `output` (from its start, truncating it): `input` with its oversized images
@@ -62,9 +64,10 @@ typedef struct {
 pdfshim_status pdfshim_compress(const char *input, int output, const pdfshim_options *options,
                                 pdfshim_result *result);
 
-/** Opens `input` (with `password`, which may be NULL) and fills `pages` and `encrypted` of `result`,
-    writing nothing. */
-pdfshim_status pdfshim_inspect(const char *input, const char *password, pdfshim_result *result);
+/** Opens `input` (with `password`, which may be NULL) and counts the text-showing operators its pages draw
+    into `text_operators` (and `pages`, `encrypted`) of `result`, writing nothing: a compressed copy keeps
+    its text when its count is the input's. */
+pdfshim_status pdfshim_count_text(const char *input, const char *password, pdfshim_result *result);
 
 /** Writes into the file open as `output`, as pdfshim_compress does: a PDF of one page per JPEG, each page
     the JPEG's size at `dpi`, the image filling it (the flatten mode's rebuild after rendering). */
@@ -76,6 +79,67 @@ pdfshim_status pdfshim_pages_from_jpegs(const char *const *jpegs, int32_t count,
     (smaller gains cost a generation of JPEG loss for little), else 0. */
 int32_t pdfshim_plan_resample(int64_t width, int64_t height, double width_inches, double height_inches,
                               int32_t target_dpi, int64_t *new_width, int64_t *new_height);
+
+
+/** The most quality levels one estimate measures. */
+#define PDFSHIM_MAX_LEVELS 8
+
+/** One level of the estimate: what `pdfshim_compress` would be given. */
+typedef struct {
+    int32_t target_dpi;
+    int32_t jpeg_quality;
+} pdfshim_level;
+
+/** An image's trial at one level. */
+typedef struct {
+    /** The size the image pass would resample it to; 0 × 0 when it is left as it is at this level. */
+    int64_t new_width;
+    int64_t new_height;
+    /** JPEG bytes per pixel of entropy-coded data (at the level's quality) of the image resampled to `sample_width[k]` pixels
+        across, measured on a sample of its rows; 0 when not measured. `sample_width[0]` is the new width
+        itself when the trial could resample that far; else the largest width it had, and `[1]` half of it,
+        for the Swift side to extrapolate. */
+    int64_t sample_width[2];
+    double bytes_per_pixel[2];
+    /** The JPEG's tables and markers, which come once per image whatever its size. */
+    int64_t header_bytes;
+} pdfshim_level_trial;
+
+/** What the estimate learnt of one image the image pass would resample at some level. */
+typedef struct {
+    int64_t width;
+    int64_t height;
+    /** The bytes it takes in the file, and those it would take if kept (the writer drops ASCII85). */
+    int64_t stored_bytes;
+    int64_t kept_bytes;
+    /** Its soft mask (0 without): pixels and the bytes it would take if kept. */
+    int64_t mask_width;
+    int64_t mask_height;
+    int64_t mask_kept_bytes;
+    /** Whether it is stored as a JPEG (the sample is drawn from JPEG images and the others apart). */
+    int32_t jpeg;
+    /** Whether it was in the sample, tried from up to 9 megapixels decoded (`levels`); when not, the
+        levels carry new sizes only. */
+    int32_t measured;
+    pdfshim_level_trial levels[PDFSHIM_MAX_LEVELS];
+    /** Whether the quick trial, from under a megapixel decoded (JPEG images only), was made: every JPEG image
+        gets one, and those in the sample tell how far it is from the thorough one at each level. */
+    int32_t quick_measured;
+    pdfshim_level_trial quick[PDFSHIM_MAX_LEVELS];
+} pdfshim_image_trial;
+
+/** Called once per image of the estimate, on the calling thread. */
+typedef void (*pdfshim_trial_callback)(void *context, const pdfshim_image_trial *trial);
+
+/** Measures, without writing any file, what `pdfshim_compress` would make of `input` at each of `levels`
+    (at most PDFSHIM_MAX_LEVELS): every image that some level would resample is reported through `trial`
+    (up to `max_measured` JPEG images and as many others sampled: decoded at up to 9 megapixels, resampled
+    and JPEG-encoded on a sample of rows; every JPEG image also gets the same trial from under a
+    megapixel), and `*rest_bytes` is the size the rest of the file takes once rewritten. `result` gets `pages`,
+    `encrypted`, `images_placed`, `images_candidates` (images reported) and `text_operators`. */
+pdfshim_status pdfshim_estimate(const char *input, const char *password, const pdfshim_level *levels,
+                                int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
+                                void *context, int64_t *rest_bytes, pdfshim_result *result);
 
 #ifdef __cplusplus
 }
