@@ -88,4 +88,23 @@ import Testing
         #expect((json?["warningCodes"] as? [String]) == ["resumable"], "\(fresh.stdout)")
         #expect(Photos.files(under: out + "/in (2)").count == 12)
     }
+
+    @Test func aLogoutLeavesTheBatchResumable() throws {
+        let scratch = try ScratchDirectory()
+        let input = scratch.sub("in")
+        try Photos.makeMany(input, count: 16, width: 2400, height: 1800)
+        let out = scratch.sub("out")
+        let run = try BackgroundRun(["--progress-json", "--workers", "1", "-o", out, input], in: scratch)
+        #expect(run.wait { Photos.journalSources(in: out).count >= 2 })
+        // SIGHUP is the session ending: the batch stops as on SIGTERM, but its journal stays.
+        run.signal(SIGHUP)
+        #expect(run.finish() == 8, "\(run.stderr)")
+        let done = Photos.journalSources(in: out)
+        #expect(Photos.journals(in: out).count == 1 && done.count < 16)
+        let resumed = try Photos.run(["--resume", "--json", "-o", out, input], in: scratch)
+        #expect(resumed.status == 0, "\(resumed.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(resumed.stdout.utf8)) as? [String: Any]
+        #expect(json?["resumed"] as? Int == done.count && json?["photos"] as? Int == 16 - done.count, "\(resumed.stdout)")
+        #expect(Photos.files(under: out + "/in").count == 16 && Photos.journals(in: out).isEmpty)
+    }
 }
