@@ -51,6 +51,20 @@ final class BackgroundRun {
     }
 }
 
+extension BackgroundRun {
+    /// `count` different photos of 2400×1800 in `scratch/folder`, being compressed into `scratch/out` with
+    /// `--progress-json` by `workers` workers: a batch slow enough to be paused or stopped part way.
+    static func slowBatch(_ scratch: ScratchDirectory, folder: String, count: Int, workers: Int = 1) throws
+        -> (input: String, out: String, run: BackgroundRun)
+    {
+        let input = scratch.sub(folder)
+        try Photos.makeMany(input, count: count, width: 2400, height: 1800)
+        let out = scratch.sub("out")
+        let run = try BackgroundRun(["--progress-json", "--workers", String(workers), "-o", out, input], in: scratch)
+        return (input, out, run)
+    }
+}
+
 extension Photos {
     /// `count` different photos `width`×`height` in `folder` (p01.jpg …), made by one Python process.
     static func makeMany(_ folder: String, count: Int, width: Int = 1600, height: Int = 1200) throws {

@@ -40,10 +40,7 @@ import Testing
 
     @Test func pauseHoldsTheWorkersAndResumeGoesOn() throws {
         let scratch = try ScratchDirectory()
-        let album = scratch.sub("Album")
-        try Photos.makeMany(album, count: 24, width: 2400, height: 1800)
-        let out = scratch.sub("out")
-        let run = try BackgroundRun(["--progress-json", "--workers", "1", "-o", out, album], in: scratch)
+        let (_, out, run) = try BackgroundRun.slowBatch(scratch, folder: "Album", count: 24)
         #expect(run.wait { !run.events("photo").isEmpty })
         run.signal(SIGUSR1)
         #expect(run.wait(timeout: 20) { !run.events("paused").isEmpty }, "\(run.stderr)")
@@ -77,10 +74,7 @@ import Testing
 
     @Test func cancelWhilePausedStopsAtOnceAndKeepsTheFinished() throws {
         let scratch = try ScratchDirectory()
-        let album = scratch.sub("Album")
-        try Photos.makeMany(album, count: 24, width: 2400, height: 1800)
-        let out = scratch.sub("out")
-        let run = try BackgroundRun(["--progress-json", "--workers", "2", "-o", out, album], in: scratch)
+        let (_, out, run) = try BackgroundRun.slowBatch(scratch, folder: "Album", count: 24, workers: 2)
         #expect(run.wait { run.events("photo").count >= 2 })
         run.signal(SIGUSR1)
         #expect(run.wait(timeout: 20) { !run.events("paused").isEmpty })

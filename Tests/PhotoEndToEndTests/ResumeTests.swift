@@ -72,10 +72,7 @@ import Testing
 
     @Test func withoutResumeAnInterruptedBatchIsMentioned() throws {
         let scratch = try ScratchDirectory()
-        let input = scratch.sub("in")
-        try Photos.makeMany(input, count: 12, width: 2400, height: 1800)
-        let out = scratch.sub("out")
-        let killed = try BackgroundRun(["--progress-json", "--workers", "1", "-o", out, input], in: scratch)
+        let (input, out, killed) = try BackgroundRun.slowBatch(scratch, folder: "in", count: 12)
         #expect(killed.wait { !Photos.journalSources(in: out).isEmpty })
         killed.signal(SIGKILL)
         _ = killed.finish()
@@ -91,10 +88,7 @@ import Testing
 
     @Test func aLogoutLeavesTheBatchResumable() throws {
         let scratch = try ScratchDirectory()
-        let input = scratch.sub("in")
-        try Photos.makeMany(input, count: 16, width: 2400, height: 1800)
-        let out = scratch.sub("out")
-        let run = try BackgroundRun(["--progress-json", "--workers", "1", "-o", out, input], in: scratch)
+        let (input, out, run) = try BackgroundRun.slowBatch(scratch, folder: "in", count: 16)
         #expect(run.wait { Photos.journalSources(in: out).count >= 2 })
         // SIGHUP is the session ending: the batch stops as on SIGTERM, but its journal stays.
         run.signal(SIGHUP)
