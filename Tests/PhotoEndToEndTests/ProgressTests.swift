@@ -62,7 +62,10 @@ import Testing
         let scratch = try ScratchDirectory()
         let album = scratch.sub("Album")
         try Photos.makeMany(album, count: 6)
-        let run = try BackgroundRun(["--progress-json", "--workers", "1", "--time-budget", "3", "-o", scratch.sub("out"), album], in: scratch)
+        // Nor is it a stall: the watchdog's limit is 1 s here.
+        let run = try BackgroundRun(
+            ["--progress-json", "--workers", "1", "--time-budget", "3", "-o", scratch.sub("out"), album], in: scratch,
+            environment: ["ARCHIVER_STALL_SECONDS": "1"])
         #expect(run.wait { !run.events("progress").isEmpty })
         run.signal(SIGUSR1)
         #expect(run.wait(timeout: 10) { !run.events("paused").isEmpty })
