@@ -8,7 +8,8 @@ import Testing
 
 /// The estimate model, the statuses, the suggestions' order, and the marker that recognises our copies.
 @Suite struct PhotoEstimateTests {
-    private let jpeg = PhotoHeader(width: 4032, height: 3024, loader: "jpegload")
+    /// A phone's 12 MP JPEG at quality 92.
+    private let jpeg = PhotoHeader(width: 4032, height: 3024, loader: "jpegload", quality: 92)
 
     @Test func theCopyIsShrunkAsTheEncoderShrinksIt() {
         #expect(PhotoEstimator.outputDimensions(width: 4032, height: 3024, maxSize: 1500) == (1500, 1125))
@@ -20,7 +21,7 @@ import Testing
 
     @Test func moreQualityOrPixelsCostMoreBytes() {
         func bytes(_ options: PhotoOptions, size: Int64 = 2_000_000, loader: String = "jpegload") -> Int64 {
-            PhotoEstimator.estimatedBytes(size: size, width: 4032, height: 3024, loader: loader, options: options)
+            PhotoEstimator.estimatedBytes(size: size, width: 4032, height: 3024, loader: loader, sourceQuality: 92, options: options)
         }
         #expect(bytes(PhotoOptions(quality: 60)) < bytes(PhotoOptions(quality: 75)))
         #expect(bytes(PhotoOptions(quality: 75)) < bytes(PhotoOptions(quality: 90)))
@@ -81,6 +82,30 @@ import Testing
         let replaced = PhotoCodec.markXMP(gimp)
         #expect(PhotoMarker.isOurs(replaced) && !replaced.contains("GIMP") && replaced.contains(#"xmp:Rating="4""#), "\(replaced)")
         #expect(replaced.components(separatedBy: "CreatorTool").count == 2, "\(replaced)")
+    }
+
+    @Test func aJPEGsQualityIsReadFromItsTable() {
+        let standard: [UInt8] = [
+            16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87,
+            80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72,
+            92, 95, 98, 112, 100, 103, 99,
+        ]
+        func jpeg(_ table: [UInt8], id: UInt8 = 0) -> [UInt8] {
+            // SOI, an APP0 of 16 bytes, then the DQT.
+            [0xFF, 0xD8, 0xFF, 0xE0, 0x00, 0x10] + [UInt8](repeating: 0, count: 14) + [0xFF, 0xDB, 0x00, 0x43, id] + table
+        }
+        #expect(PhotoEstimator.jpegQuality(head: jpeg(standard)) == 50)
+        // libjpeg at 75 halves the table (scale 50), at 90 takes a fifth (scale 20).
+        #expect(PhotoEstimator.jpegQuality(head: jpeg(standard.map { UInt8((Int($0) * 50 + 50) / 100) })) == 75)
+        #expect(PhotoEstimator.jpegQuality(head: jpeg(standard.map { UInt8(max(1, (Int($0) * 20 + 50) / 100)) })) == 90)
+        #expect(PhotoEstimator.jpegQuality(head: jpeg(standard, id: 1)) == nil, "the chroma table alone says nothing")
+        #expect(PhotoEstimator.jpegQuality(head: [0x89, 0x50, 0x4E, 0x47]) == nil)
+        // A photo saved at a low quality is already as small as its detail allows: a copy at 75 is no smaller.
+        let low = PhotoHeader(width: 1200, height: 900, loader: "jpegload", quality: 50)
+        #expect(PhotoEstimator.estimate(source: "/p/q50.jpg", size: 150_000, header: low, options: PhotoOptions()).status == .small)
+        var high = low
+        high.quality = 95
+        #expect(PhotoEstimator.estimate(source: "/p/q95.jpg", size: 150_000, header: high, options: PhotoOptions()).status == .ok)
     }
 
     @Test func aJPEGWithoutItsEndIsCut() throws {
