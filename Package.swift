@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
         .executable(name: "archiver-extract", targets: ["archiver-extract"]),
+        .executable(name: "archiver-compress-photos", targets: ["archiver-compress-photos"]),
         .executable(name: "open-with-archiver", targets: ["open-with-archiver"]),
         .executable(name: "archiver", targets: ["archiver"]),
     ],
@@ -76,6 +77,7 @@ let package = Package(
         .target(name: "UI", dependencies: ["ArchiverCore", "Desktop", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
+        .executableTarget(name: "archiver-compress-photos", dependencies: ["UI"]),
         // The app (Home, Recent, Settings): one instance, opening the windows above.
         .executableTarget(name: "archiver", dependencies: ["UI"]),
 

@@ -17,6 +17,8 @@ public final class JobRunner {
         case warning(code: String, message: String)
         /// An entry of `--list` (the Extract… window's tree).
         case entry(JSONValue)
+        /// Compress Photos' `estimate`, `photo`, `paused` and `resumed`: the event's name and the whole object.
+        case other(String, JSONValue)
     }
 
     /// How the job ended.
@@ -32,6 +34,8 @@ public final class JobRunner {
 
     private var pid: pid_t = 0
     private var result: JSONValue?
+    /// The event being delivered, whole: fields the `Event` cases leave out (Compress Photos' `savedBytes`, `current`).
+    public private(set) var currentEvent: JSONValue?
     public private(set) var isRunning = false
 
     public init() {}
@@ -120,7 +124,14 @@ public final class JobRunner {
         kill(pid, SIGTERM)
     }
 
+    /// Sends `signal` to the running child: SIGUSR1 pauses a photo batch, SIGUSR2 resumes it.
+    public func signal(_ signal: Int32) {
+        guard isRunning, pid > 0 else { return }
+        kill(pid, signal)
+    }
+
     private func deliver(_ value: JSONValue, _ onEvent: (Event) -> Void) {
+        currentEvent = value
         switch value["event"]?.string {
         case "progress":
             onEvent(.progress(
@@ -129,6 +140,7 @@ public final class JobRunner {
         case "warning": onEvent(.warning(code: value["code"]?.string ?? "", message: value["message"]?.string ?? ""))
         case "entry": onEvent(.entry(value))
         case "result": result = value
+        case .some(let name): onEvent(.other(name, value))
         default: break
         }
     }
