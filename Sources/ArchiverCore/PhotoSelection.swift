@@ -119,6 +119,13 @@ public struct PhotoSelection: Sendable {
         /// The estimated size of the copies; nil while some selected photo has no estimate yet.
         public var estimated: Int64?
         public var unreadable = 0
+
+        public init(count: Int = 0, bytes: Int64 = 0, estimated: Int64? = nil, unreadable: Int = 0) {
+            self.count = count
+            self.bytes = bytes
+            self.estimated = estimated
+            self.unreadable = unreadable
+        }
     }
 
     public var totals: Totals {
