@@ -72,6 +72,11 @@ package final class EventStream: @unchecked Sendable {
         }
     }
 
+    /// An event of the command's own (`photo`, `paused`, `estimate`, …), written at once.
+    package func event(_ name: String, _ fields: [(String, JSON)] = []) {
+        state.withLock { Self.write([("event", .string(name))] + fields, &$0) }
+    }
+
     /// A warning as it happens: its code and its English text.
     package func warning(_ warning: JobWarning) {
         state.withLock {

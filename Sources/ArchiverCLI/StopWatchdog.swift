@@ -116,7 +116,9 @@ final class StopWatchdog: @unchecked Sendable {
 /// Holds the engine's thread in a signal handler while the watchdog takes its job apart, so that nothing
 /// runs beside the clean-up. The handler only sleeps, which is safe wherever the thread was stopped.
 private enum Parking {
-    private static let parkSignal = SIGUSR2
+    /// Not SIGUSR1/SIGUSR2, which pause and resume a batch of photos; SIGURG is ignored by default, so
+    /// one sent from outside before the handler is in place does nothing.
+    private static let parkSignal = SIGURG
     fileprivate static let held = Atomic<Bool>(false)
     fileprivate static let arrived = Atomic<Bool>(false)
     fileprivate static let exitStatus = Atomic<Int32>(ArchiverError.Code.cancelled.exitStatus)

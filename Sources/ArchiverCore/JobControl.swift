@@ -13,6 +13,10 @@ public final class JobControl: Sendable {
     private let waited = Atomic<Int64>(0)
     /// When the current wait for a person began, in nanoseconds after `start`; -1 when nobody is asked.
     private let waitingSince = Atomic<Int64>(-1)
+    /// When the current pause began, in nanoseconds after `start`; -1 while running.
+    private let pausedSince = Atomic<Int64>(-1)
+    /// Pauses so far: a pause is told apart from the one before.
+    private let pauses = Atomic<Int>(0)
     /// The budget in seconds, for messages.
     public let budget: Double?
 
@@ -34,9 +38,41 @@ public final class JobControl: Sendable {
     /// Gives up on an input that made no progress for `seconds` (a loop on malformed data).
     public func stall(seconds: Int) { stalledAfter.store(max(1, seconds), ordering: .relaxed) }
 
-    /// Whether a person is being asked something now (a password), so that neither the budget nor a
-    /// watch for progress counts the time.
-    public var isWaitingForPerson: Bool { waitingSince.load(ordering: .relaxed) >= 0 }
+    /// Whether a person is being asked something now (a password), or paused the job, so that neither the
+    /// budget nor a watch for progress counts the time.
+    public var isWaitingForPerson: Bool { waitingSince.load(ordering: .relaxed) >= 0 || isPaused }
+
+    /// Pauses the job (a batch's workers finish the item in hand, then wait); the time until `resume()` is
+    /// not counted. Returns false when it was paused already.
+    @discardableResult
+    public func pause() -> Bool {
+        let now = nanoseconds(ContinuousClock.now - start)
+        guard pausedSince.compareExchange(expected: -1, desired: now, ordering: .relaxed).exchanged else { return false }
+        pauses.wrappingAdd(1, ordering: .relaxed)
+        return true
+    }
+
+    /// Ends a pause. Returns false when it was not paused.
+    @discardableResult
+    public func resume() -> Bool {
+        let since = pausedSince.exchange(-1, ordering: .relaxed)
+        guard since >= 0 else { return false }
+        waited.wrappingAdd(nanoseconds(ContinuousClock.now - start) - since, ordering: .relaxed)
+        return true
+    }
+
+    public var isPaused: Bool { pausedSince.load(ordering: .relaxed) >= 0 }
+
+    /// Which pause this is (1 for the first): a waiter announces each pause once.
+    public var pauseNumber: Int { pauses.load(ordering: .relaxed) }
+
+    /// Seconds of work so far: the time since the start, less pauses and waits for a person.
+    public var workingSeconds: Double {
+        var now = nanoseconds(ContinuousClock.now - start) - waited.load(ordering: .relaxed)
+        let since = pausedSince.load(ordering: .relaxed)
+        if since >= 0 { now -= nanoseconds(ContinuousClock.now - start) - since }
+        return max(0, Double(now) / 1e9)
+    }
 
     /// Runs `body` without its time counting against the budget: the budget is for the work, not for
     /// someone typing a password.

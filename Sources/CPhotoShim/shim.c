@@ -97,25 +97,37 @@ static int is_name_char(char c) {
     return g_ascii_isalnum(c) || c == ':' || c == '_' || c == '-' || c == '.';
 }
 
+/* What an edit of an XMP packet changes; a NULL field is left alone. */
+typedef struct {
+    const char *orientation;
+    const char *width;
+    const char *height;
+    int strip_location;
+    const char *creator_tool;
+    /* Set when the packet had an xmp:CreatorTool (replaced). */
+    int found_tool;
+} XmpEdits;
+
 /* The value a property gets (NULL: removed), or "" when the property is left alone. */
-static const char *xmp_edit_for(const char *name, size_t length, int strip_location, const char *orientation,
-                                const char *width, const char *height) {
+static const char *xmp_edit_for(const char *name, size_t length, XmpEdits *edits) {
 #define IS(literal) (length == strlen(literal) && strncmp(name, literal, length) == 0)
+#define OR_KEEP(value) ((value) ? (value) : "")
     /* exif:Orientation is not in the standard, but some writers put it there (Debian's wallpapers have it). */
-    if (IS("tiff:Orientation") || IS("exif:Orientation")) return orientation;
-    if (IS("exif:PixelXDimension") || IS("tiff:ImageWidth")) return width;
-    if (IS("exif:PixelYDimension") || IS("tiff:ImageLength")) return height;
-    if (strip_location && length > 8 && strncmp(name, "exif:GPS", 8) == 0) return NULL;
+    if (IS("tiff:Orientation") || IS("exif:Orientation")) return OR_KEEP(edits->orientation);
+    if (IS("exif:PixelXDimension") || IS("tiff:ImageWidth")) return OR_KEEP(edits->width);
+    if (IS("exif:PixelYDimension") || IS("tiff:ImageLength")) return OR_KEEP(edits->height);
+    if (edits->strip_location && length > 8 && strncmp(name, "exif:GPS", 8) == 0) return NULL;
+    if (IS("xmp:CreatorTool") && edits->creator_tool) {
+        edits->found_tool = 1;
+        return edits->creator_tool;
+    }
+#undef OR_KEEP
 #undef IS
     return "";
 }
 
-char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location, int width, int height,
-                              size_t *out_length) {
-    char width_text[16], height_text[16];
-    snprintf(width_text, sizeof width_text, "%d", width);
-    snprintf(height_text, sizeof height_text, "%d", height);
-    GString *out = g_string_sized_new(length);
+static GString *edit_xmp(const char *xmp, size_t length, XmpEdits *edits) {
+    GString *out = g_string_sized_new(length + 128);
     size_t i = 0;
     while (i < length) {
         /* A property starts after whitespace (attribute form: name="value") or '<' (element form:
@@ -124,7 +136,7 @@ char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location
         if (i > 0 && (g_ascii_isspace(before) || before == '<') && g_ascii_isalpha(xmp[i])) {
             size_t end = i;
             while (end < length && is_name_char(xmp[end])) end++;
-            const char *value = xmp_edit_for(xmp + i, end - i, strip_location, "1", width_text, height_text);
+            const char *value = xmp_edit_for(xmp + i, end - i, edits);
             if (!value || *value) {
                 size_t j = end;
                 if (before != '<') {
@@ -172,7 +184,30 @@ char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location
         g_string_append_c(out, xmp[i]);
         i++;
     }
-    /* malloc'd, so that Swift frees it with free() without knowing GLib. */
+    if (edits->creator_tool && !edits->found_tool) {
+        /* A Description of its own, declaring the namespace it uses: whatever prefixes the packet's other
+           Descriptions declare, this one stands alone. No packet, or none with an rdf:RDF: a new packet. */
+        gchar *description = g_markup_printf_escaped(
+            "<rdf:Description rdf:about=\"\" xmlns:xmp=\"http://ns.adobe.com/xap/1.0/\" xmp:CreatorTool=\"%s\"/>",
+            edits->creator_tool);
+        const char *rdf = g_strstr_len(out->str, out->len, "<rdf:RDF");
+        const char *rdf_end = rdf ? strchr(rdf, '>') : NULL;
+        if (rdf_end && rdf_end[-1] != '/') {
+            g_string_insert(out, rdf_end + 1 - out->str, description);
+        } else {
+            g_string_assign(out, "<?xpacket begin=\"\xef\xbb\xbf\" id=\"W5M0MpCehiHzreSzNTczkc9d\"?>"
+                                 "<x:xmpmeta xmlns:x=\"adobe:ns:meta/\">"
+                                 "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\">");
+            g_string_append(out, description);
+            g_string_append(out, "</rdf:RDF></x:xmpmeta><?xpacket end=\"w\"?>");
+        }
+        g_free(description);
+    }
+    return out;
+}
+
+/* malloc'd, so that Swift frees it with free() without knowing GLib. */
+static char *to_malloc(GString *out, size_t *out_length) {
     char *result = malloc(out->len + 1);
     if (result) memcpy(result, out->str, out->len + 1);
     *out_length = result ? out->len : 0;
@@ -180,18 +215,67 @@ char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location
     return result;
 }
 
-static void fix_xmp(VipsImage *image, int strip_location) {
+char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location, int width, int height,
+                              size_t *out_length) {
+    char width_text[16], height_text[16];
+    snprintf(width_text, sizeof width_text, "%d", width);
+    snprintf(height_text, sizeof height_text, "%d", height);
+    XmpEdits edits = {"1", width_text, height_text, strip_location, NULL, 0};
+    return to_malloc(edit_xmp(xmp, length, &edits), out_length);
+}
+
+char *archiver_photo_mark_xmp(const char *xmp, size_t length, const char *tool, size_t *out_length) {
+    XmpEdits edits = {NULL, NULL, NULL, 0, tool, 0};
+    return to_malloc(edit_xmp(xmp ? xmp : "", xmp ? length : 0, &edits), out_length);
+}
+
+/* The copy's XMP: its EXIF fields brought in line with the copy, and our marker. */
+static void fix_xmp(VipsImage *image, const ArchiverPhotoOptions *options) {
     const void *xmp = NULL;
     size_t length = 0;
-    if (!vips_image_get_typeof(image, VIPS_META_XMP_NAME) ||
-        vips_image_get_blob(image, VIPS_META_XMP_NAME, &xmp, &length) || !xmp)
-        return;
-    size_t edited_length = 0;
-    char *edited = archiver_photo_edit_xmp(xmp, length, strip_location, image->Xsize, image->Ysize, &edited_length);
-    if (!edited) return;
-    vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, edited, edited_length);
-    free(edited);
+    if (vips_image_get_typeof(image, VIPS_META_XMP_NAME) &&
+        vips_image_get_blob(image, VIPS_META_XMP_NAME, &xmp, &length))
+        xmp = NULL;
+    if (!xmp && !options->creator_tool) return;
+    char width_text[16], height_text[16];
+    snprintf(width_text, sizeof width_text, "%d", image->Xsize);
+    snprintf(height_text, sizeof height_text, "%d", image->Ysize);
+    XmpEdits edits = {"1", width_text, height_text, options->strip_location, options->creator_tool, 0};
+    GString *edited = edit_xmp(xmp ? xmp : "", xmp ? length : 0, &edits);
+    vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, edited->str, edited->len);
+    g_string_free(edited, TRUE);
 }
+
+int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **xmp, size_t *xmp_length, char **error) {
+    if (error) *error = NULL;
+    *xmp = NULL;
+    *xmp_length = 0;
+    memset(header, 0, sizeof *header);
+    /* Opening reads the header only; the pixels would be decoded on first use, which never comes. */
+    VipsImage *image = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
+    if (!image) return fail(error, "cannot read the photo");
+    int orientation = vips_image_get_orientation(image);
+    int swap = orientation >= 5 && orientation <= 8;
+    header->width = swap ? image->Ysize : image->Xsize;
+    header->height = swap ? image->Xsize : image->Ysize;
+    const char *loader = NULL;
+    if (vips_image_get_typeof(image, VIPS_META_LOADER) && !vips_image_get_string(image, VIPS_META_LOADER, &loader) && loader)
+        g_strlcpy(header->loader, loader, sizeof header->loader);
+    const void *blob = NULL;
+    size_t length = 0;
+    if (vips_image_get_typeof(image, VIPS_META_XMP_NAME) &&
+        !vips_image_get_blob(image, VIPS_META_XMP_NAME, &blob, &length) && blob && length > 0) {
+        *xmp = malloc(length);
+        if (*xmp) {
+            memcpy(*xmp, blob, length);
+            *xmp_length = length;
+        }
+    }
+    g_object_unref(image);
+    return 0;
+}
+
+const char *archiver_photo_pictures_dir(void) { return g_get_user_special_dir(G_USER_DIRECTORY_PICTURES); }
 
 static int save(VipsImage *image, const char *output, const ArchiverPhotoOptions *options) {
     switch (options->format) {
@@ -240,7 +324,7 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
     g_object_unref(ready);
     if (failed) return fail(error, "cannot prepare the photo");
     remove_metadata(copy, options->strip_location);
-    fix_xmp(copy, options->strip_location);
+    fix_xmp(copy, options);
     failed = save(copy, output, options);
     if (!failed && result) {
         result->width = copy->Xsize;

@@ -2,6 +2,7 @@ import ArchiverCLI
 import ArchiverCore
 import ArgumentParser
 import Desktop
+import Glibc
 import PhotoEngine
 import SystemPackage
 
@@ -43,7 +44,18 @@ public struct PhotoCommand: ParsableCommand {
     @Option(help: .hidden)
     var workers: Int?
 
+    @Flag(help: ArgumentHelp(tr("Write nothing: estimate each photo's copy under these settings from its header, and the total.").localized))
+    var estimate = false
+
+    @Flag(help: ArgumentHelp(tr("Find large photos: scan the folders named (default: the Pictures folder) and list those that would save the most, largest saving first; photos already small, under 500 kB or copies Archiver made are skipped. Writes nothing.").localized))
+    var suggest = false
+
+    @Flag(help: ArgumentHelp(tr("Go on with a batch that was interrupted (same photos and options): the finished copies are kept, the rest is done.").localized))
+    var resume = false
+
     @OptionGroup var job: JobOptions
+
+    @OptionGroup var events: EventOptions
 
     @Argument(help: ArgumentHelp(tr("Photos (JPEG, HEIC/HEIF, AVIF, PNG, WebP, TIFF) and folders of photos.").localized))
     var files: [String] = []
@@ -59,7 +71,8 @@ public struct PhotoCommand: ParsableCommand {
 
     public func validate() throws {
         if job.forgets { return }
-        if files.isEmpty { throw ValidationError(tr("Name at least one photo or folder.").localized) }
+        if estimate, suggest { throw ValidationError(tr("Use either --estimate or --suggest, not both.").localized) }
+        if files.isEmpty, !suggest { throw ValidationError(tr("Name at least one photo or folder.").localized) }
         if replace, output != nil { throw ValidationError(tr("Use either --replace or --output, not both.").localized) }
         if keepSize, maxSize != nil { throw ValidationError(tr("Use either --keep-size or --max-size, not both.").localized) }
         if let maxSize, !PhotoOptions.sizeRange.contains(maxSize) {
@@ -82,16 +95,21 @@ public struct PhotoCommand: ParsableCommand {
             stripLocation: stripLocation ?? photoSettings.stripLocation)
         var raw = RawArguments.current()
         let inputs = files.map { raw.path(for: $0) }
+        if estimate || suggest { return try survey(inputs, options: options) }
         let destination: PhotoDestination =
             if replace { .replace } else if let output { .folder(raw.path(for: output)) } else { .beside }
         // The one input's name, or nil for several: each sentence about them has both forms.
         let single = inputs.count == 1 ? inputs[0].lastComponent?.string ?? inputs[0].string : nil
         let control = JobControl(budget: settings.budget(flag: job.timeBudget))
         CommandRunner.installSignalHandlers(control)
-        let progress = TerminalProgress(label: tr("Compressing photos").localized)
-        let report = PhotoReport(json: job.json)
+        let stream = events.stream()
+        let photoEvents = stream.map(PhotoEvents.init)
+        PauseSignals.install(control) { stream?.event("resumed") }
+        let progress = TerminalProgress(label: tr("Compressing photos").localized, enabled: events.terminalProgress)
+        let report = PhotoReport(json: job.json, events: stream)
         let title = single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld item", "Compressing %ld items", inputs.count)
-        let desktop = DesktopFeedback(title: title.localized, notify: job.notifications, settings: settings, control: control)
+        let desktop = DesktopFeedback(
+            title: title.localized, notify: job.notifications(json: job.json || stream != nil), settings: settings, control: control)
         let notCompressed = single.map { tr("Could not compress “%@”", $0) }
             ?? ntr("Could not compress %ld item", "Could not compress %ld items", inputs.count)
         let failed = { (error: ArchiverError) in
@@ -101,9 +119,17 @@ public struct PhotoCommand: ParsableCommand {
         }
         CommandRunner.onAbandon = failed
         let plan: PhotoPlan
+        let journalPath = PhotoJournal.location(inputs: inputs, destination: destination, options: options, stateHome: Self.stateHome)
+        var previous = PhotoJournal.load(journalPath)
+        if previous != nil, !resume {
+            report.warn(JobWarning("resumable", tr("An interrupted run of this batch was found; run the same command with --resume to finish it instead of starting again.")))
+            previous = nil
+        }
+        // Only copies still there as recorded count as done; the others are made again.
+        let done = (previous?.entries ?? [:]).filter { PhotoJournal.isIntact($0.value) }
         do throws(ArchiverError) {
             try Self.checkWritable(options.format)
-            plan = try PhotoPlan.make(inputs: inputs, destination: destination, format: options.format)
+            plan = try PhotoPlan.make(inputs: inputs, destination: destination, format: options.format, reusing: previous?.roots ?? [:])
         } catch {
             failed(error)
             throw ExitCode(error.code.exitStatus)
@@ -124,9 +150,12 @@ public struct PhotoCommand: ParsableCommand {
             failed(refusal)
             throw ExitCode(refusal.code.exitStatus)
         }
+        let journal = try? PhotoJournal(path: journalPath, fresh: previous == nil)
+        for (input, root) in plan.mirrors { journal?.recordRoot(input: input, root: root) }
         // A stop that cannot wait for the photos in progress (HEIC encoding takes seconds) still keeps
         // the finished ones: only the registered temporaries go, and mirror folders left empty.
         CommandRunner.onAbandon = { error in
+            if error.code == .cancelled { journal?.remove() }
             plan.removeEmptyFolders()
             var error = error
             error.message = error.code == .cancelled
@@ -136,12 +165,21 @@ public struct PhotoCommand: ParsableCommand {
         }
         if plan.photoCount > 1 { desktop.title = ntr("Compressing %ld photo", "Compressing %ld photos", plan.photoCount).localized }
         let display = ProgressDisplay(terminal: progress, desktop: desktop)
+        var batchEvents = PhotoBatchEvents()
+        if let stream, let photoEvents {
+            batchEvents.finished = { photoEvents.finished($0, $1) }
+            batchEvents.paused = { stream.event("paused") }
+        }
         let result: PhotoBatchResult
         do throws(ArchiverError) {
             result = try PhotoBatch.run(
-                plan, options: options, control: control, workers: workers,
+                plan, options: options, control: control, workers: workers, journal: journal, done: done,
+                events: batchEvents,
                 trash: Self.moveToTrash,
-                progress: { display.show($0) })
+                progress: { progress in
+                    display.show(progress)
+                    photoEvents?.progress(progress)
+                })
         } catch {
             failed(error)
             throw ExitCode(error.code.exitStatus)
@@ -150,6 +188,11 @@ public struct PhotoCommand: ParsableCommand {
         // After the result is shown: a wait for the statistics' lock never delays it.
         let count = { recordStatistics(.photoCompressed, result.photos.map { ($0.inputBytes, $0.outputBytes) }, settings: settings) }
         let failures = plan.problems + result.failures
+        // Done, or cancelled: the journal goes. Kept when the time budget stopped the batch or the disk
+        // filled up, so that it can be finished later.
+        if result.stopped.map({ $0.code == .cancelled }) ?? !result.failures.contains(where: { $0.code == .destination }) {
+            journal?.remove()
+        }
         if let stopped = result.stopped {
             let done = result.photos.count
             let total = plan.photoCount
@@ -167,7 +210,7 @@ public struct PhotoCommand: ParsableCommand {
             count()
             throw ExitCode(stopped.code.exitStatus)
         }
-        guard !result.photos.isEmpty else {
+        guard !result.photos.isEmpty || (result.resumed > 0 && failures.isEmpty) else {
             // Every photo failed: each is named (stderr, JSON), and the notification says the first.
             report.finished(result, plan: plan, failures: failures, exitCode: failures[0].code.exitStatus, error: nil, elapsed: progress.elapsed)
             desktop.failed(summary: notCompressed.localized, failures[0])
@@ -179,6 +222,12 @@ public struct PhotoCommand: ParsableCommand {
         count()
         desktop.waitForAction()
         throw ExitCode(exitCode)
+    }
+
+    /// `$XDG_STATE_HOME`, else `~/.local/state`: where the journal of a `--replace` batch lives.
+    static var stateHome: FilePath {
+        if let state = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), state.hasPrefix("/") { return FilePath(state) }
+        return FilePath(getenv("HOME").map { String(cString: $0) } ?? "/").appending(".local/state")
     }
 
     /// `--replace`: the original goes to the desktop trash once its copy is ready.

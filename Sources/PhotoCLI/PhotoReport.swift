@@ -8,10 +8,17 @@ final class PhotoReport {
     private let json: Bool
     private let base: JobReport
 
-    init(json: Bool) {
-        self.json = json
-        base = JobReport(operation: "compress-photos", json: json)
+    /// - Parameter events: `--progress-json`'s stream, which then gets the warnings and the result.
+    init(json: Bool, events: EventStream? = nil) {
+        self.json = json || events != nil
+        base = JobReport(operation: "compress-photos", json: json, events: events)
     }
+
+    func warn(_ warning: JobWarning) { base.warn(warning) }
+
+    var isJSON: Bool { json }
+
+    func emit(exitCode: Int32, elapsed: Double, _ fields: [(String, JSON)]) { base.emit(exitCode: exitCode, elapsed: elapsed, fields) }
 
     func failed(_ error: ArchiverError, elapsed: Double) {
         printProblem(error)
@@ -36,6 +43,8 @@ final class PhotoReport {
                     ("source", .string(item.source.string)), ("path", .string(item.output.string)),
                     ("inputSize", .int(item.inputBytes)), ("size", .int(item.outputBytes)),
                     ("outcome", .string(item.outcome.rawValue)),
+                    ("width", .int(item.width)), ("height", .int(item.height)),
+                    ("outWidth", .int(item.outWidth)), ("outHeight", .int(item.outHeight)),
                 ])
             }
             let failed = failures.map { failure in
@@ -44,7 +53,7 @@ final class PhotoReport {
             base.emit(exitCode: exitCode, elapsed: elapsed, [
                 ("outputs", .array(outputs)), ("photos", .int(photos.count)), ("kept", .int(kept)),
                 ("inputBytes", .int(result.inputBytes)), ("outputBytes", .int(result.outputBytes)),
-                ("failures", .array(failed)), ("error", error.map(JobReport.json) ?? .null),
+                ("failures", .array(failed)), ("resumed", .int(result.resumed)), ("error", error.map(JobReport.json) ?? .null),
             ])
             return
         }

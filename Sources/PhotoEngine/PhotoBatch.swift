@@ -16,6 +16,13 @@ public struct PhotoProgress: Sendable {
     public var saved: Int64
     /// The file a worker has just started.
     public var current: [UInt8]
+    /// Its whole path.
+    public var currentPath: FilePath? = nil
+    /// Photos (not Live-Photo videos) finished, failed ones and those of a resumed run included, of all.
+    public var photosFinished = 0
+    public var photosTotal = 0
+    /// Seconds left, from this run's pace (pauses not counted); nil before the first photo is finished.
+    public var remaining: Double? = nil
 }
 
 /// What happened to one file.
@@ -33,6 +40,24 @@ public struct PhotoItem: Sendable {
     public var inputBytes: Int64
     public var outputBytes: Int64
     public var outcome: Outcome
+    /// The original's upright dimensions and the copy's (0 for a Live Photo's video, or when unknown).
+    public var width = 0
+    public var height = 0
+    public var outWidth = 0
+    public var outHeight = 0
+}
+
+/// What a batch tells as it goes, besides its progress.
+public struct PhotoBatchEvents: Sendable {
+    /// A file is finished: its copy, or why it failed. Called one at a time, with the progress calls.
+    public var finished: (@Sendable (PhotoJob, Result<PhotoItem, ArchiverError>) -> Void)?
+    /// A pause has taken effect: every photo in hand is finished and the workers wait.
+    public var paused: (@Sendable () -> Void)?
+
+    public init(finished: (@Sendable (PhotoJob, Result<PhotoItem, ArchiverError>) -> Void)? = nil, paused: (@Sendable () -> Void)? = nil) {
+        self.finished = finished
+        self.paused = paused
+    }
 }
 
 /// The outcome of a batch: the files done, those that failed (the rest went on), and why it stopped early.
@@ -41,6 +66,8 @@ public struct PhotoBatchResult: Sendable {
     public var failures: [ArchiverError] = []
     /// Cancelled or out of time: the files already finished are kept.
     public var stopped: ArchiverError?
+    /// Photos a resumed run found finished already (in the journal, their copies intact), not redone.
+    public var resumed = 0
 
     public var photos: [PhotoItem] { items.filter { $0.outcome != .companion } }
     public var inputBytes: Int64 { photos.reduce(0) { $0 + $1.inputBytes } }
@@ -55,16 +82,26 @@ public enum PhotoBatch {
     ///   - workers: photos decoded at once (each with one libvips thread); nil is `defaultWorkers`.
     ///   - trash: moves an original to the desktop trash (`--replace`); called once its copy is ready.
     ///   - progress: called from the workers, one call at a time.
+    ///   - journal: records each finished file before its copy takes its final name (`--resume`).
+    ///   - done: files a previous run of this batch finished (from its journal): skipped.
+    /// While `control` is paused, the workers finish the photo in hand and wait; a cancellation ends the wait.
     public static func run(
         _ plan: PhotoPlan, options: PhotoOptions, control: JobControl, workers: Int? = nil,
+        journal: PhotoJournal? = nil, done: [FilePath: PhotoJournal.Entry] = [:], events: PhotoBatchEvents = PhotoBatchEvents(),
         trash: @escaping @Sendable (FilePath) throws(ArchiverError) -> Void,
         progress: @escaping @Sendable (PhotoProgress) -> Void
     ) throws(ArchiverError) -> PhotoBatchResult {
         PendingOutputs.beginJob()
         defer { PendingOutputs.endJob() }
         try PhotoCodec.start()
-        let jobs = plan.jobs
-        let state = Mutex(State(total: jobs.count, bytesTotal: jobs.reduce(0) { $0 + $1.bytes }))
+        let jobs = plan.jobs.filter { done[$0.source] == nil }
+        let resumed = plan.jobs.filter { $0.kind == .photo && done[$0.source] != nil }
+        var initial = State(total: jobs.count, bytesTotal: jobs.reduce(0) { $0 + $1.bytes })
+        initial.photosTotal = plan.photoCount
+        initial.photosFinished = resumed.count
+        initial.saved = resumed.reduce(0) { $0 + (done[$1.source].map { $0.inputSize - $0.size } ?? 0) }
+        initial.result.resumed = resumed.count
+        let state = Mutex(initial)
         let count = max(1, min(workers ?? defaultWorkers, jobs.count))
         let folders = FolderPreparer()
         // Progress displays are not thread-safe: one call at a time, outside the state lock so that a slow
@@ -73,42 +110,66 @@ public enum PhotoBatch {
         let report: @Sendable (PhotoProgress) -> Void = { snapshot in reporting.withLock { _ in progress(snapshot) } }
         DispatchQueue.concurrentPerform(iterations: count) { _ in
             while true {
-                let next: (Int, PhotoProgress)? = state.withLock { state in
-                    guard state.stopped == nil, state.next < jobs.count else { return nil }
+                let next: Next = state.withLock { state in
+                    guard state.stopped == nil, state.next < jobs.count else { return .none }
+                    // Paused: nothing new is started; the last worker to finish its photo says so.
+                    if control.isPaused, !control.isCancelled {
+                        guard state.inHand == 0, state.announcedPause != control.pauseNumber else { return .wait(announce: false) }
+                        state.announcedPause = control.pauseNumber
+                        return .wait(announce: true)
+                    }
                     do throws(ArchiverError) {
                         try control.check()
                     } catch {
                         state.stopped = error
-                        return nil
+                        return .none
                     }
                     defer { state.next += 1 }
-                    return (state.next, state.progress(current: jobs[state.next].source.lastComponent?.bytes ?? []))
+                    state.inHand += 1
+                    return .job(state.next, state.progress(current: jobs[state.next].source, control: control))
                 }
-                guard let (index, started) = next else { return }
-                report(started)
+                let index: Int
+                switch next {
+                case .none: return
+                case .wait(let announce):
+                    if announce, let paused = events.paused { reporting.withLock { _ in paused() } }
+                    usleep(20_000)
+                    continue
+                case .job(let taken, let started):
+                    index = taken
+                    report(started)
+                }
                 let job = jobs[index]
                 let outcome: Result<PhotoItem?, ArchiverError>
                 do throws(ArchiverError) {
-                    outcome = .success(try handle(job, options: options, control: control, folders: folders, trash: trash))
+                    outcome = .success(try handle(job, options: options, control: control, folders: folders, journal: journal, trash: trash))
                 } catch {
                     outcome = .failure(error)
                 }
                 let finished: PhotoProgress? = state.withLock { state in
+                    state.inHand -= 1
                     switch outcome {
                     case .success(let item?):
                         state.result.items.append(item)
-                        state.finished += 1
-                        state.bytesDone += job.bytes
+                        state.finish(job)
                         state.saved += item.inputBytes - item.outputBytes
                     case .success(nil): break  // stopped: the copy in progress was removed
                     case .failure(let error) where error.code == .cancelled || error.code == .budget:
                         state.stopped = state.stopped ?? error
                     case .failure(let error):
                         state.result.failures.append(error)
-                        state.finished += 1
-                        state.bytesDone += job.bytes
+                        state.finish(job)
                     }
-                    return state.progress(current: job.source.lastComponent?.bytes ?? [])
+                    return state.progress(current: job.source, control: control)
+                }
+                // The photo's own event first, then the progress that counts it.
+                if let told = events.finished {
+                    switch outcome {
+                    case .success(let item?): reporting.withLock { _ in told(job, .success(item)) }
+                    case .failure(let error) where error.code != .cancelled && error.code != .budget:
+                        reporting.withLock { _ in told(job, .failure(error)) }
+                    default: break
+                    }
                 }
                 if let finished { report(finished) }
             }
@@ -130,6 +191,13 @@ public enum PhotoBatch {
     /// on the phone set with 2 cores: 1.91 s with 2 workers, 1.67 s with 3; peak RSS 155 MB either way.
     public static var defaultWorkers: Int { max(1, min(Int(sysconf(Int32(_SC_NPROCESSORS_ONLN))) + 1, 4)) }
 
+    private enum Next {
+        case job(Int, PhotoProgress)
+        /// Paused; `announce`: this worker tells that the pause has taken effect.
+        case wait(announce: Bool)
+        case none
+    }
+
     private struct State {
         var total: Int
         var bytesTotal: Int64
@@ -137,18 +205,38 @@ public enum PhotoBatch {
         var finished = 0
         var bytesDone: Int64 = 0
         var saved: Int64 = 0
+        var photosTotal = 0
+        var photosFinished = 0
+        /// Photos being worked on now.
+        var inHand = 0
+        /// The pause (`JobControl.pauseNumber`) already announced.
+        var announcedPause = 0
         var stopped: ArchiverError?
         var result = PhotoBatchResult()
 
-        func progress(current: [UInt8]) -> PhotoProgress {
-            PhotoProgress(finished: finished, total: total, bytesDone: bytesDone, bytesTotal: bytesTotal, saved: saved,
-                          current: current)
+        mutating func finish(_ job: PhotoJob) {
+            finished += 1
+            bytesDone += job.bytes
+            if job.kind == .photo { photosFinished += 1 }
         }
+
+        func progress(current: FilePath, control: JobControl) -> PhotoProgress {
+            PhotoProgress(finished: finished, total: total, bytesDone: bytesDone, bytesTotal: bytesTotal, saved: saved,
+                          current: current.lastComponent?.bytes ?? [], currentPath: current, photosFinished: photosFinished,
+                          photosTotal: photosTotal,
+                          remaining: PhotoBatch.remaining(done: bytesDone, total: bytesTotal, seconds: control.workingSeconds))
+        }
+    }
+
+    /// Seconds left at the pace so far (bytes of input per working second); nil before anything is done.
+    static func remaining(done: Int64, total: Int64, seconds: Double) -> Double? {
+        guard done > 0, seconds > 0 else { return nil }
+        return max(0, Double(total - done) * seconds / Double(done))
     }
 
     /// One file. Returns nil when the job was stopped while it ran (its copy removed).
     private static func handle(
-        _ job: PhotoJob, options: PhotoOptions, control: JobControl, folders: FolderPreparer,
+        _ job: PhotoJob, options: PhotoOptions, control: JobControl, folders: FolderPreparer, journal: PhotoJournal?,
         trash: (FilePath) throws(ArchiverError) -> Void
     ) throws(ArchiverError) -> PhotoItem? {
         try folders.prepare(job.folder)
@@ -163,12 +251,15 @@ public enum PhotoBatch {
 
         var outcome = PhotoItem.Outcome.companion
         var name = job.name
+        var dimensions = (width: 0, height: 0, outWidth: 0, outHeight: 0)
         if job.kind == .companion {
             try copyFile(job.source, to: temporary)
         } else {
             outcome = .compressed
+            // The header only, for the before/after figures; a photo it cannot read fails just below.
+            if let header = try? PhotoCodec.header(job.source) { (dimensions.width, dimensions.height) = (header.width, header.height) }
             do throws(ArchiverError) {
-                _ = try PhotoCodec.compress(job.source, to: temporary, options: options)
+                (dimensions.outWidth, dimensions.outHeight) = try PhotoCodec.compress(job.source, to: temporary, options: options)
             } catch {
                 // A disk that is full fails every photo alike: say so rather than call them corrupt.
                 if let space = FileSystem.freeSpace(job.folder), space < 1 << 20 {
@@ -181,9 +272,13 @@ public enum PhotoBatch {
             // the original still holds it.
             if size >= Int64(original.st_size), !options.stripLocation {
                 outcome = .kept
+                (dimensions.outWidth, dimensions.outHeight) = (dimensions.width, dimensions.height)
                 guard let keptName = job.keptName else {
-                    return PhotoItem(source: job.source, output: job.source, inputBytes: Int64(original.st_size),
-                                     outputBytes: Int64(original.st_size), outcome: .kept)
+                    let item = PhotoItem(source: job.source, output: job.source, inputBytes: Int64(original.st_size),
+                                         outputBytes: Int64(original.st_size), outcome: .kept, width: dimensions.width,
+                                         height: dimensions.height, outWidth: dimensions.width, outHeight: dimensions.height)
+                    journal?.record(PhotoJournal.Entry(item))
+                    return item
                 }
                 try copyFile(job.source, to: temporary)
                 name = keptName
@@ -196,9 +291,30 @@ public enum PhotoBatch {
         // Taken back from the cancellation's clean-up first: an original in the trash always has its copy.
         guard pending.withdraw() else { return nil }
         if job.replacesSource { try trash(job.source) }
-        let output = try pending.publish(as: name)
-        return PhotoItem(source: job.source, output: output, inputBytes: Int64(original.st_size), outputBytes: size,
-                         outcome: outcome)
+        var item = PhotoItem(source: job.source, output: job.source, inputBytes: Int64(original.st_size), outputBytes: size,
+                             outcome: outcome, width: dimensions.width, height: dimensions.height, outWidth: dimensions.outWidth,
+                             outHeight: dimensions.outHeight)
+        if let journal {
+            // In the journal before it takes its name: a copy in place is always in the journal (a kill in
+            // between leaves a line whose copy is missing, which a resumed run does again).
+            let free = freeName(name, in: job.folder)
+            item.output = job.folder.appending(bytes: free)
+            journal.record(PhotoJournal.Entry(item))
+            item.output = try pending.publish(as: free, exact: true)
+        } else {
+            item.output = try pending.publish(as: name)
+        }
+        return item
+    }
+
+    /// `name` in `folder`, or the first of `name (2)`, … not taken, as `publish` numbers them.
+    private static func freeName(_ name: [UInt8], in folder: FilePath) -> [UInt8] {
+        for attempt in 1...10_000 {
+            let candidate = ArchiveNaming.numbered(name, isDirectory: false, attempt: attempt)
+            var info = stat()
+            if folder.appending(bytes: candidate).withPlatformString({ lstat($0, &info) }) != 0, errno == ENOENT { return candidate }
+        }
+        return name
     }
 
     /// The copy keeps the original's modification time (photo apps sort by it), access time and

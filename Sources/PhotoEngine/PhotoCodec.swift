@@ -34,13 +34,15 @@ public enum PhotoCodec {
     public static func compress(_ input: FilePath, to output: FilePath, options: PhotoOptions) throws(ArchiverError)
         -> (width: Int, height: Int)
     {
-        var shimOptions = ArchiverPhotoOptions(
-            max_size: Int32(options.maxSize ?? 0), quality: Int32(options.encoderQuality), format: options.format.shimValue,
-            strip_location: options.stripLocation ? 1 : 0)
         var result = ArchiverPhotoResult()
         var message: UnsafeMutablePointer<CChar>?
-        let status = input.withPlatformString { from in
-            output.withPlatformString { to in archiver_photo_compress(from, to, &shimOptions, &result, &message) }
+        let status = PhotoMarker.creatorTool.withCString { tool in
+            var shimOptions = ArchiverPhotoOptions(
+                max_size: Int32(options.maxSize ?? 0), quality: Int32(options.encoderQuality), format: options.format.shimValue,
+                strip_location: options.stripLocation ? 1 : 0, creator_tool: tool)
+            return input.withPlatformString { from in
+                output.withPlatformString { to in archiver_photo_compress(from, to, &shimOptions, &result, &message) }
+            }
         }
         guard status == 0 else {
             let reason = message.map { plainReason(String(cString: $0), path: input.string) } ?? tr("unknown error")
@@ -55,6 +57,56 @@ public enum PhotoCodec {
 }
 
 extension PhotoCodec {
+    /// What the header of `path` says (dimensions, format, our marker), without decoding a pixel.
+    /// - Throws: `.corrupt` with the reason when it is not a photo libvips reads.
+    /// The corresponding C function is `vips_image_new_from_file`.
+    public static func header(_ path: FilePath) throws(ArchiverError) -> PhotoHeader {
+        try start()
+        var header = ArchiverPhotoHeader()
+        var xmp: UnsafeMutablePointer<CChar>?
+        var length = 0
+        var message: UnsafeMutablePointer<CChar>?
+        let status = path.withPlatformString { archiver_photo_header($0, &header, &xmp, &length, &message) }
+        defer { free(xmp) }
+        guard status == 0 else {
+            let reason = message.map { plainReason(String(cString: $0), path: path.string) } ?? tr("unknown error")
+            free(message)
+            throw ArchiverError(.corrupt, reason, path: path.string)
+        }
+        let loader = withUnsafeBytes(of: header.loader) { bytes in
+            String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
+        }
+        let packet = xmp.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) }
+        return PhotoHeader(
+            width: Int(header.width), height: Int(header.height), loader: loader, ours: packet.map(PhotoMarker.isOurs) ?? false)
+    }
+
+    /// The person's Pictures folder, from the XDG user dirs; nil when none is set.
+    /// The corresponding C function is `g_get_user_special_dir`.
+    public static var picturesFolder: FilePath? {
+        try? start()
+        return archiver_photo_pictures_dir().map { FilePath(String(cString: $0)) }
+    }
+
+    /// `xmp` with our marker, as a copy carries it. The corresponding C function is `archiver_photo_mark_xmp`.
+    static func markXMP(_ xmp: String?) -> String {
+        var length = 0
+        let marked = PhotoMarker.creatorTool.withCString { tool in
+            if let xmp {
+                var bytes = Array(xmp.utf8)
+                return bytes.withUnsafeMutableBufferPointer { buffer in
+                    buffer.baseAddress!.withMemoryRebound(to: CChar.self, capacity: buffer.count) { pointer in
+                        archiver_photo_mark_xmp(pointer, buffer.count, tool, &length)
+                    }
+                }
+            }
+            return archiver_photo_mark_xmp(nil, 0, tool, &length)
+        }
+        guard let marked else { return xmp ?? "" }
+        defer { free(marked) }
+        return String(decoding: UnsafeRawBufferPointer(start: marked, count: length), as: UTF8.self)
+    }
+
     /// The XMP packet as the copy carries it: Orientation 1, the copy's pixel dimensions, and without
     /// exif:GPS* properties when `stripLocation`. The corresponding C function is `archiver_photo_edit_xmp`.
     static func editXMP(_ xmp: String, stripLocation: Bool, width: Int, height: Int) -> String {

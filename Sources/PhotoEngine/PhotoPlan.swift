@@ -38,6 +38,8 @@ public struct PhotoPlan: Sendable {
     public var roots: [FilePath] = []
     /// Folders this plan created (the mirror roots), removed again if they stay empty.
     public var createdFolders: [FilePath] = []
+    /// Each folder input and the folder its copies go to (claimed, or reused by a resumed run).
+    public var mirrors: [(input: FilePath, root: FilePath)] = []
     /// Inputs that are missing or not photos, named by the errors.
     public var problems: [ArchiverError] = []
     /// Files inside folders that are neither photos nor their companions, left alone.
@@ -47,14 +49,16 @@ public struct PhotoPlan: Sendable {
 
     /// Walks the inputs. Mirror roots are claimed here (`Compressed - Album`, else `… (2)`), so that two
     /// runs side by side never share one.
-    public static func make(inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat) throws(ArchiverError)
-        -> PhotoPlan
-    {
+    /// - Parameter reusing: mirror roots an interrupted run of the same batch claimed (input → root), used
+    ///   again where they still exist.
+    public static func make(
+        inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat, reusing: [FilePath: FilePath] = [:]
+    ) throws(ArchiverError) -> PhotoPlan {
         var plan = PhotoPlan()
         var destination = destination
         if case .folder(let folder) = destination { destination = .folder(folder.madeAbsolute) }
         do throws(ArchiverError) {
-            try plan.add(inputs, destination: destination, format: format)
+            try plan.add(inputs, destination: destination, format: format, reusing: reusing)
         } catch {
             plan.removeEmptyFolders()
             throw error
@@ -62,7 +66,9 @@ public struct PhotoPlan: Sendable {
         return plan
     }
 
-    private mutating func add(_ inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat) throws(ArchiverError) {
+    private mutating func add(
+        _ inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat, reusing: [FilePath: FilePath]
+    ) throws(ArchiverError) {
         for input in inputs {
             let input = input.madeAbsolute
             // A link the person chose is followed (its target is read, its name names the copy); links
@@ -78,14 +84,19 @@ public struct PhotoPlan: Sendable {
             let parent = input.removingLastComponent()
             if FileSystem.isDirectory(info) {
                 let root: FilePath
+                let reused = reusing[input].flatMap { FileSystem.status($0).map(FileSystem.isDirectory) == true ? $0 : nil }
                 switch destination {
-                case .beside: root = try Self.claimFolder(PhotoNaming.mirrorFolderName(name), in: parent)
+                case .beside:
+                    if let reused { root = reused } else { root = try Self.claimFolder(PhotoNaming.mirrorFolderName(name), in: parent) }
                 case .folder(let folder):
                     try FileSystem.makeDirectories(folder)
-                    root = try Self.claimFolder(name, in: folder)
+                    if let reused { root = reused } else { root = try Self.claimFolder(name, in: folder) }
                 case .replace: root = input
                 }
-                if root != input { createdFolders.append(root) }
+                if root != input {
+                    createdFolders.append(root)
+                    mirrors.append((input, root))
+                }
                 roots.append(root)
                 try walk(input, into: root, replace: destination == .replace, format: format)
             } else if FileSystem.isRegular(info) {

@@ -24,12 +24,23 @@ typedef struct {
     ArchiverPhotoFormat format;
     /** Remove the GPS IFD (and nothing else). */
     int strip_location;
+    /** Written as the copy's XMP `xmp:CreatorTool` (the marker that recognises our copies); NULL: none. */
+    const char *creator_tool;
 } ArchiverPhotoOptions;
 
 typedef struct {
     int width;
     int height;
 } ArchiverPhotoResult;
+
+/** What the header of a photo says, without decoding its pixels. */
+typedef struct {
+    /** Upright dimensions: an EXIF Orientation of 5-8 swaps the stored ones. */
+    int width;
+    int height;
+    /** libvips's loader: "jpegload", "heifload", "pngload", "webpload", "tiffload", … */
+    char loader[32];
+} ArchiverPhotoHeader;
 
 /** Starts libvips once per process; `concurrency` threads per pipeline. Returns 0 on success. */
 int archiver_photo_init(int concurrency);
@@ -41,6 +52,17 @@ int archiver_photo_can_write(ArchiverPhotoFormat format);
     Returns 0 on success; otherwise -1 with `*error` set to a malloc'd message (free() it). */
 int archiver_photo_compress(const char *input, const char *output, const ArchiverPhotoOptions *options,
                             ArchiverPhotoResult *result, char **error);
+
+/** Reads the header of `path` (no pixels) and its XMP packet, if any (`*xmp` malloc'd, free() it).
+    Returns 0 on success; otherwise -1 with `*error` a malloc'd message. */
+int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **xmp, size_t *xmp_length, char **error);
+
+/** The copy's XMP: `xmp` (may be NULL) with `xmp:CreatorTool` set to `tool`, replacing a value it had, or
+    a new packet holding only that. Returns a malloc'd packet, `*out_length` bytes. */
+char *archiver_photo_mark_xmp(const char *xmp, size_t length, const char *tool, size_t *out_length);
+
+/** The person's Pictures folder (XDG user dirs), or NULL when none is set. Owned by GLib. */
+const char *archiver_photo_pictures_dir(void);
 
 /** Brings an XMP packet in line with the copy: tiff:Orientation 1, pixel dimensions `width`×`height`, and
     with `strip_location` no exif:GPS* property. Returns a malloc'd packet (free() it; NULL when out of memory), `*out_length`
