@@ -53,8 +53,10 @@ public final class JobRunner {
     /// Starts the child. Events and the end arrive on the main actor.
     /// - Returns: false when the program could not be started (then `onEnd` is not called).
     @discardableResult
+    /// - Parameter lowPriority: the child runs niced (a photo batch takes every core for minutes; the desktop,
+    ///   this window's Pause button included, stays quick).
     public func start(
-        program: String, arguments: [String], password: [UInt8]? = nil,
+        program: String, arguments: [String], password: [UInt8]? = nil, lowPriority: Bool = false,
         onEvent: @escaping @MainActor (Event) -> Void, onEnd: @escaping @MainActor (Outcome) -> Void
     ) -> Bool {
         var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
@@ -64,7 +66,8 @@ public final class JobRunner {
         var error: UnsafeMutablePointer<GError>?
         let ok = argv.withUnsafeMutableBufferPointer { pointers in
             g_spawn_async_with_pipes(
-                nil, pointers.baseAddress!, nil, G_SPAWN_DO_NOT_REAP_CHILD, nil, nil, &child, &input, &output, &errors, &error)
+                nil, pointers.baseAddress!, nil, G_SPAWN_DO_NOT_REAP_CHILD, lowPriority ? { _ in _ = nice(10) } : nil, nil,
+                &child, &input, &output, &errors, &error)
         }
         guard ok != 0 else {
             g_clear_error(&error)

@@ -153,6 +153,7 @@ public final class PhotosWindow: AppWindow {
         // Behaviour.
         for row in [sizeRow, qualityRow, formatRow] { onNotify(row, "selected") { [unowned self] in settingsChanged() } }
         onNotify(locationSwitch, "active") { [unowned self] in settingsChanged() }
+        onNotify(replaceSwitch, "active") { [unowned self] in offerResume() }
         grid.onChange = { [unowned self] in refresh() }
         grid.onActivate = { [unowned self] position in openCompare(at: position) }
         on(all, "clicked") { [unowned self] in grid.update { $0.selectAll(true) }; refresh() }
@@ -300,7 +301,7 @@ public final class PhotosWindow: AppWindow {
         var order: [String] = []
         let started = estimator.start(
             program: JobRunner.sibling(Self.program),
-            arguments: ["--suggest", scanFolder.string, "--progress-json"] + settingFlags,
+            arguments: ["--suggest", "--progress-json"] + settingFlags + ["--", scanFolder.string],
             onEvent: { [unowned self] event in
                 guard generation == estimateGeneration, case .other("estimate", let value) = event, let source = value["source"]?.string else { return }
                 if order.isEmpty { resetGrid() }
@@ -339,6 +340,7 @@ public final class PhotosWindow: AppWindow {
         gtk_label_set_text(statusLabel, text ?? "")
         gtk_widget_set_visible(spinner, text == nil ? 0 : 1)
         if text == nil { gtk_spinner_stop(cast(spinner)) } else { gtk_spinner_start(cast(spinner)) }
+        if text == nil, !running { offerResume() }
     }
 
     /// The totals line and whether Compress can go.
@@ -364,21 +366,23 @@ public final class PhotosWindow: AppWindow {
         running = true
         paused = false
         savedBytes = 0
-        var arguments = settingFlags + ["--no-notify", "--progress-json"]
+        // --resume always: a batch of these photos and settings interrupted before (a crash, a logout, a
+        // full disk) is finished, nothing done twice; without its journal the run starts afresh.
+        var arguments = settingFlags + ["--no-notify", "--progress-json", "--resume"]
         if replacing { arguments.append("--replace") }
         arguments += ["--"] + runInputs
         gtk_widget_set_sensitive(settingsPage, 0)
         gtk_widget_set_visible(progressBox, 1)
         gtk_widget_set_sensitive(pauseButton, 1)
         gtk_widget_set_sensitive(cancelButton, 1)
-        gtk_button_set_label(cast(pauseButton), tr("_Pause").localized)
+        setPauseLabel(tr("_Pause"))
         gtk_progress_bar_set_fraction(progressBar, 0)
         gtk_label_set_text(progressLine, tr("Starting…").localized)
         let count = grid.selection.totals.count
         chrome.startJob(
             title: ntr("Compressing %ld photo", "Compressing %ld photos", count).localized, program: Self.program,
             arguments: arguments, password: nil, notStarted: tr("compress-photos-with-archiver could not be started.").localized,
-            inPlace: true, onEvent: { [unowned self] event in jobEvent(event) }
+            inPlace: true, lowPriority: true, onEvent: { [unowned self] event in jobEvent(event) }
         ) { [unowned self] outcome in finished(outcome) }
         refresh()
     }
@@ -405,12 +409,12 @@ public final class PhotosWindow: AppWindow {
         case .other("paused", _):
             paused = true
             gtk_widget_set_sensitive(pauseButton, 1)
-            gtk_button_set_label(cast(pauseButton), tr("_Resume").localized)
+            setPauseLabel(tr("_Resume"))
             gtk_label_set_text(progressLine, tr("Paused").localized)
         case .other("resumed", _):
             paused = false
             gtk_widget_set_sensitive(pauseButton, 1)
-            gtk_button_set_label(cast(pauseButton), tr("_Pause").localized)
+            setPauseLabel(tr("_Pause"))
             gtk_label_set_text(progressLine, tr("Resumed").localized)
         default: break
         }
@@ -427,6 +431,12 @@ public final class PhotosWindow: AppWindow {
         parts.append(tr("%@ saved", .bytes(savedBytes)))
         if let remaining { parts.append(tr("%@ left", TextValue.clock(remaining))) }
         gtk_label_set_text(progressLine, Text.sentences(parts, separator: " · ").localized)
+    }
+
+    /// GTK 4.8 keeps a relabelled button's old accessible name: the new one is set with the label.
+    private func setPauseLabel(_ label: Text) {
+        gtk_button_set_label(cast(pauseButton), label.localized)
+        accessibleLabel(pauseButton, label.localized.withoutMnemonic)
     }
 
     /// Pause: the workers finish the photo in hand, then wait (the child says `paused`); Resume goes on.
@@ -486,6 +496,33 @@ public final class PhotosWindow: AppWindow {
             parent: chrome.window, photos: finished.map { grid.selection[$0] }, showing: finished.firstIndex(of: position) ?? 0)
         _ = output
         compare?.present()
+    }
+
+    // MARK: - Resume
+
+    /// Whether the folder where this batch's journal would be holds one (`.archiver-photos-KEY.journal`,
+    /// beside the first input, or in the state folder for Replace): then Compress is offered as Resume (the
+    /// batch always runs with --resume, and the engine keys the journal by photos and settings).
+    private func offerResume() {
+        guard let first = inputs.first else { return }
+        let folder =
+            replacing ? Self.stateHome() + "/io.github.archiver" : String(first.path[..<(first.path.lastIndex(of: "/") ?? first.path.endIndex)])
+        var found = false
+        if let dir = opendir(folder) {
+            while let entry = readdir(dir) {
+                let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
+                if name.hasPrefix(".archiver-photos-"), name.hasSuffix(".journal") { found = true }
+            }
+            closedir(dir)
+        }
+        // TRANSLATORS: the Compress Photos… window's main button when an interrupted batch can be finished.
+        gtk_button_set_label(cast(compressButton), found ? tr("_Resume").localized : tr("C_ompress").localized)
+        if found { gtk_label_set_text(statusLabel, tr("An interrupted batch was found: Resume finishes it.").localized) }
+    }
+
+    static func stateHome() -> String {
+        if let state = getenv("XDG_STATE_HOME"), state.pointee != 0 { return String(cString: state) }
+        return String(cString: g_get_home_dir()) + "/.local/state"
     }
 
     // MARK: - Pictures
