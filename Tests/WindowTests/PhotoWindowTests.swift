@@ -176,9 +176,11 @@ struct PhotoWindowTests {
         #expect(dimensions.hasPrefix("Before:"))
         let after = try session.waitForText("After:  ")
         #expect(after.contains("1500 × 1125 px"), "the copy's size and dimensions: \(after)")
-        try session.click("Zoom in")
-        try session.click("Split View")
+        Thread.sleep(forTimeInterval: 3)  // both pictures decode on a worker
         try session.screenshot("photos-compare")
+        try session.click("Split View")
+        Thread.sleep(forTimeInterval: 1)
+        try session.screenshot("photos-compare-split")
     }
 
     @Test func everyControlHasANameAndARole() throws {
