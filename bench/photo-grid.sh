@@ -8,16 +8,9 @@
 #   bench/photo-grid.sh [-n RUNS] [BIN]      BIN: the folder of archiver-compress-photos (default .build/release)
 set -euo pipefail
 
-runs=5
-[ "${1:-}" = -n ] && { runs=$2; shift 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "${1:-$root/.build/release}" && pwd)
-[ -x "$bin/archiver-compress-photos" ] || { echo "no $bin/archiver-compress-photos: build with 'make release' first" >&2; exit 2; }
-work=$(mktemp -d /tmp/photo-grid.XXXXXX)
-chmod 700 "$work"
-pids=()
 source "$root/bench/display-session.sh"
-trap 'session_stop; rm -rf "$work"' EXIT
+bench_window_setup archiver-compress-photos photo-grid "$@"
 
 mkdir -p "$work/photos"
 /usr/bin/python3 - "$work/photos" <<'PY'
@@ -37,8 +30,6 @@ for i in range(10):
         shutil.copyfile(f"{folder}/IMG_{i:04}.jpg", f"{folder}/IMG_{copy * 10 + i:04}.jpg")
 PY
 
-median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
-value() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
 
 echo "archiver-compress-photos from $bin; 100 photos, $(du -sh "$work/photos" | cut -f1); $runs runs each; load $(cut -d' ' -f1 /proc/loadavg)"
 for cache in cold warm; do
