@@ -377,7 +377,7 @@ public final class PhotosWindow: AppWindow {
         gtk_widget_set_visible(progressBox, 1)
         gtk_widget_set_sensitive(pauseButton, 1)
         gtk_widget_set_sensitive(cancelButton, 1)
-        setPauseLabel(tr("_Pause"))
+        relabel(pauseButton, tr("_Pause"))
         gtk_progress_bar_set_fraction(progressBar, 0)
         gtk_label_set_text(progressLine, tr("Starting…").localized)
         let count = grid.selection.totals.count
@@ -411,12 +411,12 @@ public final class PhotosWindow: AppWindow {
         case .other("paused", _):
             paused = true
             gtk_widget_set_sensitive(pauseButton, 1)
-            setPauseLabel(tr("_Resume"))
+            relabel(pauseButton, tr("_Resume"))
             gtk_label_set_text(progressLine, tr("Paused").localized)
         case .other("resumed", _):
             paused = false
             gtk_widget_set_sensitive(pauseButton, 1)
-            setPauseLabel(tr("_Pause"))
+            relabel(pauseButton, tr("_Pause"))
             gtk_label_set_text(progressLine, tr("Resumed").localized)
         default: break
         }
@@ -436,9 +436,9 @@ public final class PhotosWindow: AppWindow {
     }
 
     /// GTK 4.8 keeps a relabelled button's old accessible name: the new one is set with the label.
-    private func setPauseLabel(_ label: Text) {
-        gtk_button_set_label(cast(pauseButton), label.localized)
-        accessibleLabel(pauseButton, label.localized.withoutMnemonic)
+    private func relabel(_ button: UnsafeMutablePointer<GtkWidget>, _ label: Text) {
+        gtk_button_set_label(cast(button), label.localized)
+        accessibleLabel(button, label.localized.withoutMnemonic)
     }
 
     /// Pause: the workers finish the photo in hand, then wait (the child says `paused`); Resume goes on.
@@ -518,7 +518,7 @@ public final class PhotosWindow: AppWindow {
             closedir(dir)
         }
         // TRANSLATORS: the Compress Photos… window's main button when an interrupted batch can be finished.
-        gtk_button_set_label(cast(compressButton), found ? tr("_Resume").localized : tr("C_ompress").localized)
+        relabel(compressButton, found ? tr("_Resume") : tr("C_ompress"))
         if found { gtk_label_set_text(statusLabel, tr("An interrupted batch was found: Resume finishes it.").localized) }
     }
 

@@ -183,6 +183,18 @@ struct PhotoWindowTests {
         try session.screenshot("photos-compare-split")
     }
 
+    /// An interrupted batch's journal beside the photos (the engine names it `.archiver-photos-KEY.journal`):
+    /// the window offers Resume, which runs with --resume.
+    @Test func anInterruptedBatchIsOfferedAsResume() throws {
+        let scratch = try ScratchDirectory()
+        let folder = try album(scratch, count: 2)
+        FileManager.default.createFile(atPath: scratch.sub(".archiver-photos-0123456789abcdef.journal"), contents: Data())
+        let session = try launch([folder])
+        defer { session.stop() }
+        try session.waitForText("An interrupted batch was found", timeout: 30)
+        #expect(try session.isSensitive("Resume", role: "push button"))
+    }
+
     @Test func everyControlHasANameAndARole() throws {
         let scratch = try ScratchDirectory()
         let folder = try album(scratch, count: 3)
