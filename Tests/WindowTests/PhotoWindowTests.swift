@@ -195,6 +195,32 @@ struct PhotoWindowTests {
         #expect(try session.isSensitive("Resume", role: "push button"))
     }
 
+    /// Started with no photo, the window finds the large photos in the Pictures folder (`--suggest`): the
+    /// ones that would save the most, not the small one, with the estimated total, ready to compress.
+    @Test func withNoPhotoItFindsTheLargeOnesInPictures() throws {
+        let scratch = try ScratchDirectory()
+        let executable = try #require(
+            BuiltProducts.folder(holding: ["archiver-compress-photos", "compress-photos-with-archiver"]).map { $0 + "/archiver-compress-photos" })
+        let session = try WindowSession()
+        defer { session.stop() }
+        let pictures = session.environment["HOME"]! + "/Pictures"
+        try FileManager.default.createDirectory(atPath: pictures + "/Trip", withIntermediateDirectories: true)
+        let folder = try album(scratch, count: 3, width: 2400, height: 1800)
+        for name in try FileManager.default.contentsOfDirectory(atPath: folder) {
+            try FileManager.default.copyItem(atPath: folder + "/" + name, toPath: pictures + "/Trip/" + name)
+        }
+        let small = try Tool.run(["/usr/bin/python3", "-c", "from PIL import Image; Image.new('RGB', (320, 240), (9, 99, 199)).save(__import__('sys').argv[1], quality=80)", pictures + "/small.jpg"])
+        #expect(small.status == 0)
+        try session.launch([executable])
+        try session.waitForApp("archiver-compress-photos")
+        let labels = try totalsEstimated(session)
+        #expect(labels.contains { $0.hasPrefix("3 photos, ") && $0.contains("→ about") }, "\(labels)")
+        #expect(!labels.contains("small.jpg"), "\(labels)")
+        #expect(labels.contains("IMG_00.jpg"), "\(labels)")
+        #expect(try session.isSensitive("Compress", role: "push button"))
+        try session.screenshot("photos-suggestions")
+    }
+
     @Test func everyControlHasANameAndARole() throws {
         let scratch = try ScratchDirectory()
         let folder = try album(scratch, count: 3)
