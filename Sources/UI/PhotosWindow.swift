@@ -480,6 +480,8 @@ public final class PhotosWindow: AppWindow {
                 heading: ntr("Compressed %ld photo", "Compressed %ld photos", done.count).localized,
                 body: Text.sentences(lines, separator: "\n").localized, item: output, shareable: done.count == 1 ? output : nil)
         }
+        // Closed while the batch ran: the result was a notification and the window is gone.
+        if chrome.hiddenDuringJob { return }
         if !done.isEmpty {
             chrome.panel.addResultButton(tr("Co_mpare").localized) { [unowned self] in openCompare(at: done[0]) }
         }
