@@ -79,6 +79,7 @@ final class PhotoGridView {
             // bench/photo-grid.sh: every thumbnail drawn (or its verdict shown), then the window ends.
             let grid = Obj(view)
             Timings.afterNextFrame(of: view, "thumbnails") {
+                Timings.recordCPU("thumbnails-cpu-ms")
                 if getenv("ARCHIVER_UI_TIMINGS_EXIT") != nil, let root = gtk_widget_get_root(grid.p) { gtk_window_destroy(cast(root)) }
             }
         }
