@@ -155,7 +155,7 @@ public struct PhotoCommand: ParsableCommand {
         // A stop that cannot wait for the photos in progress (HEIC encoding takes seconds) still keeps
         // the finished ones: only the registered temporaries go, and mirror folders left empty.
         CommandRunner.onAbandon = { error in
-            if error.code == .cancelled { journal?.remove() }
+            if error.code == .cancelled, !PauseSignals.sessionEnded { journal?.remove() }
             plan.removeEmptyFolders()
             var error = error
             error.message = error.code == .cancelled
@@ -188,9 +188,11 @@ public struct PhotoCommand: ParsableCommand {
         // After the result is shown: a wait for the statistics' lock never delays it.
         let count = { recordStatistics(.photoCompressed, result.photos.map { ($0.inputBytes, $0.outputBytes) }, settings: settings) }
         let failures = plan.problems + result.failures
-        // Done, or cancelled: the journal goes. Kept when the time budget stopped the batch or the disk
-        // filled up, so that it can be finished later.
-        if result.stopped.map({ $0.code == .cancelled }) ?? !result.failures.contains(where: { $0.code == .destination }) {
+        // Done, or cancelled: the journal goes. Kept when the time budget stopped the batch, the session
+        // ended (SIGHUP: a logout) or the disk filled up, so that it can be finished later.
+        if result.stopped.map({ $0.code == .cancelled && !PauseSignals.sessionEnded })
+            ?? !result.failures.contains(where: { $0.code == .destination })
+        {
             journal?.remove()
         }
         if let stopped = result.stopped {

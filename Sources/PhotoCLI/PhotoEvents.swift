@@ -3,6 +3,7 @@ import ArchiverCore
 import Dispatch
 import Glibc
 import PhotoEngine
+import Synchronization
 import SystemPackage
 
 /// `--progress-json` for photos: the batch's progress counted in photos, one `photo` event per finished
@@ -57,8 +58,18 @@ struct PhotoEvents {
 /// SIGUSR1 pauses a batch, SIGUSR2 resumes it (a window runs the executable and sends them).
 enum PauseSignals {
     nonisolated(unsafe) private static var sources: [any DispatchSourceSignal] = []
+    private static let hungUp = Atomic<Bool>(false)
+
+    /// A SIGHUP arrived: the session ended (a logout, a closed terminal). The batch stops as on SIGTERM,
+    /// but stays resumable: its journal is kept.
+    static var sessionEnded: Bool { hungUp.load(ordering: .relaxed) }
 
     static func install(_ control: JobControl, resumed: @escaping @Sendable () -> Void) {
+        // Beside CommandRunner's own SIGHUP source, which cancels.
+        let hangUp = DispatchSource.makeSignalSource(signal: SIGHUP, queue: .global())
+        hangUp.setEventHandler { hungUp.store(true, ordering: .relaxed) }
+        hangUp.resume()
+        sources.append(hangUp)
         for (number, pausing) in [(SIGUSR1, true), (SIGUSR2, false)] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

@@ -290,29 +290,33 @@ public enum PhotoBatch {
         let size = pending.size
         // Taken back from the cancellation's clean-up first: an original in the trash always has its copy.
         guard pending.withdraw() else { return nil }
-        if job.replacesSource { try trash(job.source) }
         var item = PhotoItem(source: job.source, output: job.source, inputBytes: Int64(original.st_size), outputBytes: size,
                              outcome: outcome, width: dimensions.width, height: dimensions.height, outWidth: dimensions.outWidth,
                              outHeight: dimensions.outHeight)
         if let journal {
             // In the journal before it takes its name: a copy in place is always in the journal (a kill in
-            // between leaves a line whose copy is missing, which a resumed run does again).
-            let free = freeName(name, in: job.folder)
+            // between leaves a line whose copy is missing, or is still the original with its own size, which
+            // a resumed run does again). With --replace, the original's name counts as free: it goes first.
+            let free = freeName(name, in: job.folder, except: job.replacesSource ? job.source : nil)
             item.output = job.folder.appending(bytes: free)
-            journal.record(PhotoJournal.Entry(item))
+            guard journal.record(PhotoJournal.Entry(item)) else { throw FileSystem.destinationError(errno, job.folder) }
+            if job.replacesSource { try trash(job.source) }
             item.output = try pending.publish(as: free, exact: true)
         } else {
+            if job.replacesSource { try trash(job.source) }
             item.output = try pending.publish(as: name)
         }
         return item
     }
 
-    /// `name` in `folder`, or the first of `name (2)`, … not taken, as `publish` numbers them.
-    private static func freeName(_ name: [UInt8], in folder: FilePath) -> [UInt8] {
+    /// `name` in `folder`, or the first of `name (2)`, … not taken, as `publish` numbers them; `leaving` (an
+    /// original about to go to the trash) counts as free.
+    private static func freeName(_ name: [UInt8], in folder: FilePath, except leaving: FilePath?) -> [UInt8] {
         for attempt in 1...10_000 {
             let candidate = ArchiveNaming.numbered(name, isDirectory: false, attempt: attempt)
+            let path = folder.appending(bytes: candidate)
             var info = stat()
-            if folder.appending(bytes: candidate).withPlatformString({ lstat($0, &info) }) != 0, errno == ENOENT { return candidate }
+            if path == leaving || (path.withPlatformString { lstat($0, &info) } != 0 && errno == ENOENT) { return candidate }
         }
         return name
     }

@@ -11,12 +11,15 @@ public struct PhotoHeader: Equatable, Sendable {
     public var loader: String
     /// Its XMP names Archiver as its CreatorTool: a copy we made.
     public var ours: Bool
+    /// A JPEG's quality, 1-100, guessed from its quantisation table; nil for other formats.
+    public var quality: Int?
 
-    public init(width: Int, height: Int, loader: String, ours: Bool = false) {
+    public init(width: Int, height: Int, loader: String, ours: Bool = false, quality: Int? = nil) {
         self.width = width
         self.height = height
         self.loader = loader
         self.ours = ours
+        self.quality = quality
     }
 }
 
@@ -87,17 +90,28 @@ public enum PhotoEstimator {
     static func jpegEquivalent(loader: String) -> Double {
         switch loader {
         case "jpegload": 1
-        case "heifload": 1.8
+        case "heifload": 1.02
         case "webpload": 1.4
-        case "pngload", "tiffload": 0.18
+        case "pngload", "tiffload": 0.12
         default: 0.5
         }
     }
 
-    /// Output bytes per pixel relative to JPEG at 75, by quality on JPEG's scale (measured libjpeg sizes).
+    /// Output bytes per pixel relative to JPEG at 75, by quality on JPEG's scale (libjpeg's sizes; from 90 up
+    /// libvips keeps the colour at full resolution, no 4:2:0, hence the step: measured 2.2× at 90).
     static func qualityFactor(_ quality: Int) -> Double {
-        let table: [(Int, Double)] = [(1, 0.15), (30, 0.45), (50, 0.66), (60, 0.77), (70, 0.9), (75, 1), (80, 1.13),
-                                      (85, 1.35), (90, 1.75), (95, 2.6), (100, 5.2)]
+        interpolate(quality, [(1, 0.15), (30, 0.45), (50, 0.66), (60, 0.77), (70, 0.9), (75, 1), (80, 1.15), (85, 1.38),
+                              (89, 1.7), (90, 2.25), (95, 3.3), (100, 6.5)])
+    }
+
+    /// The same for a photo's own quality, colour at half resolution as cameras store it (no step at 90);
+    /// fitted with the constants below.
+    static func sourceQualityFactor(_ quality: Int) -> Double {
+        interpolate(quality, [(1, 0.15), (30, 0.45), (50, 0.66), (60, 0.77), (70, 0.9), (75, 1), (80, 1.15), (85, 1.38),
+                              (90, 1.75), (95, 2.3), (100, 4.6)])
+    }
+
+    private static func interpolate(_ quality: Int, _ table: [(Int, Double)]) -> Double {
         let q = min(max(quality, 1), 100)
         for (low, high) in zip(table, table.dropFirst()) where q <= high.0 {
             let t = Double(q - low.0) / Double(high.0 - low.0)
@@ -110,28 +124,31 @@ public enum PhotoEstimator {
     static func formatFactor(_ format: PhotoFormat) -> Double {
         switch format {
         case .jpeg: 1
-        case .webp: 0.8
-        case .avif: 0.55
-        case .heic: 0.6
+        case .webp: 0.75
+        case .avif: 0.46
+        case .heic: 0.91
         }
     }
 
-    /// Model constants, fitted on the bench corpus at 1500 px, JPEG 75: output bytes per pixel =
-    /// `base` × (source JPEG-equivalent bytes per pixel)^`detail` × (output/source pixels)^`shrink`.
-    /// Least squares in log space on the 45 JPEG and HEIC photos; PNG's factor above from its 3 photos.
-    static let base = 0.87
-    static let detail = 0.89
-    static let shrink = 0.24
+    /// Model constants, fitted on the bench corpus at JPEG 75: output bytes per pixel =
+    /// `base` × (source bytes per pixel as a JPEG at 75)^`detail` × (output/source pixels)^`shrink`.
+    /// Least squares in log space on its 45 JPEG and HEIC photos at 800, 1500, 2500 and 4000 px (180 copies);
+    /// PNG's factor above from its 3 photos, the format factors from the totals of each format at 1500 px.
+    static let base = 1.08
+    static let detail = 1.06
+    static let shrink = -0.136
 
     /// The copy's estimated bytes.
+    /// - Parameter sourceQuality: a JPEG's own quality: its bytes say how detailed it is only at a known quality.
     public static func estimatedBytes(
-        size: Int64, width: Int, height: Int, loader: String, options: PhotoOptions
+        size: Int64, width: Int, height: Int, loader: String, sourceQuality: Int? = nil, options: PhotoOptions
     ) -> Int64 {
         guard width > 0, height > 0 else { return size }
         let out = outputDimensions(width: width, height: height, maxSize: options.maxSize)
         let sourcePixels = Double(width) * Double(height)
         let outPixels = Double(out.width) * Double(out.height)
-        let sourceBPP = max(0.02, Double(size) / sourcePixels * jpegEquivalent(loader: loader))
+        let atSeventyFive = sourceQuality.map { 1 / sourceQualityFactor($0) } ?? 1
+        let sourceBPP = max(0.01, Double(size) / sourcePixels * jpegEquivalent(loader: loader) * atSeventyFive)
         let perPixel = base * pow(sourceBPP, detail) * pow(outPixels / sourcePixels, shrink)
             * qualityFactor(options.quality) * formatFactor(options.format)
         // A few kB of headers and metadata (EXIF, ICC) ride along.
@@ -152,7 +169,8 @@ public enum PhotoEstimator {
             result.status = .ours
             return result
         }
-        let bytes = estimatedBytes(size: size, width: header.width, height: header.height, loader: header.loader, options: options)
+        let bytes = estimatedBytes(size: size, width: header.width, height: header.height, loader: header.loader,
+                                   sourceQuality: header.quality, options: options)
         if Double(bytes) >= Double(size) * worthwhile {
             result.status = .small
         } else {
@@ -177,16 +195,65 @@ public enum PhotoEstimator {
     }
 
     /// The last `bytes` bytes of a file (all of a smaller one); empty when it cannot be read.
-    static func tail(of path: FilePath, bytes: Int) -> [UInt8] {
+    static func tail(of path: FilePath, bytes: Int) -> [UInt8] { read(path, bytes: bytes, fromEnd: true) }
+
+    /// The first `bytes` bytes of a file (all of a smaller one); empty when it cannot be read.
+    static func head(of path: FilePath, bytes: Int) -> [UInt8] { read(path, bytes: bytes, fromEnd: false) }
+
+    private static func read(_ path: FilePath, bytes: Int, fromEnd: Bool) -> [UInt8] {
         let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return [] }
         let count = Int(min(Int64(info.st_size), Int64(bytes)))
-        var tail = [UInt8](repeating: 0, count: count)
-        let read = tail.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, off_t(info.st_size) - off_t(count)) }
-        return read == count ? tail : []
+        let offset = fromEnd ? off_t(info.st_size) - off_t(count) : 0
+        var data = [UInt8](repeating: 0, count: count)
+        let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, count, offset) }
+        return read == count ? data : []
+    }
+
+    /// libjpeg's luminance table at quality 50, which a JPEG's own table scales (order does not matter here).
+    private static let standardLuminance: [Int] = [
+        16, 11, 10, 16, 24, 40, 51, 61, 12, 12, 14, 19, 26, 58, 60, 55, 14, 13, 16, 24, 40, 57, 69, 56, 14, 17, 22, 29, 51, 87,
+        80, 62, 18, 22, 37, 56, 68, 109, 103, 77, 24, 35, 55, 64, 81, 104, 113, 92, 49, 64, 78, 87, 103, 121, 120, 101, 72, 92,
+        95, 98, 112, 100, 103, 99,
+    ]
+
+    /// A JPEG's quality on libjpeg's scale, from its first quantisation table (DQT, table 0) in `head`, the
+    /// file's first bytes; nil when there is none. Cameras and editors scale libjpeg's table, so the
+    /// ratio of the sums gives the scale, and the scale the quality.
+    static func jpegQuality(head: [UInt8]) -> Int? {
+        guard head.count > 4, head[0] == 0xFF, head[1] == 0xD8 else { return nil }
+        var index = 2
+        while index + 4 <= head.count, head[index] == 0xFF {
+            let marker = head[index + 1]
+            let length = Int(head[index + 2]) << 8 | Int(head[index + 3])
+            // Start of scan: the tables are all before it.
+            if marker == 0xDA || length < 2 { return nil }
+            if marker == 0xDB {
+                var table = index + 4
+                while table < min(index + 2 + length, head.count) {
+                    let precision = head[table] >> 4
+                    let id = head[table] & 0x0F
+                    let width = precision == 0 ? 1 : 2
+                    guard table + 1 + 64 * width <= head.count else { return nil }
+                    if id == 0 {
+                        var sum = 0
+                        for k in 0..<64 {
+                            let at = table + 1 + k * width
+                            sum += width == 1 ? Int(head[at]) : Int(head[at]) << 8 | Int(head[at + 1])
+                        }
+                        let scale = Double(sum) * 100 / Double(standardLuminance.reduce(0, +))
+                        let quality = scale <= 100 ? (200 - scale) / 2 : 5000 / scale
+                        return min(100, max(1, Int(quality.rounded())))
+                    }
+                    table += 1 + 64 * width
+                }
+            }
+            index += 2 + length
+        }
+        return nil
     }
 
     /// Whether `bytes` hold a JPEG end-of-image marker (FF D9).
@@ -208,8 +275,11 @@ extension PhotoEstimator {
         } catch {
             return estimate(source: source, size: size, header: nil, reason: error.message, options: options)
         }
-        if header.loader.hasPrefix("jpegload"), jpegLooksCut(source) {
-            return estimate(source: source, size: size, header: nil, reason: tr("it is damaged or cut short"), options: options)
+        if header.loader.hasPrefix("jpegload") {
+            if jpegLooksCut(source) {
+                return estimate(source: source, size: size, header: nil, reason: tr("it is damaged or cut short"), options: options)
+            }
+            header.quality = jpegQuality(head: head(of: source, bytes: 65_536))
         }
         // libvips 8.14's HEIF loader does not read XMP; libheif writes our packet after the pixels.
         if header.loader.hasPrefix("heifload"), !header.ours {

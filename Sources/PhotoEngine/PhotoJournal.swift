@@ -75,7 +75,10 @@ public final class PhotoJournal: Sendable {
     }
 
     /// Records a file as finished; flushed to the disk before returning.
-    public func record(_ entry: Entry) {
+    /// - Returns: false when it could not be written (a full disk): the copy must then not take its name,
+    ///   or a resumed run would make it again.
+    @discardableResult
+    public func record(_ entry: Entry) -> Bool {
         append(Self.line(entry))
     }
 
@@ -84,17 +87,24 @@ public final class PhotoJournal: Sendable {
         _ = path.withPlatformString { unlink($0) }
     }
 
-    private func append(_ line: [UInt8]) {
+    @discardableResult
+    private func append(_ line: [UInt8]) -> Bool {
         lock.withLock { _ in
+            let start = lseek(descriptor, 0, SEEK_END)
             var offset = 0
             while offset < line.count {
                 let written = line.withUnsafeBytes { write(descriptor, $0.baseAddress! + offset, line.count - offset) }
                 if written < 0, errno == EINTR { continue }
-                // A full disk: the photo is still made, and a resumed run does it again (nothing is lost).
-                if written <= 0 { return }
+                if written <= 0 {
+                    // Half a line would glue itself to the next one: cut it off (shrinking needs no space).
+                    let code = errno
+                    if start >= 0 { _ = ftruncate(descriptor, start) }
+                    errno = code
+                    return false
+                }
                 offset += written
             }
-            _ = fdatasync(descriptor)
+            return fdatasync(descriptor) == 0
         }
     }
 
