@@ -87,7 +87,7 @@ enum Timings {
     /// load does not change much, unlike the wall-clock marks.
     static func recordCPU(_ name: String) {
         var usage = rusage()
-        getrusage(RUSAGE_SELF, &usage)
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
         let ms = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1000 + (Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)) / 1000
         record(name, String(ms))
     }
