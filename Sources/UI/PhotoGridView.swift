@@ -62,7 +62,36 @@ final class PhotoGridView {
         for pointer in pointers { free(UnsafeMutableRawPointer(mutating: pointer)) }
         if gtk_widget_get_realized(view) != 0 { Timings.afterNextFrame(of: view, "placeholders") }
         let paths = selection.photos[first...].map(\.path)
-        thumbnails.load(paths) { [unowned self] offset, result in thumbnailCame(paths[offset], result) }
+        // Decoding takes both cores: it starts once the window has drawn its first frame, so the placeholders
+        // show at once (before, two runs in five drew them only after two seconds on a busy machine).
+        afterFirstFrame { [unowned self] in
+            thumbnails.load(paths) { [unowned self] offset, result in thumbnailCame(paths[offset], result) }
+        }
+    }
+
+    private var drawn = false
+    private var waiting: [@MainActor () -> Void] = []
+
+    /// Runs `body` now if the grid has been drawn, else right after its first frame.
+    func afterFirstFrame(_ body: @escaping @MainActor () -> Void) {
+        if drawn { return body() }
+        waiting.append(body)
+        guard waiting.count == 1 else { return }
+        if gtk_widget_get_realized(view) != 0 { return watchFirstFrame() }
+        on(view, "realize") { [unowned self] in watchFirstFrame() }
+    }
+
+    private func watchFirstFrame() {
+        guard let clock = gtk_widget_get_frame_clock(view), !drawn else { return }
+        var handler: gulong = 0
+        handler = on(clock, "after-paint") { [unowned self] in
+            g_signal_handler_disconnect(clock.raw, handler)
+            drawn = true
+            let bodies = waiting
+            waiting = []
+            for body in bodies { body() }
+        }
+        gtk_widget_queue_draw(view)
     }
 
     private func thumbnailCame(_ path: String, _ result: Thumbnails.Result) {

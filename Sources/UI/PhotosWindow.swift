@@ -185,7 +185,7 @@ public final class PhotosWindow: AppWindow {
         } else {
             grid.add(Self.walk(inputs.map(\.path)))
             refresh()
-            estimate()
+            grid.afterFirstFrame { [unowned self] in estimate() }
         }
     }
 
