@@ -127,10 +127,18 @@ public struct PhotoCommand: ParsableCommand {
         }
         // Only copies still there as recorded count as done; the others are made again.
         let done = (previous?.entries ?? [:]).filter { PhotoJournal.isIntact($0.value) }
+        // Open before the plan claims its folders, each recorded as it is claimed: a kill right after
+        // still lets the resumed run find them. Beside the inputs, no folder is created for it.
+        let journal = try? PhotoJournal(path: journalPath, fresh: previous == nil, createFolder: destination != .beside)
+        let resuming = previous != nil
+        let dropJournal = { if !resuming { journal?.remove() } }
         do throws(ArchiverError) {
             try Self.checkWritable(options.format)
-            plan = try PhotoPlan.make(inputs: inputs, destination: destination, format: options.format, reusing: previous?.roots ?? [:])
+            plan = try PhotoPlan.make(
+                inputs: inputs, destination: destination, format: options.format, reusing: previous?.roots ?? [:],
+                claimed: { journal?.recordRoot(input: $0, root: $1) })
         } catch {
+            dropJournal()
             failed(error)
             throw ExitCode(error.code.exitStatus)
         }
@@ -140,6 +148,7 @@ public struct PhotoCommand: ParsableCommand {
                 hint: PhotoNaming.formatsHint)
             for problem in plan.problems.dropFirst() { printProblem(problem) }
             plan.removeEmptyFolders()
+            dropJournal()
             failed(error)
             throw ExitCode(error.code.exitStatus)
         }
@@ -147,11 +156,10 @@ public struct PhotoCommand: ParsableCommand {
             plan, format: options.format, workers: workers ?? PhotoBatch.defaultWorkers, budget: control.budget)
         {
             plan.removeEmptyFolders()
+            dropJournal()
             failed(refusal)
             throw ExitCode(refusal.code.exitStatus)
         }
-        let journal = try? PhotoJournal(path: journalPath, fresh: previous == nil)
-        for (input, root) in plan.mirrors { journal?.recordRoot(input: input, root: root) }
         // A stop that cannot wait for the photos in progress (HEIC encoding takes seconds) still keeps
         // the finished ones: only the registered temporaries go, and mirror folders left empty.
         CommandRunner.onAbandon = { error in

@@ -48,9 +48,10 @@ public final class PhotoJournal: Sendable {
 
     /// Opens (creating) the journal at `path`; with `fresh`, whatever it held is dropped. A torn last line
     /// is cut off first, so that the next line starts on a line of its own.
-    public init(path: FilePath, fresh: Bool) throws(ArchiverError) {
+    /// - Parameter createFolder: create its folder (the state folder, an `--output` folder) when missing.
+    public init(path: FilePath, fresh: Bool, createFolder: Bool = true) throws(ArchiverError) {
         self.path = path
-        try FileSystem.makeDirectories(path.removingLastComponent())
+        if createFolder { try FileSystem.makeDirectories(path.removingLastComponent()) }
         descriptor = path.withPlatformString { open($0, O_RDWR | O_CREAT | O_CLOEXEC | (fresh ? O_TRUNC : 0), 0o644) }
         guard descriptor >= 0 else { throw FileSystem.destinationError(errno, path.removingLastComponent()) }
         let bytes = Self.read(descriptor)

@@ -38,8 +38,6 @@ public struct PhotoPlan: Sendable {
     public var roots: [FilePath] = []
     /// Folders this plan created (the mirror roots), removed again if they stay empty.
     public var createdFolders: [FilePath] = []
-    /// Each folder input and the folder its copies go to (claimed, or reused by a resumed run).
-    public var mirrors: [(input: FilePath, root: FilePath)] = []
     /// Inputs that are missing or not photos, named by the errors.
     public var problems: [ArchiverError] = []
     /// Files inside folders that are neither photos nor their companions, left alone.
@@ -49,16 +47,20 @@ public struct PhotoPlan: Sendable {
 
     /// Walks the inputs. Mirror roots are claimed here (`Compressed - Album`, else `… (2)`), so that two
     /// runs side by side never share one.
-    /// - Parameter reusing: mirror roots an interrupted run of the same batch claimed (input → root), used
-    ///   again where they still exist.
+    /// - Parameters:
+    ///   - reusing: mirror roots an interrupted run of the same batch claimed (input → root), used again
+    ///     where they still exist.
+    ///   - claimed: told each folder input and the root about to be claimed for it, before it is made (the
+    ///     resume journal), so that a kill never leaves a claimed folder that a resumed run does not know.
     public static func make(
-        inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat, reusing: [FilePath: FilePath] = [:]
+        inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat, reusing: [FilePath: FilePath] = [:],
+        claimed: (FilePath, FilePath) -> Void = { _, _ in }
     ) throws(ArchiverError) -> PhotoPlan {
         var plan = PhotoPlan()
         var destination = destination
         if case .folder(let folder) = destination { destination = .folder(folder.madeAbsolute) }
         do throws(ArchiverError) {
-            try plan.add(inputs, destination: destination, format: format, reusing: reusing)
+            try plan.add(inputs, destination: destination, format: format, reusing: reusing, claimed: claimed)
         } catch {
             plan.removeEmptyFolders()
             throw error
@@ -67,7 +69,8 @@ public struct PhotoPlan: Sendable {
     }
 
     private mutating func add(
-        _ inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat, reusing: [FilePath: FilePath]
+        _ inputs: [FilePath], destination: PhotoDestination, format: PhotoFormat, reusing: [FilePath: FilePath],
+        claimed: (FilePath, FilePath) -> Void
     ) throws(ArchiverError) {
         for input in inputs {
             let input = input.madeAbsolute
@@ -87,15 +90,18 @@ public struct PhotoPlan: Sendable {
                 let reused = reusing[input].flatMap { FileSystem.status($0).map(FileSystem.isDirectory) == true ? $0 : nil }
                 switch destination {
                 case .beside:
-                    if let reused { root = reused } else { root = try Self.claimFolder(PhotoNaming.mirrorFolderName(name), in: parent) }
+                    if let reused {
+                        root = reused
+                    } else {
+                        root = try Self.claimFolder(PhotoNaming.mirrorFolderName(name), in: parent) { claimed(input, $0) }
+                    }
                 case .folder(let folder):
                     try FileSystem.makeDirectories(folder)
-                    if let reused { root = reused } else { root = try Self.claimFolder(name, in: folder) }
+                    if let reused { root = reused } else { root = try Self.claimFolder(name, in: folder) { claimed(input, $0) } }
                 case .replace: root = input
                 }
                 if root != input {
                     createdFolders.append(root)
-                    mirrors.append((input, root))
                 }
                 roots.append(root)
                 try walk(input, into: root, replace: destination == .replace, format: format)
@@ -172,9 +178,15 @@ public struct PhotoPlan: Sendable {
     }
 
     /// Creates `name` in `parent`, or `name (2)`, … when taken; never an existing folder.
-    static func claimFolder(_ name: [UInt8], in parent: FilePath) throws(ArchiverError) -> FilePath {
+    /// - Parameter announce: told a free name just before it is made.
+    static func claimFolder(_ name: [UInt8], in parent: FilePath, announce: (FilePath) -> Void = { _ in }) throws(ArchiverError)
+        -> FilePath
+    {
         for attempt in 1...10_000 {
             let candidate = parent.appending(bytes: ArchiveNaming.numbered(name, isDirectory: true, attempt: attempt))
+            // A name taken is never announced: a resumed run must not take someone else's folder for its own.
+            if FileSystem.status(candidate) != nil { continue }
+            announce(candidate)
             if candidate.withPlatformString({ mkdir($0, 0o777) }) == 0 { return candidate }
             if errno != EEXIST {
                 var error = FileSystem.destinationError(errno, parent)

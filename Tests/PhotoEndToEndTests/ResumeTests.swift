@@ -22,6 +22,7 @@ import Testing
             #expect(FileManager.default.contentsEqual(atPath: out + "/in/" + name, andPath: reference + "/" + name), "\(name)")
         }
         #expect(Photos.journals(in: out).isEmpty, "the journal goes when the batch completes")
+        #expect(!FileManager.default.fileExists(atPath: out + "/in (2)"), "every run used the folder the first one claimed")
     }
 
     @Test func aKilledBatchIsResumedWithNothingDoneTwice() throws {
