@@ -3,7 +3,7 @@ PREFIX ?= $(HOME)/.local
 BINDIR = $(PREFIX)/bin
 SWIFT ?= swift
 EXECUTABLES = compress-with-archiver extract-with-archiver compress-pdf-with-archiver compress-photos-with-archiver \
-	archiver-compress archiver-extract archiver-compress-pdf open-with-archiver archiver
+	archiver-compress archiver-extract archiver-compress-pdf archiver-compress-photos open-with-archiver archiver
 # System packages: libarchive to build against; the other tools are what the tests check our archives with.
 APT_PACKAGES = libarchive-dev libzstd-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
 	libglib2.0-dev libglib2.0-bin dconf-gsettings-backend libnotify-dev libnotify-bin gsettings-desktop-schemas dbus python3-dbusmock \

@@ -11,6 +11,7 @@ let package = Package(
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
         .executable(name: "archiver-extract", targets: ["archiver-extract"]),
         .executable(name: "archiver-compress-pdf", targets: ["archiver-compress-pdf"]),
+        .executable(name: "archiver-compress-photos", targets: ["archiver-compress-photos"]),
         .executable(name: "open-with-archiver", targets: ["open-with-archiver"]),
         .executable(name: "archiver", targets: ["archiver"]),
     ],
@@ -80,6 +81,7 @@ let package = Package(
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
         .executableTarget(name: "archiver-compress-pdf", dependencies: ["UI"]),
+        .executableTarget(name: "archiver-compress-photos", dependencies: ["UI"]),
         // The app (Home, Recent, Settings): one instance, opening the windows above.
         .executableTarget(name: "archiver", dependencies: ["UI"]),
 

@@ -30,3 +30,21 @@ session_stop() {
 }
 
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
+
+# The start of a window benchmark run as `SCRIPT [-n RUNS] [BIN]`: sets runs (default 5), bin (BIN, default
+# .build/release, which must hold PROGRAM), a private $work removed at exit with the session, and pids.
+bench_window_setup() {
+	local program=$1 name=$2
+	shift 2
+	runs=5
+	[ "${1:-}" = -n ] && { runs=$2; shift 2; }
+	bin=$(cd "${1:-$root/.build/release}" && pwd)
+	[ -x "$bin/$program" ] || { echo "no $bin/$program: build with 'make release' first" >&2; exit 2; }
+	work=$(mktemp -d "/tmp/$name.XXXXXX")
+	chmod 700 "$work"
+	pids=()
+	trap 'session_stop; rm -rf "$work"' EXIT
+}
+
+median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
+value() { awk -v k="$1" '$1 == k {print $2}' "$2"; }

@@ -8,16 +8,9 @@
 #   bench/extract-tree.sh [-n RUNS] [BIN]      BIN: the folder of archiver-extract (default .build/release)
 set -euo pipefail
 
-runs=5
-[ "${1:-}" = -n ] && { runs=$2; shift 2; }
 root=$(cd "$(dirname "$0")/.." && pwd)
-bin=$(cd "${1:-$root/.build/release}" && pwd)
-[ -x "$bin/archiver-extract" ] || { echo "no $bin/archiver-extract: build with 'make release' first" >&2; exit 2; }
-work=$(mktemp -d /tmp/extract-tree.XXXXXX)
-chmod 700 "$work"
-pids=()
 source "$root/bench/display-session.sh"
-trap 'session_stop; rm -rf "$work"' EXIT
+bench_window_setup archiver-extract extract-tree "$@"
 
 /usr/bin/python3 - "$work" <<'PY'
 import sys, zipfile
@@ -28,8 +21,6 @@ for name, path in (("flat", lambda i: f"file-{i:06}.txt"), ("nested", lambda i: 
             archive.writestr(path(i), b"x" * (i % 64))
 PY
 
-median() { printf '%s\n' "$@" | sort -n | sed -n "$(( ($# + 1) / 2 ))p"; }
-value() { awk -v k="$1" '$1 == k {print $2}' "$2"; }
 
 echo "archiver-extract from $bin; $runs runs each; load $(cut -d' ' -f1 /proc/loadavg)"
 for shape in flat nested; do

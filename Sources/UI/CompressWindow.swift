@@ -6,7 +6,7 @@ import SystemPackage
 /// The Compress… window: name (with the final, conflict-free name shown live), folder, format, level,
 /// Encrypt and Split into parts; then the job's progress and its result in the same window.
 @MainActor
-public final class CompressWindow {
+public final class CompressWindow: AppWindow {
     /// The formats offered, with the line that says what each is for; single streams only for one file.
     static func formats(singleFile: Bool) -> [(ArchiveFormat, Text)] {
         var list: [(ArchiveFormat, Text)] = [
@@ -62,16 +62,7 @@ public final class CompressWindow {
 
     /// Builds the window for `paths` (as given on the command line: absolute or relative to the current folder).
     public init(app: UnsafeMutablePointer<GtkApplication>, paths: [String]) {
-        var cwd = [CChar](repeating: 0, count: 4096)
-        let here = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/")
-        inputs = paths.map { text in
-            var path = FilePath(text)
-            if !path.isAbsolute { path = here.pushing(path) }
-            path = path.lexicallyNormalized()
-            var info = stat()
-            let isDirectory = stat(path.string, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR
-            return CompressPlan.Input(path: path, isDirectory: isDirectory)
-        }
+        inputs = WindowApp.inputs(paths).map { CompressPlan.Input(path: $0.path, isDirectory: $0.isDirectory) }
         let singleFile = inputs.count == 1 && !inputs[0].isDirectory
         formats = Self.formats(singleFile: singleFile)
         folder = CompressPlan.commonFolder(inputs.map(\.path))
@@ -336,14 +327,6 @@ extension String {
 public enum CompressApp {
     @MainActor
     public static func main() -> Int32 {
-        let paths = WindowApp.arguments
-        return WindowApp.run(id: "io.github.archiver.Compress") { app in
-            let window = CompressWindow(app: app, paths: paths)
-            retained.append(window)
-            window.present()
-        }
+        WindowApp.main(id: "io.github.archiver.Compress") { app, paths in CompressWindow(app: app, paths: paths) }
     }
-
-    /// The window objects live as long as the process (GTK holds only C pointers to their closures' boxes).
-    @MainActor static var retained: [CompressWindow] = []
 }

@@ -94,6 +94,27 @@ public func onInt(_ object: some GPtr, _ signal: String, _ body: @escaping @Main
     return connect(object, signal, unsafeBitCast(thunk, to: GCallback.self), body)
 }
 
+/// A signal with two `double` arguments: GtkGestureDrag's `drag-begin`/`drag-update`, GtkGestureClick's
+/// `released` without its count (gesture, x, y, data).
+@MainActor @discardableResult
+public func onPoint(_ object: some GPtr, _ signal: String, _ body: @escaping @MainActor (Double, Double) -> Void) -> gulong {
+    let thunk: @convention(c) (gpointer?, gdouble, gdouble, gpointer?) -> Void = { _, x, y, data in
+        let handler = Unmanaged<Handler<@MainActor (Double, Double) -> Void>>.fromOpaque(data!).takeUnretainedValue()
+        MainActor.assumeIsolated { handler.body(x, y) }
+    }
+    return connect(object, signal, unsafeBitCast(thunk, to: GCallback.self), body)
+}
+
+/// GtkEventControllerScroll's `scroll` (controller, dx, dy, data): answers "handled".
+@MainActor @discardableResult
+public func onScroll(_ controller: some GPtr, _ body: @escaping @MainActor (Double, Double) -> Bool) -> gulong {
+    let thunk: @convention(c) (gpointer?, gdouble, gdouble, gpointer?) -> gboolean = { _, dx, dy, data in
+        let handler = Unmanaged<Handler<@MainActor (Double, Double) -> Bool>>.fromOpaque(data!).takeUnretainedValue()
+        return MainActor.assumeIsolated { handler.body(dx, dy) } ? 1 : 0
+    }
+    return connect(controller, "scroll", unsafeBitCast(thunk, to: GCallback.self), body)
+}
+
 /// GAction's `activate` (action, parameter, data): the parameter is not used.
 @MainActor @discardableResult
 public func onActivate(_ action: some GPtr, _ body: @escaping @MainActor () -> Void) -> gulong {

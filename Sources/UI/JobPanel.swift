@@ -145,6 +145,11 @@ public final class JobPanel {
 
     // MARK: - Buttons
 
+    /// One more button on the result page (Compress Photos…' Compare), after `showResult`.
+    public func addResultButton(_ label: String, _ action: @escaping @MainActor () -> Void) {
+        addButton(label, action)
+    }
+
     private func addButton(_ label: String, _ action: @escaping @MainActor () -> Void) {
         let button = gtk_button_new_with_mnemonic(label)!
         gtk_box_append(cast(resultButtons), button)

@@ -17,6 +17,8 @@ public final class JobRunner {
         case warning(code: String, message: String)
         /// An entry of `--list` (the Extract… window's tree).
         case entry(JSONValue)
+        /// Compress Photos' `estimate`, `photo`, `paused` and `resumed`: the event's name and the whole object.
+        case other(String, JSONValue)
     }
 
     /// How the job ended.
@@ -32,6 +34,8 @@ public final class JobRunner {
 
     private var pid: pid_t = 0
     private var result: JSONValue?
+    /// The event being delivered, whole: fields the `Event` cases leave out (Compress Photos' `savedBytes`, `current`).
+    public private(set) var currentEvent: JSONValue?
     public private(set) var isRunning = false
 
     public init() {}
@@ -49,8 +53,10 @@ public final class JobRunner {
     /// Starts the child. Events and the end arrive on the main actor.
     /// - Returns: false when the program could not be started (then `onEnd` is not called).
     @discardableResult
+    /// - Parameter lowPriority: the child runs niced (a photo batch takes every core for minutes; the desktop,
+    ///   this window's Pause button included, stays quick).
     public func start(
-        program: String, arguments: [String], password: [UInt8]? = nil,
+        program: String, arguments: [String], password: [UInt8]? = nil, lowPriority: Bool = false,
         onEvent: @escaping @MainActor (Event) -> Void, onEnd: @escaping @MainActor (Outcome) -> Void
     ) -> Bool {
         var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
@@ -60,7 +66,8 @@ public final class JobRunner {
         var error: UnsafeMutablePointer<GError>?
         let ok = argv.withUnsafeMutableBufferPointer { pointers in
             g_spawn_async_with_pipes(
-                nil, pointers.baseAddress!, nil, G_SPAWN_DO_NOT_REAP_CHILD, nil, nil, &child, &input, &output, &errors, &error)
+                nil, pointers.baseAddress!, nil, G_SPAWN_DO_NOT_REAP_CHILD, lowPriority ? { _ in _ = nice(10) } : nil, nil,
+                &child, &input, &output, &errors, &error)
         }
         guard ok != 0 else {
             g_clear_error(&error)
@@ -120,7 +127,14 @@ public final class JobRunner {
         kill(pid, SIGTERM)
     }
 
+    /// Sends `signal` to the running child: SIGUSR1 pauses a photo batch, SIGUSR2 resumes it.
+    public func signal(_ signal: Int32) {
+        guard isRunning, pid > 0 else { return }
+        kill(pid, signal)
+    }
+
     private func deliver(_ value: JSONValue, _ onEvent: (Event) -> Void) {
+        currentEvent = value
         switch value["event"]?.string {
         case "progress":
             onEvent(.progress(
@@ -131,6 +145,7 @@ public final class JobRunner {
         case "result": result = value
         // `--json` alone (the PDF estimate): one object without "event" is the result.
         case nil: result = value
+        case .some(let name): onEvent(.other(name, value))
         default: break
         }
     }

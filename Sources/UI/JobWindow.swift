@@ -70,21 +70,28 @@ final class JobWindow {
 
     /// Runs `program` (a sibling executable) with the progress page shown; `onEnd` also gets the outcome of
     /// a child that could not be started, with `notStarted` as its words.
+    /// - Parameter lowPriority: see `JobRunner.start`.
+    /// - Parameter inPlace: the window shows the progress itself, on its form (Compress Photos…: the grid
+    ///   fills as photos finish), and `onEvent` gets every event; the result page comes with `finish`.
     func startJob(
         title: String, program: String, arguments: [String], password: [UInt8]?, notStarted: String,
+        inPlace: Bool = false, lowPriority: Bool = false, onEvent: @escaping @MainActor (JobRunner.Event) -> Void = { _ in },
         onEnd: @escaping @MainActor (JobRunner.Outcome) -> Void
     ) {
-        panel.showProgress(title: title)
-        gtk_stack_set_visible_child_name(pages, "job")
+        if !inPlace {
+            panel.showProgress(title: title)
+            gtk_stack_set_visible_child_name(pages, "job")
+        }
         gtk_widget_set_visible(actionButton, 0)
         gtk_widget_set_visible(headerCancel, 0)
         jobRunning = true
         let started = runner.start(
-            program: JobRunner.sibling(program), arguments: arguments, password: password,
+            program: JobRunner.sibling(program), arguments: arguments, password: password, lowPriority: lowPriority,
             onEvent: { [unowned self] event in
-                if case .progress(let done, let total, let fraction, let rate, let remaining) = event {
+                if !inPlace, case .progress(let done, let total, let fraction, let rate, let remaining) = event {
                     panel.update(done: done, total: total, fraction: fraction, rate: rate, remaining: remaining)
                 }
+                onEvent(event)
             },
             onEnd: { [unowned self] outcome in
                 jobRunning = false
@@ -119,6 +126,7 @@ final class JobWindow {
     func finish(_ outcome: JobRunner.Outcome, failed: String, made: () -> Made?) {
         let heading: String
         let body: String
+        gtk_stack_set_visible_child_name(pages, "job")
         if outcome.succeeded, let made = made() {
             heading = made.heading
             body = made.body

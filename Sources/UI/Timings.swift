@@ -1,7 +1,7 @@
 import CGtk
 import Glibc
 
-/// Figures for `bench/extract-tree.sh`, written only when `ARCHIVER_UI_TIMINGS` names a file: one line per
+/// Figures for `bench/extract-tree.sh` and `bench/photo-grid.sh`, written only when `ARCHIVER_UI_TIMINGS` names a file: one line per
 /// event, "NAME VALUE", times as milliseconds since 1970 so that the script can measure from its own exec.
 /// Nothing here changes what the window does unless `ARCHIVER_UI_TIMINGS_SCROLL` asks for the scroll run.
 @MainActor
@@ -24,12 +24,14 @@ enum Timings {
     }
 
     /// Records NAME at the end of the next frame `widget` is painted in: when a person can see it.
-    static func afterNextFrame(of widget: UnsafeMutablePointer<GtkWidget>, _ name: String) {
+    /// - Parameter then: runs after the record (bench/photo-grid.sh ends the window there).
+    static func afterNextFrame(of widget: UnsafeMutablePointer<GtkWidget>, _ name: String, then: (@MainActor () -> Void)? = nil) {
         guard enabled, !marked.contains(name), let clock = gtk_widget_get_frame_clock(widget) else { return }
         var handler: gulong = 0
         handler = on(clock, "after-paint") {
             record(name, String(nowMilliseconds()))
             g_signal_handler_disconnect(clock.raw, handler)
+            then?()
         }
         gtk_widget_queue_draw(widget)
     }
@@ -79,6 +81,15 @@ enum Timings {
         var time = timespec()
         clock_gettime(CLOCK_MONOTONIC, &time)
         return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+    }
+
+    /// The CPU time the process used so far, every thread (user + system), in ms: a figure the machine's
+    /// load does not change much, unlike the wall-clock marks.
+    static func recordCPU(_ name: String) {
+        var usage = rusage()
+        getrusage(__rusage_who_t(RUSAGE_SELF.rawValue), &usage)
+        let ms = (Int(usage.ru_utime.tv_sec) + Int(usage.ru_stime.tv_sec)) * 1000 + (Int(usage.ru_utime.tv_usec) + Int(usage.ru_stime.tv_usec)) / 1000
+        record(name, String(ms))
     }
 
     /// VmHWM from /proc/self/status.

@@ -3,6 +3,7 @@ public import CGtk
 import Desktop
 import Dispatch
 import Glibc
+import SystemPackage
 
 /// The start of every window executable: the catalog and locale formats, the main-queue bridge, and one
 /// `AdwApplication` (non-unique: each menu click is its own process) whose `activate` builds the window.
@@ -65,12 +66,46 @@ public enum WindowApp {
 
     @MainActor private static var windows: [AnyObject] = []
 
+    /// A window executable's whole `main`: its window built from the command line's files, kept for the
+    /// process's life (GTK holds only C pointers to the window's closures' boxes), then shown.
+    @MainActor
+    public static func main(id: String, window: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>, [String]) -> any AppWindow) -> Int32 {
+        let paths = arguments
+        return run(id: id) { app in
+            let made = window(app, paths)
+            retained.append(made)
+            made.present()
+        }
+    }
+
+    @MainActor private static var retained: [any AppWindow] = []
+
+    /// `paths` as given on the command line (absolute or relative to the current folder), absolute and
+    /// normalized, each with whether it is a folder.
+    public static func inputs(_ paths: [String]) -> [(path: FilePath, isDirectory: Bool)] {
+        var cwd = [CChar](repeating: 0, count: 4096)
+        let here = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/")
+        return paths.map { text in
+            var path = FilePath(text)
+            if !path.isAbsolute { path = here.pushing(path) }
+            path = path.lexicallyNormalized()
+            var info = stat()
+            return (path, stat(path.string, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
+        }
+    }
+
     /// The files named on the command line, as the file manager passed them. The menus end options with
     /// "--" (a name may start with "-"), which is not a file.
     public static var arguments: [String] {
         let arguments = CommandLine.arguments.dropFirst()
         return Array(arguments.first == "--" ? arguments.dropFirst() : arguments)
     }
+}
+
+/// A window that `WindowApp.main` builds and shows.
+@MainActor
+public protocol AppWindow: AnyObject {
+    func present()
 }
 
 /// Lets GLib's main loop run libdispatch's main queue, so that `Task { @MainActor … }` and
