@@ -1150,6 +1150,9 @@ struct Trial {
     static constexpr long long quickPixels = 800'000;
 };
 
+/// JPEG images given the quick trial at most; the others borrow from them.
+constexpr int quickTrials = 24;
+
 void runTrial(Trial *trial) {
     try {
         trial->run();
@@ -1233,18 +1236,23 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
         auto density = [&](size_t i) {
             return static_cast<double>(reports[i].stored_bytes) / (reports[i].width * reports[i].height);
         };
-        std::vector<size_t> chosen;
+        // `count` of `order`, evenly spread.
+        auto spread = [](std::vector<size_t> const &order, size_t count, std::vector<bool> &into) {
+            count = std::min(order.size(), count);
+            for (size_t k = 0; k < count; k++) into[order[(2 * k + 1) * order.size() / (2 * count)]] = true;
+        };
+        std::vector<bool> sampled(reports.size(), false), quick(reports.size(), false);
         for (int32_t jpeg = 0; jpeg <= 1; jpeg++) {
             std::vector<size_t> order;
             for (size_t i = 0; i < reports.size(); i++) {
                 if (reports[i].jpeg == jpeg) order.push_back(i);
             }
             std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return density(a) < density(b); });
-            size_t const wanted = std::min(order.size(), static_cast<size_t>(std::max(1, max_measured)));
-            for (size_t k = 0; k < wanted; k++) chosen.push_back(order[(2 * k + 1) * order.size() / (2 * wanted)]);
+            spread(order, static_cast<size_t>(std::max(1, max_measured)), sampled);
+            // The quick trial costs about a JPEG decoding: a book of scans gets it on a spread of its pages,
+            // the rest borrowing from them.
+            if (jpeg) spread(order, static_cast<size_t>(quickTrials), quick);
         }
-        std::vector<bool> sampled(reports.size(), false);
-        for (size_t index : chosen) sampled[index] = true;
         std::vector<std::unique_ptr<Trial>> trials;
         for (size_t index = 0; index < reports.size(); index++) {
             auto job = std::make_unique<Trial>();
@@ -1255,9 +1263,9 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
             std::vector<std::string> names;
             filters(dict, names);
             bool const jpeg = reports[index].jpeg != 0;
-            // Every JPEG gets the quick trial (its cost is mostly reading the JPEG once); anything else is
-            // tried only when sampled.
-            if (!sampled[index] && !jpeg) continue;
+            // JPEG images get the quick trial (up to `quickTrials` of them); anything else is tried only
+            // when sampled.
+            if (!sampled[index] && !(jpeg && quick[index])) continue;
             job->results = sampled[index] ? reports[index].levels : reports[index].quick;
             job->alsoQuick = sampled[index] && jpeg;
             if (!sampled[index]) job->pixelCap = Trial::quickPixels;
