@@ -1001,6 +1001,8 @@ struct Trial {
     bool ascii85Layer = false;
     /// The rows inflated from `flate`.
     std::string rows;
+    /// A JPEG inside ASCII85 (ReportLab's default), unwrapped into `samples` by the first trial.
+    std::string wrappedJPEG;
     std::vector<pdfshim_level> levels;
     pdfshim_image_trial *out = nullptr;
     /// The decoded size a JPEG is shrunk on load to stay under, and where the results go.
@@ -1057,6 +1059,12 @@ struct Trial {
                                                                samples.bands, VIPS_FORMAT_UCHAR);
             if (!image) vips_error_clear();
             return Image(image);
+        }
+        if (!wrappedJPEG.empty()) {
+            bool const unwrapped =
+                ascii85(reinterpret_cast<unsigned char const *>(wrappedJPEG.data()), wrappedJPEG.size(), samples.jpeg);
+            wrappedJPEG.clear();
+            if (!unwrapped) return Image();
         }
         // Decoded once, small: the largest JPEG shrink that still covers the largest new size, but no more
         // than 9 megapixels (a 300-dpi A4 scan whole; levels above that are extrapolated from it).
@@ -1282,11 +1290,14 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
             bool const flate = plain && !names.empty() && isName(names.back(), "/FlateDecode", "/Fl") &&
                                (names.size() == 1 ||
                                 (names.size() == 2 && isName(names[0], "/ASCII85Decode", "/A85")));
+            bool const wrappedJPEG = jpeg && names.size() == 2 && isName(names[0], "/ASCII85Decode", "/A85");
             try {
-                if (flate) {
+                if (flate || wrappedJPEG) {
+                    // Read here (qpdf is not thread-safe), unwrapped on the worker.
                     std::shared_ptr<Buffer> data = stream.getRawStreamData();
-                    job->flate.assign(reinterpret_cast<char const *>(data->getBuffer()), data->getSize());
-                    job->ascii85Layer = names.size() == 2;
+                    (flate ? job->flate : job->wrappedJPEG)
+                        .assign(reinterpret_cast<char const *>(data->getBuffer()), data->getSize());
+                    job->ascii85Layer = flate && names.size() == 2;
                 } else if (!job->samples.read(stream, job->samples.bands, reports[index].width,
                                               reports[index].height)) {
                     continue;
