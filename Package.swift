@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
         .executable(name: "archiver-extract", targets: ["archiver-extract"]),
+        .executable(name: "archiver-compress-pdf", targets: ["archiver-compress-pdf"]),
         .executable(name: "open-with-archiver", targets: ["open-with-archiver"]),
         .executable(name: "archiver", targets: ["archiver"]),
     ],
@@ -21,6 +22,7 @@ let package = Package(
         // glibc's libintl.h, the only C that ArchiverCore sees (gettext; nothing to link).
         .systemLibrary(name: "CGettext"),
         .systemLibrary(name: "CArchive", pkgConfig: "libarchive", providers: [.apt(["libarchive-dev"])]),
+        .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -29,7 +31,7 @@ let package = Package(
             name: "ArchiverCore",
             dependencies: ["CGettext", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive"]),
+        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive", "CZstd"]),
         .target(
             name: "Desktop",
             dependencies: ["ArchiverCore", "CGLib", "CNotify", .product(name: "SystemPackage", package: "swift-system")]
@@ -77,6 +79,7 @@ let package = Package(
         .target(name: "UI", dependencies: ["ArchiverCore", "Desktop", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
+        .executableTarget(name: "archiver-compress-pdf", dependencies: ["UI"]),
         // The app (Home, Recent, Settings): one instance, opening the windows above.
         .executableTarget(name: "archiver", dependencies: ["UI"]),
 

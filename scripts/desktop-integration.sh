@@ -65,6 +65,8 @@ COMPRESS_PDF compress-pdf-with-archiver
 COMPRESS_PHOTOS compress-photos-with-archiver
 COMPRESS_WINDOW archiver-compress
 EXTRACT_WINDOW archiver-extract
+COMPRESS_PDF_WINDOW archiver-compress-pdf
+COMPRESS_PHOTOS_WINDOW archiver-compress-photos
 OPEN open-with-archiver
 APP archiver'
 

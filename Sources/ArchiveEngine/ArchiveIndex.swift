@@ -35,7 +35,7 @@ public final class ArchiveIndex: Sendable {
     /// Readers of closed files, kept to go on from where they stopped.
     let readers = ReaderPool()
 
-    private init(
+    fileprivate init(
         nodes: [Node], refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool
     ) {
         self.nodes = nodes
@@ -106,6 +106,74 @@ public final class ArchiveIndex: Sendable {
         return ArchiveIndex(
             nodes: tree.nodes, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive, password: password,
             isStream: !reader.hasCheapHeaders)
+    }
+}
+
+/// The index as bytes for `IndexCache`, and back. Unreadable bytes (another version, cut short) give nil.
+extension ArchiveIndex {
+    static let codecVersion: UInt32 = 1
+
+    /// Nil for an index with a password: its tree is not kept where the password is not.
+    func encoded() -> [UInt8]? {
+        guard password == nil else { return nil }
+        var out = IndexBytes.Writer()
+        out.u32(Self.codecVersion)
+        out.u8(isStream ? 1 : 0)
+        out.optionalBytes(nameEncoding.map { Array($0.utf8) })
+        out.u32(UInt32(refused.count))
+        for text in refused { out.bytes(Array(text.english.utf8)) }
+        out.u32(UInt32(nodes.count))
+        for node in nodes {
+            out.bytes(node.name)
+            out.u8(node.kind == .directory ? 0 : node.kind == .file ? 1 : 2)
+            out.i64(node.size)
+            out.i64(node.modified)
+            out.u32(node.permissions)
+            out.i64(Int64(node.entry ?? -1))
+            out.optionalBytes(node.linkTarget)
+            out.u32(UInt32(node.children.count))
+            for child in node.children.values { out.u32(UInt32(child)) }
+        }
+        return out.data
+    }
+
+    static func decoded(_ data: [UInt8], archive: FilePath) -> ArchiveIndex? {
+        var input = IndexBytes.Reader(data)
+        guard input.u32() == codecVersion, let stream = input.u8(), let encoding = input.optionalBytes(),
+            let refusedCount = input.u32()
+        else { return nil }
+        var refused: [Text] = []
+        for _ in 0..<refusedCount {
+            guard let text = input.bytes() else { return nil }
+            refused.append(.verbatim(String(decoding: text, as: UTF8.self)))
+        }
+        guard let count = input.u32(), count > 0, Int(count) <= data.count else { return nil }
+        var nodes: [Node] = []
+        var childLists: [[Int]] = []
+        nodes.reserveCapacity(Int(count))
+        for _ in 0..<count {
+            guard let name = input.bytes(), let kindCode = input.u8(), kindCode <= 2, let size = input.i64(),
+                let modified = input.i64(), let permissions = input.u32(), let entry = input.i64(),
+                let target = input.optionalBytes(), let children = input.u32(), Int(children) <= data.count
+            else { return nil }
+            var list: [Int] = []
+            for _ in 0..<children {
+                guard let child = input.u32(), child < count else { return nil }
+                list.append(Int(child))
+            }
+            let kind: Node.Kind = kindCode == 0 ? .directory : kindCode == 1 ? .file : .symlink
+            nodes.append(Node(
+                name: name, kind: kind, size: size, modified: modified, permissions: permissions,
+                entry: entry < 0 ? nil : Int(entry), linkTarget: target))
+            childLists.append(list)
+        }
+        guard input.isAtEnd else { return nil }
+        for (parent, list) in childLists.enumerated() {
+            for child in list { nodes[parent].children[nodes[child].name] = child }
+        }
+        return ArchiveIndex(
+            nodes: nodes, refused: refused, nameEncoding: encoding.map { String(decoding: $0, as: UTF8.self) },
+            archive: archive, password: nil, isStream: stream == 1)
     }
 }
 

@@ -7,6 +7,8 @@ import SystemPackage
 struct ArchiveWriter: ~Copyable {
     private let handle: OpaquePointer
     private let container: ArchiveFormat.Container
+    /// Level and workers of our own zstd stage (`ZstdStage`); nil for the other filters.
+    private let zstd: (level: Int32, workers: Int)?
 
     /// - Parameters:
     ///   - format: the output format.
@@ -30,7 +32,7 @@ struct ArchiveWriter: ~Copyable {
         case .gzip: archive_write_add_filter_gzip(handle)
         case .bzip2: archive_write_add_filter_bzip2(handle)
         case .xz: archive_write_add_filter_xz(handle)
-        case .zstd: archive_write_add_filter_zstd(handle)
+        case .zstd: break  // ZstdStage, at open
         }
         var options = Self.options(format: format, settings: settings, threads: threads)
         if let password {
@@ -49,6 +51,7 @@ struct ArchiveWriter: ~Copyable {
         archive_write_set_bytes_per_block(handle, 128 * 1024)
         self.handle = handle
         container = format.container
+        zstd = format.filter == .zstd ? (Int32(settings.level ?? 3), threads) : nil
     }
 
     deinit { archive_write_free(handle) }
@@ -70,11 +73,10 @@ struct ArchiveWriter: ~Copyable {
         case .tar, .raw:
             let module: String? =
                 switch format.filter {
-                case .none: nil
+                case .none, .zstd: nil
                 case .gzip: "gzip"
                 case .bzip2: "bzip2"
                 case .xz: "xz"
-                case .zstd: "zstd"
                 }
             if let module, let level = settings.level { options.append("\(module):compression-level=\(level)") }
             if format.usesThreads, let module { options.append("\(module):threads=\(threads)") }
@@ -86,19 +88,30 @@ struct ArchiveWriter: ~Copyable {
     /// final flush of xz or 7z stops promptly.
     /// The corresponding C function is `archive_write_open2`.
     func open(sink: OutputSink, folder: String) throws(ArchiverError) {
-        let context = Unmanaged.passRetained(sink).toOpaque()
+        var stage: ZstdStage?
+        if let zstd {
+            stage = ZstdStage(level: zstd.level, workers: zstd.workers, sink: sink)
+            if stage == nil { throw ArchiverError(.destination, tr("Out of memory while starting the archive.")) }
+        }
+        let context = Unmanaged.passRetained(WriteTarget(sink: sink, zstd: stage)).toOpaque()
         let status = archive_write_open2(
             handle, context, nil,
             { archive, context, buffer, length in
                 guard let context, let buffer else { return -1 }
-                let sink = Unmanaged<OutputSink>.fromOpaque(context).takeUnretainedValue()
-                let written = sink.write(UnsafeRawBufferPointer(start: buffer, count: length))
-                if written < 0 { ca_set_error(archive, sink.lastErrno, "write failed") }
+                let target = Unmanaged<WriteTarget>.fromOpaque(context).takeUnretainedValue()
+                let written = target.write(UnsafeRawBufferPointer(start: buffer, count: length))
+                if written < 0 { ca_set_error(archive, target.lastErrno, "write failed") }
                 return written
             },
-            { _, _ in ARCHIVE_OK },
+            { archive, context in
+                guard let context else { return ARCHIVE_OK }
+                let target = Unmanaged<WriteTarget>.fromOpaque(context).takeUnretainedValue()
+                if target.end() { return ARCHIVE_OK }
+                ca_set_error(archive, target.lastErrno, "write failed")
+                return ARCHIVE_FATAL
+            },
             { _, context in
-                if let context { Unmanaged<OutputSink>.fromOpaque(context).release() }
+                if let context { Unmanaged<WriteTarget>.fromOpaque(context).release() }
                 return ARCHIVE_OK
             })
         try check(status, folder: folder)
@@ -175,6 +188,29 @@ struct ArchiveWriter: ~Copyable {
 
 /// Where an archive's bytes go: a file descriptor, or parts of a fixed size that it opens one after
 /// another, with the job's cancellation and budget checked before every write.
+/// Where libarchive's bytes go: the sink, through our zstd stage when there is one.
+private final class WriteTarget {
+    let sink: OutputSink
+    let zstd: ZstdStage?
+    private var ended = false
+
+    init(sink: OutputSink, zstd: ZstdStage?) {
+        self.sink = sink
+        self.zstd = zstd
+    }
+
+    var lastErrno: Int32 { zstd?.lastErrno ?? sink.lastErrno }
+
+    func write(_ buffer: UnsafeRawBufferPointer) -> Int { zstd?.write(buffer) ?? sink.write(buffer) }
+
+    /// Ends the zstd frame once: libarchive calls close again from free when close was never called.
+    func end() -> Bool {
+        guard let zstd, !ended else { return true }
+        ended = true
+        return zstd.end()
+    }
+}
+
 final class OutputSink {
     /// Parts being written: `NAME.001`, `NAME.002`, … of `size` bytes in a private staging folder.
     private struct Parts {

@@ -1,11 +1,16 @@
 internal import CArchive
 import ArchiverCore
 import Glibc
+import SystemPackage
 
 /// A libarchive disk writer with every safety flag on, writing entries whose paths the caller has
 /// already checked and rewritten under a staging folder.
 struct DiskWriter: ~Copyable {
     private let handle: OpaquePointer
+    /// The folder the process worked in before, while entries are written from inside `workingFolder`.
+    private let previousFolder: Int32?
+    /// The bytes `local(_:)` strips: the working folder and its slash.
+    private let prefixLength: Int
 
     /// The outcome of one entry.
     enum Outcome {
@@ -14,8 +19,26 @@ struct DiskWriter: ~Copyable {
         case skipped(String)
     }
 
-    init() throws(ArchiverError) {
+    /// With `workingFolder`, the calling thread works inside it until the writer is gone, and `local(_:)`
+    /// gives libarchive paths relative to it. Its symlink check opens and stats every component of a path,
+    /// so an absolute staging path costs each entry as many system calls again as the destination is deep
+    /// (bsdtar works relative to `-C` for the same reason). The thread first takes a current folder of its
+    /// own, so no other thread's relative path moves; where it can't, or has no way back, paths stay absolute.
+    init(workingFolder: FilePath? = nil) throws(ArchiverError) {
+        var previous: Int32?
+        if let workingFolder, ca_unshare_working_folder() == 0 {
+            // O_PATH (not in Swift's Glibc): a way back even from a folder we may enter but not list.
+            let here = open(".", 0o10000000 | O_DIRECTORY | O_CLOEXEC)
+            if here >= 0, workingFolder.withPlatformString({ chdir($0) }) == 0 {
+                previous = here
+            } else if here >= 0 {
+                Glibc.close(here)
+            }
+        }
+        previousFolder = previous
+        prefixLength = previous == nil ? 0 : (workingFolder?.bytes.count ?? 0) + 1
         guard let handle = archive_write_disk_new() else {
+            Self.leave(previous)
             throw ArchiverError(.destination, tr("Out of memory while starting extraction."))
         }
         // PERM so that a folder's mode applies even when its entry comes after its files (libarchive's 7z
@@ -28,7 +51,23 @@ struct DiskWriter: ~Copyable {
         self.handle = handle
     }
 
-    deinit { archive_write_free(handle) }
+    // Freeing closes the writer, which applies the deferred folder fixups by their relative paths: only
+    // then may the process leave the working folder.
+    deinit {
+        archive_write_free(handle)
+        Self.leave(previousFolder)
+    }
+
+    private static func leave(_ previous: Int32?) {
+        guard let previous else { return }
+        _ = fchdir(previous)
+        Glibc.close(previous)
+    }
+
+    /// `path` (absolute, inside the working folder) as this writer wants it.
+    func local(_ path: [UInt8]) -> [UInt8] {
+        prefixLength == 0 ? path : Array(path.dropFirst(prefixLength))
+    }
 
     /// Creates the entry on disk. The corresponding C function is `archive_write_header`.
     func writeHeader(_ entry: OpaquePointer, folder: String) throws(ArchiverError) -> Outcome {

@@ -430,7 +430,7 @@ public enum Extractor {
         let traits = FileSystem.probedTraits(staging: staging)
         var session = StagingSession(
             staging: staging, selection: EntrySelection(options.selection), keepJunk: options.keepJunk, traits: traits)
-        let disk = try DiskWriter()
+        let disk = try DiskWriter(workingFolder: staging)
         let folderName = folder.string
         var space = FileSystem.spaceWatch(staging)
         func measure() -> Int64? { FileSystem.freeSpace(staging) }
@@ -454,8 +454,8 @@ public enum Extractor {
             switch decision {
             case .skip: continue
             case .write(let target, let hardlinkTarget):
-                EntryRewrite.setPath(entry, target)
-                if let hardlinkTarget { EntryRewrite.setHardlink(entry, hardlinkTarget) }
+                EntryRewrite.setPath(entry, disk.local(target))
+                if let hardlinkTarget { EntryRewrite.setHardlink(entry, disk.local(hardlinkTarget)) }
                 // The target that was checked is the one written (decoded when the names were).
                 if info.kind == .symlink, let target = info.linkTarget { EntryRewrite.setSymlink(entry, target) }
                 EntryRewrite.limitPermissions(entry, umask: mask)

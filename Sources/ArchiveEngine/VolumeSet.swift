@@ -92,7 +92,8 @@ final class VolumeSource {
                 buffer.deallocate()
                 throw ArchiverError(.inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, reason), path: path.string)
             }
-            parts.append(Part(path: path, start: start, size: size))
+            // Absolute: extraction writes from inside its staging folder (`DiskWriter`), in the same thread.
+            parts.append(Part(path: path.madeAbsolute, start: start, size: size))
             start += size
         }
         self.parts = parts

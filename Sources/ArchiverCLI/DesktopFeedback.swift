@@ -72,9 +72,10 @@ package final class DesktopFeedback: @unchecked Sendable {
     ///   - attachable: offer Email… with this file.
     ///   - recent: the Recent entry's MIME type and command, for an item that is neither an archive nor a
     ///     folder (a compressed PDF or photo).
+    ///   - originalSize: the size of what a smaller copy was made from, for the Recent row's saving.
     package func succeeded(
         summary: String, body: String, item: FilePath?, attachable: FilePath? = nil,
-        recent: (mimeType: String, exec: String)? = nil
+        recent: (mimeType: String, exec: String)? = nil, originalSize: Int64? = nil
     ) {
         release()
         if let item, settings.rememberRecent, RecentFiles.desktopAllowsRecent {
@@ -82,7 +83,7 @@ package final class DesktopFeedback: @unchecked Sendable {
             try? RecentFiles.add(
                 item, mimeType: recent?.mimeType ?? (isArchive ? RecentFiles.guessedType(of: item) : "inode/directory"),
                 application: RecentFiles.applicationName,
-                exec: recent?.exec ?? (isArchive ? "extract-with-archiver %u" : "xdg-open %u"))
+                exec: recent?.exec ?? (isArchive ? "extract-with-archiver %u" : "xdg-open %u"), originalSize: originalSize)
         }
         if let item, settings.openFolderAfter { _ = Reveal.show(item) }
         var actions: [Notifier.Action] = []

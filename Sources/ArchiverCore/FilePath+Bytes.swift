@@ -19,7 +19,8 @@ extension FilePath {
 
     /// This path with one more component made of raw bytes.
     public func appending(bytes: [UInt8]) -> FilePath {
-        FilePath(bytes: self.bytes + [UInt8(ascii: "/")] + bytes)
+        // The empty path is the current folder: its children are relative, not at the root.
+        FilePath(bytes: self.bytes.isEmpty ? bytes : self.bytes + [UInt8(ascii: "/")] + bytes)
     }
 }
 

@@ -3,6 +3,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <locale.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 /* The AE_IF* macros are casts, which Swift does not import. */
 static const unsigned int CA_AE_IFMT = AE_IFMT;
@@ -21,4 +23,8 @@ static inline void ca_set_error(struct archive *a, int err, const char *msg) {
 
 /* LC_CTYPE_MASK is a macro Swift does not import: the C locale for the calling thread only. */
 static inline locale_t ca_new_c_locale(void) { return newlocale(LC_CTYPE_MASK, "C", (locale_t)0); }
+
+/* unshare(CLONE_FS) needs _GNU_SOURCE, which Swift's Glibc module is not built with: the calling thread gets
+   a current folder (and umask) of its own, so its chdir moves no other thread. */
+static inline int ca_unshare_working_folder(void) { return (int)syscall(SYS_unshare, 0x00000200 /* CLONE_FS */); }
 #endif

@@ -17,11 +17,13 @@ public enum RecentFiles {
     /// - Parameters:
     ///   - mimeType: the item's type; `inode/directory` for a folder, `guessedType(of:)` for an archive.
     ///   - exec: the command line that opens the item, such as `extract-with-archiver %u`.
+    ///   - originalSize: for a smaller copy (a PDF, a photo), the size of what it was made from: the app's
+    ///     Recent row shows the saving.
     ///   - file: the bookmark file to change.
     /// - Throws: `ArchiverError` when the list exists but cannot be read, or cannot be saved.
     public static func add(
         _ path: FilePath, mimeType: String, application: String = applicationName, exec: String,
-        file: FilePath = defaultFile
+        originalSize: Int64? = nil, file: FilePath = defaultFile
     ) throws {
         guard let uri = fileURI(path) else {
             throw ArchiverError(.destination, tr("Could not add to recent files: the name cannot be made a URI."), path: path.string)
@@ -30,6 +32,7 @@ public enum RecentFiles {
             g_bookmark_file_set_mime_type(bookmarks, uri, mimeType)
             // Also bumps the application's count and the item's modification time.
             g_bookmark_file_add_application(bookmarks, uri, application, exec)
+            if let originalSize { g_bookmark_file_set_description(bookmarks, uri, originalSizeNote(originalSize)) }
             return ((), save: true)
         }
     }
@@ -67,6 +70,19 @@ public enum RecentFiles {
         /// Archiver's command line for it, and how often it registered it.
         public var exec: String
         public var count: UInt32
+        /// The size of what a smaller copy was made from (Compress PDF, Compress Photos); nil for the rest.
+        public var originalSize: Int64? = nil
+    }
+
+    /// The entry's description holds the original's size by rule, not in words: the list is shared with
+    /// every application, and no file chooser shows descriptions.
+    private static let originalSizePrefix = "io.github.archiver original-size="
+
+    private static func originalSizeNote(_ size: Int64) -> String { originalSizePrefix + String(size) }
+
+    static func originalSize(fromNote note: String?) -> Int64? {
+        guard let note, note.hasPrefix(originalSizePrefix) else { return nil }
+        return Int64(note.dropFirst(originalSizePrefix.count))
     }
 
     /// Archiver's entries (those it registered on), newest first; local files only.
@@ -91,9 +107,10 @@ public enum RecentFiles {
                 let added = g_bookmark_file_get_added_date_time(bookmarks, uri, nil).map { Int64(g_date_time_to_unix($0)) } ?? modified
                 // GLib hands the command line back with %u expanded; keep it as it was registered.
                 let command = (takeString(exec) ?? "").replacing(String(cString: uri), with: "%u")
+                let note = takeString(g_bookmark_file_get_description(bookmarks, uri, nil))
                 found.append(Entry(
                     path: FilePath(path), mimeType: mime, modified: modified, added: added,
-                    exec: command, count: max(registered, 1)))
+                    exec: command, count: max(registered, 1), originalSize: originalSize(fromNote: note)))
             }
             return (found.sorted { $0.modified > $1.modified }, save: false)
         }
@@ -117,6 +134,7 @@ public enum RecentFiles {
                     bookmarks, uri, applicationName, entry.exec, gint(entry.count), modified, nil)
                 g_bookmark_file_set_added_date_time(bookmarks, uri, added)
                 g_bookmark_file_set_modified_date_time(bookmarks, uri, modified)
+                if let size = entry.originalSize { g_bookmark_file_set_description(bookmarks, uri, originalSizeNote(size)) }
             }
             return ((), save: true)
         }

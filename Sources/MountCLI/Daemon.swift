@@ -42,21 +42,9 @@ enum DaemonMessage: Equatable {
 enum Daemon {
     static func run(archive: FilePath, folder: FilePath, idleTimeout: Double) throws -> Never {
         signal(SIGPIPE, SIG_IGN)
-        let index: ArchiveIndex
-        // The starter gone (its Cancel, Ctrl-C) stops the scan: nobody would open the folder.
-        let control = JobControl()
-        do {
-            var lastProgress = -1.0
-            index = try ArchiveIndex.scan(archive, passwords: passwords, control: control) { read, total in
-                let now = monotonicSeconds()
-                guard now - lastProgress >= 0.25 else { return }
-                lastProgress = now
-                if !say(.progress(read: read, total: total)) { control.cancel() }
-            }
-        } catch {
-            say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
-            exit(error.code.exitStatus)
-        }
+        // A kept index lists at once; otherwise the archive is scanned (and its index kept once served).
+        let cached = IndexCache.load(archive)
+        let index = cached ?? scanned(archive)
         for text in index.refused { Log.line(text.english) }
         let fileSystem = ArchiveFileSystem(index) {
             if !say(.ready) { DispatchQueue.global().async { MountPoints.unmount(folder) } }
@@ -65,6 +53,8 @@ enum Daemon {
             dup2(null, STDIN_FILENO)
             dup2(null, STDOUT_FILENO)
             close(null)
+            // Kept for the next opening once this one is served.
+            if cached == nil { DispatchQueue.global(qos: .utility).async { IndexCache.store(index) } }
         }
         do {
             try fileSystem.serve(at: folder, source: archive.string, idleTimeout: idleTimeout > 0 ? idleTimeout : nil)
@@ -75,6 +65,24 @@ enum Daemon {
         }
         _ = folder.withPlatformString { rmdir($0) }
         exit(ExitStatus.success)
+    }
+
+    /// The archive's index, read in one scan; a failure is said to the starter and ends the daemon.
+    private static func scanned(_ archive: FilePath) -> ArchiveIndex {
+        // The starter gone (its Cancel, Ctrl-C) stops the scan: nobody would open the folder.
+        let control = JobControl()
+        var lastProgress = -1.0
+        do {
+            return try ArchiveIndex.scan(archive, passwords: passwords, control: control) { read, total in
+                let now = monotonicSeconds()
+                guard now - lastProgress >= 0.25 else { return }
+                lastProgress = now
+                if !say(.progress(read: read, total: total)) { control.cancel() }
+            }
+        } catch {
+            say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
+            exit(error.code.exitStatus)
+        }
     }
 
     /// Asks the starter, which asks the person through the password chain; an empty answer is a cancel.

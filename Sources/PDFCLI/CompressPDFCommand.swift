@@ -303,7 +303,8 @@ extension CompressPDFCommand {
         let attachable = made.count == 1 ? made.first?.output : nil
         desktop.succeeded(
             summary: summary.localized, body: Text.sentences(lines, separator: "\n").localized, item: item,
-            attachable: attachable, recent: (mimeType: "application/pdf", exec: "xdg-open %u"))
+            attachable: attachable, recent: (mimeType: "application/pdf", exec: "xdg-open %u"),
+            originalSize: made.count == 1 ? made.first?.inputBytes : nil)
     }
 }
 

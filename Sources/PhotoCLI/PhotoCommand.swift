@@ -228,7 +228,8 @@ public struct PhotoCommand: ParsableCommand {
         desktop.succeeded(
             summary: (name.map { tr("Compressed %@", $0) } ?? ntr("Compressed %ld photo", "Compressed %ld photos", photos.count)).localized,
             body: Text.sentences(lines, separator: "\n").localized, item: item, attachable: single,
-            recent: plan.createdFolders.isEmpty ? item.map { (mimeType: RecentFiles.guessedType(of: $0), exec: "xdg-open %u") } : nil)
+            recent: plan.createdFolders.isEmpty ? item.map { (mimeType: RecentFiles.guessedType(of: $0), exec: "xdg-open %u") } : nil,
+            originalSize: single != nil ? photos.first?.inputBytes : nil)
     }
 }
 

@@ -287,21 +287,10 @@ public final class ExtractWindow {
 public enum ExtractApp {
     @MainActor
     public static func main() -> Int32 {
-        let paths = WindowApp.arguments
-        guard !paths.isEmpty else {
-            let usage = "usage: archiver-extract ARCHIVE…\n"
-            _ = usage.withCString { write(2, $0, strlen($0)) }
-            return 2
-        }
-        return WindowApp.run(id: "io.github.archiver.Extract") { app in
-            for path in paths {
-                let window = ExtractWindow(app: app, path: path)
-                retained.append(window)
-                window.present()
-            }
+        WindowApp.runOnePerFile(id: "io.github.archiver.Extract", usage: "archiver-extract ARCHIVE…") { app, path in
+            let window = ExtractWindow(app: app, path: path)
+            window.present()
+            return window
         }
     }
-
-    /// The window objects live as long as the process (GTK holds only C pointers to their closures' boxes).
-    @MainActor static var retained: [ExtractWindow] = []
 }

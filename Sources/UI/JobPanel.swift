@@ -113,7 +113,10 @@ public final class JobPanel {
     ///   - body: size, saving and folder, one per line.
     ///   - item: what Open opens and Open folder shows selected.
     ///   - shareable: a single file that can be mailed and copied (nil for a folder or split parts).
-    public func showResult(heading: String, body: String, item: FilePath, shareable: FilePath?) {
+    ///   - more: buttons after these, as (mnemonic label, action) (Compress PDF…'s "Try a Smaller Level").
+    public func showResult(
+        heading: String, body: String, item: FilePath, shareable: FilePath?, more: [(String, @MainActor () -> Void)] = []
+    ) {
         self.item = item
         adw_status_page_set_icon_name(status, "emblem-ok-symbolic")
         adw_status_page_set_title(status, heading)
@@ -122,6 +125,7 @@ public final class JobPanel {
         addButton(tr("Open _Folder").localized) { Reveal.show(item) }
         addButton(tr("_Open").localized) { Self.open(item) }
         if let shareable { addShareButton(shareable) }
+        for (label, action) in more { addButton(label, action) }
         gtk_stack_set_visible_child(stack, resultPage)
         gtk_widget_grab_focus(closeButton)
     }

@@ -129,6 +129,8 @@ public final class JobRunner {
         case "warning": onEvent(.warning(code: value["code"]?.string ?? "", message: value["message"]?.string ?? ""))
         case "entry": onEvent(.entry(value))
         case "result": result = value
+        // `--json` alone (the PDF estimate): one object without "event" is the result.
+        case nil: result = value
         default: break
         }
     }

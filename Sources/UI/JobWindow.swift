@@ -102,6 +102,16 @@ final class JobWindow {
         var body: String
         var item: FilePath
         var shareable: FilePath?
+        /// Buttons after Open and Share…, as (mnemonic label, action).
+        var more: [(String, @MainActor () -> Void)] = []
+    }
+
+    /// The error page without a job (a file that cannot be opened): its words, Close, and no Back.
+    func showError(heading: String, message: String) {
+        panel.showError(heading: heading, message: message)
+        gtk_stack_set_visible_child_name(pages, "job")
+        gtk_widget_set_visible(actionButton, 0)
+        gtk_widget_set_visible(headerCancel, 0)
     }
 
     /// Shows the job's end: what `made` gives when it succeeded (nil: nothing to show), else the error
@@ -112,7 +122,7 @@ final class JobWindow {
         if outcome.succeeded, let made = made() {
             heading = made.heading
             body = made.body
-            panel.showResult(heading: heading, body: body, item: made.item, shareable: made.shareable)
+            panel.showResult(heading: heading, body: body, item: made.item, shareable: made.shareable, more: made.more)
         } else {
             heading = outcome.cancelled ? tr("Cancelled").localized : failed
             body = outcome.stderr.trimmingSpaces

@@ -44,6 +44,27 @@ public enum WindowApp {
         return status
     }
 
+    /// Runs an application with one window for each file named on the command line (Extract…, Compress
+    /// PDF…); with none, prints `usage` and returns 2.
+    /// - Parameter window: builds one file's window and presents it; the result lives as long as the process
+    ///   (GTK holds only C pointers to its closures' boxes).
+    @MainActor
+    public static func runOnePerFile(
+        id: String, usage: String, window: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>, String) -> AnyObject
+    ) -> Int32 {
+        let paths = arguments
+        guard !paths.isEmpty else {
+            let line = "usage: \(usage)\n"
+            _ = line.withCString { write(2, $0, strlen($0)) }
+            return 2
+        }
+        return run(id: id) { app in
+            for path in paths { windows.append(window(app, path)) }
+        }
+    }
+
+    @MainActor private static var windows: [AnyObject] = []
+
     /// The files named on the command line, as the file manager passed them. The menus end options with
     /// "--" (a name may start with "-"), which is not a file.
     public static var arguments: [String] {

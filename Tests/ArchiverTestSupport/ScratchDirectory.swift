@@ -20,6 +20,12 @@ public final class ScratchDirectory {
     }
 
     public func sub(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// A copy of `file` in this folder under `name` (a fixture a test may change or compress beside).
+    public func copy(_ file: String, as name: String) throws -> String {
+        try FileManager.default.copyItem(atPath: file, toPath: sub(name))
+        return sub(name)
+    }
 }
 
 /// The package's root folder, found from this file's location.

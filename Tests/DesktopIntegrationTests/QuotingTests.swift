@@ -7,14 +7,14 @@ import Testing
 @Suite struct QuotingTests {
     static let labels = [
         "compress": "Compress", "compress-window": "Compress…", "compress-each": "Compress Each Separately",
-        "extract-here": "Extract Here", "extract-window": "Extract…", "compress-pdf": "Compress PDF", "compress-photos": "Compress Photos",
+        "extract-here": "Extract Here", "extract-window": "Extract…", "compress-pdf": "Compress PDF…", "compress-photos": "Compress Photos…",
         "open-folder": "Open as Folder",
     ]
     /// The labels of the menus without submenus, which name Archiver.
     static let longLabels = [
         "compress": "Compress with Archiver", "compress-window": "Compress with Archiver…", "compress-each": "Compress Each Separately with Archiver",
         "extract-here": "Extract Here with Archiver", "extract-window": "Extract with Archiver…",
-        "compress-pdf": "Compress PDF with Archiver", "compress-photos": "Compress Photos with Archiver",
+        "compress-pdf": "Compress PDF with Archiver…", "compress-photos": "Compress Photos with Archiver…",
         "open-folder": "Open as Folder with Archiver",
     ]
     static let options: [String: [String]] = [
@@ -29,11 +29,14 @@ import Testing
         ["compress-pdf", "compress-photos"].contains(entry) ? entry
             : entry.hasPrefix("extract") || entry == "open-folder" ? "extract" : "compress"
     }
-    /// The program an entry runs: a window for "Compress…" and "Extract…", else a command-line tool.
+    /// The program an entry runs: a window for "Compress…", "Extract…", "Compress PDF…" and "Compress
+    /// Photos…" (also their "Open with" handlers), else a command-line tool.
     static func program(_ entry: String) -> String {
         switch entry {
         case "compress-window": "archiver-compress"
         case "extract-window": "archiver-extract"
+        case "compress-pdf": "archiver-compress-pdf"
+        case "compress-photos": "archiver-compress-photos"
         case "open-folder": "open-with-archiver"
         default: executable(entry) + "-with-archiver"
         }
@@ -106,7 +109,7 @@ import Testing
         defer { home.remove() }
         let stubs = home.root + "/stub bin $x"
         try FileManager.default.createDirectory(atPath: stubs, withIntermediateDirectories: true)
-        for exe in Paths.executables + ["archiver-compress", "archiver-extract", "open-with-archiver"] {
+        for exe in Paths.executables + ["archiver-compress", "archiver-extract", "archiver-compress-pdf", "archiver-compress-photos", "open-with-archiver"] {
             try "#!/bin/sh\nprintf '%s\\0' \"$0\" \"$@\" > \"$ARGV_RECORD\"\n".write(toFile: stubs + "/" + exe, atomically: true, encoding: .utf8)
             chmod(stubs + "/" + exe, 0o755)
         }

@@ -20,8 +20,10 @@ enum Paths {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
     static let script = packageRoot + "/scripts/desktop-integration.sh"
     static let builtBin = ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"] ?? packageRoot + "/.build/debug"
+    /// What install names in Exec and TryExec keys (the "Open with" handlers of PDFs and photos run the windows).
     static let executables = [
         "compress-with-archiver", "extract-with-archiver", "compress-pdf-with-archiver", "compress-photos-with-archiver",
+        "archiver-compress-pdf", "archiver-compress-photos",
     ]
 }
 

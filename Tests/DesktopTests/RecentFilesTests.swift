@@ -28,6 +28,22 @@ import Testing
         #expect(entries.count == 2)
     }
 
+    /// A smaller copy's entry keeps the size of what it was made from (the Recent row's saving), through
+    /// Clear History's Undo too; other entries have none.
+    @Test func aSmallerCopyKeepsItsOriginalSize() throws {
+        let scratch = try ScratchDirectory()
+        let file = FilePath(scratch.sub("recently-used.xbel"))
+        let copy = FilePath(scratch.sub("report (compressed).pdf"))
+        try RecentFiles.add(copy, mimeType: "application/pdf", exec: "xdg-open %u", originalSize: 31_800_000, file: file)
+        try RecentFiles.add(FilePath(scratch.sub("Photos.zip")), mimeType: "application/zip", exec: "extract-with-archiver %u", file: file)
+        let entries = try RecentFiles.entries(file: file)
+        #expect(entries.first { $0.path == copy }?.originalSize == 31_800_000)
+        #expect(entries.first { $0.path != copy }?.originalSize == nil)
+        #expect(try RecentFiles.forget(file: file) == 2)
+        try RecentFiles.restore(entries, file: file)
+        #expect(try RecentFiles.entries(file: file).first { $0.path == copy }?.originalSize == 31_800_000)
+    }
+
     /// What the app's Recent page lists (ours only, newest first) and what its Undo of Clear History puts
     /// back: the same entries, dates and command lines, beside another application's.
     @Test func entriesAreOursNewestFirstAndRestoreAfterForget() throws {

@@ -351,14 +351,6 @@ struct FullDiskTests {
 /// The giants, run with `ARCHIVER_SLOW_TESTS=1`: a million entries, and one entry of 10 GB.
 @Suite(.serialized, .enabled(if: ProcessInfo.processInfo.environment["ARCHIVER_SLOW_TESTS"] == "1", "set ARCHIVER_SLOW_TESTS=1 for a million entries and a 10 GB entry"))
 struct GiantTests {
-    /// Runs our extractor under /usr/bin/time; returns the outcome and the peak memory in MiB.
-    private func measured(_ s: Scratch, _ arguments: [String]) throws -> (Outcome, Int) {
-        var out = try s.run("/usr/bin/time", ["-f", "peak-kb %M", try E2E.ours(E2E.extractName)] + arguments, localeUTF8: false, timeout: 3600)
-        let peak = out.stderr.split(separator: "\n").last { $0.hasPrefix("peak-kb ") }.flatMap { Int($0.dropFirst(8)) } ?? 0
-        out.stderr = out.stderr.split(separator: "\n").filter { !$0.hasPrefix("peak-kb ") }.joined(separator: "\n")
-        return (out, peak / 1024)
-    }
-
     @Test(arguments: ["tar.gz", "zip"])
     func aMillionEntries(format: String) throws {
         try E2E.withScratch { s in
@@ -374,7 +366,7 @@ struct GiantTests {
                             info = tarfile.TarInfo(name); info.size = 1
                             t.addfile(info, io.BytesIO(b'x'))
                 """, [s.path("million." + format)])
-            let (out, peak) = try measured(s, ["--progress-json", "--to", s.path("out"), s.path("million." + format)])
+            let (out, peak) = try s.measured(E2E.extractName, ["--progress-json", "--to", s.path("out"), s.path("million." + format)])
             #expect(out.status == 0, "\(out)")
             let result = out.stdout.split(separator: "\n").last.flatMap { E2E.json(String($0)) }
             let first = (result?["results"] as? [[String: Any]])?.first
@@ -402,7 +394,7 @@ struct GiantTests {
                     let refused = try s.extract(["--progress-json", "--to", disk.path, s.path("Giant." + format)])
                     expectCleanFailure(refused, on: disk.path, keeping: [], saying: ["needs 10.7 GB"])
                 }
-                let (out, peak) = try measured(s, ["--progress-json", "--to", s.path("out"), s.path("Giant." + format)])
+                let (out, peak) = try s.measured(E2E.extractName, ["--progress-json", "--to", s.path("out"), s.path("Giant." + format)])
                 #expect(out.status == 0, "\(out)")
                 #expect(E2E.size(s.path("out/Giant/zeros.bin")) == 10 << 30)
                 expectTruthfulProgress(out)

@@ -330,6 +330,15 @@ final class Scratch {
         try run(E2E.ours(E2E.extractName), arguments, cwd: cwd, localeUTF8: false, env: env)
     }
 
+    /// One of our executables under /usr/bin/time, without a locale: the outcome (time's line taken out)
+    /// and the peak memory in MiB.
+    func measured(_ name: String, _ arguments: [String], timeout: TimeInterval = 3600) throws -> (Outcome, Int) {
+        var out = try run("/usr/bin/time", ["-f", "peak-kb %M", try E2E.ours(name)] + arguments, localeUTF8: false, timeout: timeout)
+        let peak = out.stderr.split(separator: "\n").last { $0.hasPrefix("peak-kb ") }.flatMap { Int($0.dropFirst(8)) } ?? 0
+        out.stderr = out.stderr.split(separator: "\n").filter { !$0.hasPrefix("peak-kb ") }.joined(separator: "\n")
+        return (out, peak / 1024)
+    }
+
     /// Another tool by absolute path, in C.UTF-8.
     func tool(_ executable: String, _ arguments: [String], cwd: String? = nil) throws -> Outcome {
         try run(executable, arguments, cwd: cwd, localeUTF8: true)

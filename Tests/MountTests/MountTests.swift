@@ -80,22 +80,11 @@ struct MountTests {
     @Test func readingEveryFileInOrderReadsTheArchiveOnce() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }
-        let tree = mounts.scratch.sub("tree")
-        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
-        var generator = SystemRandomNumberGenerator()
-        for number in 0..<40 {
-            let data = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
-            try data.write(to: URL(fileURLWithPath: tree + "/f\(number)"))
-        }
-        let archive = mounts.scratch.sub("many.tar.gz")
-        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        let (tree, archive) = try mounts.randomTarGz(files: 40)
         let order = try Tool.run(["/usr/bin/bsdtar", "-tf", archive]).output.split(separator: "\n").map(String.init).filter { $0 != "./" }
         let folder = try mounts.mount(archive)
         let daemon = try #require(Mounts.daemon(serving: folder))
-        func readBytes() throws -> Int {
-            let io = try String(contentsOfFile: "/proc/\(daemon)/io", encoding: .utf8)
-            return Int(io.split(separator: "\n").first { $0.hasPrefix("rchar:") }?.split(separator: " ").last ?? "") ?? 0
-        }
+        func readBytes() throws -> Int { try Mounts.bytesRead(by: daemon) }
         let before = try readBytes()
         for name in order {
             #expect(FileManager.default.contents(atPath: folder + "/" + name) == FileManager.default.contents(atPath: tree + "/" + name))
@@ -104,6 +93,88 @@ struct MountTests {
         let read = try readBytes() - before
         #expect(read < 3 * size, "read \(read) bytes of a \(size)-byte archive")
         try mounts.run(["--unmount", folder])
+    }
+
+    /// The index of the first opening is kept in $XDG_CACHE_HOME: the next mount lists without reading the
+    /// archive; a changed archive or a damaged index is scanned again.
+    @Test func aKeptIndexListsWithoutReadingTheArchive() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let (tree, archive) = try mounts.randomTarGz(files: 20)
+        let size = try #require(try FileManager.default.attributesOfItem(atPath: archive)[.size] as? Int)
+        func archiveBytesRead(by folder: String) throws -> Int { try Mounts.bytesRead(by: try #require(Mounts.daemon(serving: folder))) }
+        func waitForIndex(_ count: Int) {
+            for _ in 0..<100 where mounts.keptIndexes.count != count { usleep(50_000) }
+        }
+
+        var folder = try mounts.mount(archive)
+        #expect(try archiveBytesRead(by: folder) >= size)
+        waitForIndex(1)
+        #expect(mounts.keptIndexes.count == 1)
+        try mounts.run(["--unmount", folder])
+
+        folder = try mounts.mount(archive)
+        #expect(try archiveBytesRead(by: folder) < size / 4, "the second mount read the archive again")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder).sorted() == FileManager.default.contentsOfDirectory(atPath: tree).sorted())
+        #expect(FileManager.default.contents(atPath: folder + "/f7") == FileManager.default.contents(atPath: tree + "/f7"))
+        try mounts.run(["--unmount", folder])
+
+        // A changed archive: its new tree, and the old index gone.
+        try FileManager.default.removeItem(atPath: tree + "/f3")
+        try FileManager.default.removeItem(atPath: archive)
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        folder = try mounts.mount(archive)
+        #expect(!FileManager.default.fileExists(atPath: folder + "/f3"))
+        #expect(FileManager.default.fileExists(atPath: folder + "/f4"))
+        waitForIndex(1)
+        try mounts.run(["--unmount", folder])
+        for _ in 0..<100 where mounts.keptIndexes.count != 1 { usleep(50_000) }
+        #expect(mounts.keptIndexes.count == 1, "\(mounts.keptIndexes)")
+
+        // A damaged index is read past: the archive is scanned again.
+        let kept = try #require(mounts.keptIndexes.first)
+        let path = mounts.cache + "/io.github.archiver/indexes/" + kept
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        bytes.removeLast(bytes.count / 2)
+        try bytes.write(to: URL(fileURLWithPath: path))
+        folder = try mounts.mount(archive)
+        #expect(try archiveBytesRead(by: folder) >= size / 2)
+        #expect(FileManager.default.contents(atPath: folder + "/f9") == FileManager.default.contents(atPath: tree + "/f9"))
+        try mounts.run(["--unmount", folder])
+    }
+
+    /// The path real desktops take: a user who is not root mounts through the setuid fusermount3, reads,
+    /// and unmounts. The executable and the archive are copied where that user may reach them.
+    @Test(.enabled(if: Mounts.unprivilegedUnavailable == nil, Comment(rawValue: Mounts.unprivilegedUnavailable ?? "")))
+    func anUnprivilegedUserMountsReadsAndUnmounts() throws {
+        let place = try #require(mkdtemp(strdup("/tmp/archiver-unprivileged-XXXXXX")).map { String(cString: $0) })
+        defer { _ = try? Tool.run(["/usr/bin/rm", "-rf", place]) }
+        let fm = FileManager.default
+        try fm.createDirectory(atPath: place + "/run", withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        try fm.createDirectory(atPath: place + "/home", withIntermediateDirectories: true)
+        try fm.copyItem(atPath: try #require(BuiltProducts.executable("open-with-archiver")), toPath: place + "/open-with-archiver")
+        try #require(try Tool.run(["/usr/bin/zip", "-q", "-j", place + "/a.zip", "/etc/hostname"]).status == 0)
+        try #require(try Tool.run(["/usr/bin/chown", "-R", "nobody:nogroup", place]).status == 0)
+        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: place)
+
+        func asNobody(_ argv: [String]) throws -> (status: Int32, output: String) {
+            try Tool.run(["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups", "/usr/bin/env", "-i",
+                          "PATH=/usr/bin:/bin", "XDG_RUNTIME_DIR=\(place)/run", "HOME=\(place)/home", "LC_ALL=C.UTF-8"] + argv,
+                         mergingErrors: false)
+        }
+        let mounted = try asNobody([place + "/open-with-archiver", "--mount", place + "/a.zip"])
+        #expect(mounted.status == 0, "\(mounted)")
+        let folder = mounted.output.trimmingCharacters(in: .newlines)
+        #expect(folder == place + "/run/archiver/a.zip")
+        #expect(Mounts.ours().contains(folder))
+        let read = try asNobody(["/usr/bin/cat", folder + "/hostname"])
+        let packed = try String(contentsOfFile: "/etc/hostname", encoding: .utf8)
+        #expect(read.status == 0 && read.output == packed, "\(read)")
+        let written = try asNobody(["/usr/bin/touch", folder + "/new"])
+        #expect(written.status != 0)
+        let unmounted = try asNobody([place + "/open-with-archiver", "--unmount", folder])
+        #expect(unmounted.status == 0, "\(unmounted)")
+        #expect(eventually(within: 10) { !Mounts.ours().contains(folder) })
     }
 
     @Test func secondOpenReusesTheMount() throws {

@@ -8,6 +8,12 @@ import Testing
 struct Mounts {
     let scratch: ScratchDirectory
     var runtime: String { scratch.sub("run") }
+    /// `$XDG_CACHE_HOME`, where the daemon keeps indexes.
+    var cache: String { scratch.sub("cache") }
+    /// The indexes kept there.
+    var keptIndexes: [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: cache + "/io.github.archiver/indexes")) ?? []).filter { $0.hasSuffix(".index") }
+    }
     /// The daemon keeps the starter's standard error, so it goes to a file: a pipe would stay open as long
     /// as the daemon lives.
     var log: String { scratch.sub("daemon.log") }
@@ -20,6 +26,17 @@ struct Mounts {
         }
         if BuiltProducts.executable("open-with-archiver") == nil { return "skipped: open-with-archiver is not built" }
         return nil
+    }()
+
+    /// Why a user other than root cannot mount here, or nil: /dev/fuse must be open to everyone (a desktop's
+    /// udev rule makes it 0666; some containers keep it 0600).
+    static let unprivilegedUnavailable: String? = {
+        var info = stat()
+        guard stat("/dev/fuse", &info) == 0, info.st_mode & 0o006 == 0o006 else {
+            return "skipped: /dev/fuse is not open to other users here (0666 on a desktop)"
+        }
+        if access("/usr/bin/setpriv", X_OK) != 0 { return "skipped: setpriv is missing (package util-linux)" }
+        return getuid() == 0 ? nil : "skipped: only root can test as another user"
     }()
 
     init(_ label: String = #function) throws {
@@ -36,7 +53,7 @@ struct Mounts {
         process.executableURL = URL(fileURLWithPath: BuiltProducts.executable("open-with-archiver")!)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
-            .merging(["XDG_RUNTIME_DIR": runtime, "LC_ALL": "C.UTF-8"]) { $1 }.merging(extra) { $1 }
+            .merging(["XDG_RUNTIME_DIR": runtime, "XDG_CACHE_HOME": cache, "LC_ALL": "C.UTF-8"]) { $1 }.merging(extra) { $1 }
         let output = Pipe()
         process.standardOutput = output
         FileManager.default.createFile(atPath: log, contents: nil)
@@ -82,6 +99,26 @@ struct Mounts {
             if arguments.contains("--serve"), arguments.last == folder { return id }
         }
         return nil
+    }
+
+    /// A folder `tree` of `files` files of 200 kB of random bytes, and `tree.tar.gz` of it (bsdtar).
+    func randomTarGz(files: Int) throws -> (tree: String, archive: String) {
+        let tree = scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        for number in 0..<files {
+            let data = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            try data.write(to: URL(fileURLWithPath: tree + "/f\(number)"))
+        }
+        let archive = scratch.sub("tree.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        return (tree, archive)
+    }
+
+    /// The bytes a process has read so far (`rchar` of /proc/PID/io).
+    static func bytesRead(by process: pid_t) throws -> Int {
+        let io = try String(contentsOfFile: "/proc/\(process)/io", encoding: .utf8)
+        return Int(io.split(separator: "\n").first { $0.hasPrefix("rchar:") }?.split(separator: " ").last ?? "") ?? 0
     }
 
     /// Unmounts whatever of ours is still mounted under the scratch folder (a failed test's leftovers).

@@ -217,6 +217,63 @@ struct AppTests {
         #expect(try RecentList.read(app.recentFile).count == 2)
     }
 
+    /// A PDF and a photo made smaller by their tools (as the Compress PDF… and Compress Photos… windows run
+    /// them) show in Recent with their saving, and in Home's statistics.
+    @Test func smallerPDFsAndPhotosShowInRecentWithTheirSavingAndInTheStatistics() throws {
+        let scratch = try ScratchDirectory()
+        let pdf = try scratch.copy(WindowPDFs.report, as: "report.pdf")
+        let photo = scratch.sub("beach.jpg")
+        let made = try Tool.run([
+            "/usr/bin/python3", "-c",
+            "import random, sys; from PIL import Image; random.seed(3); Image.frombytes('RGB', (750, 500), random.randbytes(750 * 500 * 3)).resize((3000, 2000)).save(sys.argv[1], quality=95)",
+            photo,
+        ])
+        #expect(made.status == 0, "\(made.output)")
+        let tools = try #require(BuiltProducts.folder(holding: ["compress-pdf-with-archiver", "compress-photos-with-archiver"]))
+        let app = try app { app in
+            for argv in [["compress-pdf-with-archiver", "--quality", "low", "--", pdf], ["compress-photos-with-archiver", "--", photo]] {
+                let run = try app.session.launch([tools + "/" + argv[0], "--no-notify"] + argv.dropFirst(), environment: app.environment)
+                #expect(try run.waitForExit(within: 60) == 0, "\(argv[0]): \(run.errors)")
+            }
+        }
+        defer { app.session.stop() }
+        try app.session.waitFor("PDFs made smaller: 1")
+        try app.session.waitFor("Photos made smaller: 1")
+        let pdfSaved = try app.session.waitForText(" saved; 1 in the last 30 days")
+        #expect(!pdfSaved.hasPrefix("0 bytes"), "\(pdfSaved)")
+        try app.show(.recent)
+        try app.session.waitFor("report (compressed).pdf")
+        // Each row: kind · date · the copy's size, and how much smaller it is than what it was made from.
+        let labels = try app.session.labels()
+        let rows = labels.filter { $0.hasSuffix("% smaller") }
+        #expect(rows.count == 2, "\(labels)")
+        let copy = Double((try FileManager.default.attributesOfItem(atPath: scratch.sub("report (compressed).pdf"))[.size] as? Int) ?? 0)
+        let saving = Int((100 - copy * 100 / Double(try FileManager.default.attributesOfItem(atPath: pdf)[.size] as? Int ?? 1)).rounded())
+        #expect(rows.contains { $0.hasPrefix("PDF document · ") && $0.hasSuffix(", \(min(saving, 99)) % smaller") }, "\(rows), \(saving)")
+        try app.session.screenshot("app/recent-smaller")
+    }
+
+    /// A PDF dropped on the app asks what to do; Compress PDF… opens its window. Home offers Compress PDF…
+    /// and Compress Photos… beside the two archive actions.
+    @Test func aDroppedPDFOpensTheCompressPDFWindow() throws {
+        let scratch = try ScratchDirectory()
+        let pdf = try scratch.copy(WindowPDFs.report, as: "report.pdf")
+        try #require(BuiltProducts.executable("archiver-compress-pdf") != nil, "build archiver-compress-pdf first")
+        let app = try app()
+        defer { app.session.stop() }
+        for action in ["Compress Files…", "Extract Archive…", "Compress PDF…", "Compress Photos…"] {
+            #expect(try app.session.isSensitive(action, role: "push button"), "\(action)")
+        }
+        try app.open([pdf])
+        // The question's default answer is the PDF's own window (Home's button has the same name: Enter it is).
+        try app.session.waitForText("Compress the PDF?")
+        try app.settle()
+        try app.session.press("Return")
+        try app.session.waitForApp("archiver-compress-pdf")
+        #expect(try app.session.windowTitle() == "Compress “report.pdf”")
+        try app.session.waitForText("about ", timeout: 30)
+    }
+
     /// A drop hands the files to GApplication's `open`, as D-Bus does here; a second start does the same.
     @Test func droppedFilesOpenTheCompressWindowAndAnArchiveTheExtractWindow() throws {
         let scratch = try ScratchDirectory()

@@ -38,6 +38,9 @@ public enum ArchiverApp {
         action(app, "quit", accels: ["<Primary>q"]) { g_application_quit(cast(appObj.p)) }
         action(app, "compress", accels: ["<Primary>o"]) { present(appObj.p).chooseFilesToCompress() }
         action(app, "extract", accels: ["<Primary><Shift>o"]) { present(appObj.p).chooseArchives() }
+        action(app, "compress-pdf", accels: []) { present(appObj.p).choosePDFs() }
+        // No files: the Compress Photos… window starts on its suggestions (the Pictures folder's large photos).
+        action(app, "compress-photos", accels: []) { Launch.sibling("archiver-compress-photos", []) }
         action(app, "settings", accels: ["<Primary>comma"]) { present(appObj.p).show(page: .settings) }
         action(app, "recent", accels: ["<Primary>r"]) { present(appObj.p).show(page: .recent) }
         action(app, "home", accels: ["<Primary>h"]) { present(appObj.p).show(page: .home) }

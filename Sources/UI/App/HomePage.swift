@@ -2,8 +2,8 @@ import ArchiverCore
 import CGtk
 import Glibc
 
-/// Home: the drop zone (the whole window takes drops), Compress Files… and Extract Archive…, and the
-/// statistics of what Archiver made.
+/// Home: the drop zone (the whole window takes drops), Compress Files…, Extract Archive…, Compress PDF… and
+/// Compress Photos…, and the statistics of what Archiver made.
 @MainActor
 final class HomePage {
     let root: UnsafeMutablePointer<GtkWidget>
@@ -35,15 +35,24 @@ final class HomePage {
         for child in [icon, heading, hint] { gtk_box_append(cast(zone), child) }
         gtk_box_append(cast(box), zone)
 
-        // The two large actions.
-        let actions = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 12)!
-        gtk_box_set_homogeneous(cast(actions), 1)
-        gtk_box_append(cast(actions), Self.bigButton(
-            title: tr("Compress Files…").localized, detail: tr("Put files and folders into an archive").localized,
-            icon: "package-x-generic-symbolic", action: "app.compress"))
-        gtk_box_append(cast(actions), Self.bigButton(
-            title: tr("Extract Archive…").localized, detail: tr("Take the files out of an archive").localized,
-            icon: "folder-open-symbolic", action: "app.extract"))
+        // The four large actions, two by two: archives above, smaller PDFs and photos below.
+        let actions = gtk_grid_new()!
+        gtk_grid_set_column_homogeneous(cast(actions), 1)
+        gtk_grid_set_row_homogeneous(cast(actions), 1)
+        gtk_grid_set_column_spacing(cast(actions), 12)
+        gtk_grid_set_row_spacing(cast(actions), 12)
+        let buttons: [(title: Text, detail: Text, icon: String, action: String)] = [
+            (tr("Compress Files…"), tr("Put files and folders into an archive"), "package-x-generic-symbolic", "app.compress"),
+            (tr("Extract Archive…"), tr("Take the files out of an archive"), "folder-open-symbolic", "app.extract"),
+            // TRANSLATORS: a large button of the app's Home; it asks for PDFs, then opens the Compress PDF… window.
+            (tr("Compress PDF…"), tr("A smaller copy, text kept searchable"), "x-office-document-symbolic", "app.compress-pdf"),
+            // TRANSLATORS: a large button of the app's Home; it opens the Compress Photos… window.
+            (tr("Compress Photos…"), tr("Smaller copies, or find the large ones"), "image-x-generic-symbolic", "app.compress-photos"),
+        ]
+        for (index, button) in buttons.enumerated() {
+            let widget = Self.bigButton(title: button.title.localized, detail: button.detail.localized, icon: button.icon, action: button.action)
+            gtk_grid_attach(cast(actions), widget, gint(index % 2), gint(index / 2), 1, 1)
+        }
         gtk_box_append(cast(box), actions)
 
         statistics = StatisticsPanel()

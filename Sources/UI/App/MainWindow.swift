@@ -131,6 +131,14 @@ final class MainWindow {
         }
     }
 
+    /// Asks for PDFs (only PDFs shown), then opens a Compress PDF… window for each.
+    func choosePDFs() {
+        FilesPicker.pick(
+            title: tr("Compress PDF").localized, accept: tr("_Compress…").localized, parent: window,
+            filter: (tr("PDF documents").localized, "application/pdf")
+        ) { paths in Launch.sibling("archiver-compress-pdf", ["--"] + paths) }
+    }
+
     /// Files dropped, given on the command line or sent over D-Bus: compress them, extract archives, or
     /// offer a PDF's or photo's own tool (DropRoute decides).
     func open(_ paths: [String]) {
@@ -146,11 +154,11 @@ final class MainWindow {
         case .compressPDFs:
             offer(paths, heading: ntr("Compress the PDF?", "Compress the PDFs?", paths.count).localized,
                   body: tr("“Compress PDF” makes smaller copies beside the originals, text kept searchable.").localized,
-                  tool: "compress-pdf-with-archiver", toolLabel: tr("Compress _PDF").localized)
+                  tool: "archiver-compress-pdf", toolLabel: tr("Compress _PDF…").localized)
         case .compressPhotos:
             offer(paths, heading: ntr("Compress the photo?", "Compress the photos?", paths.count).localized,
                   body: tr("“Compress Photos” makes smaller copies beside the originals, with their metadata.").localized,
-                  tool: "compress-photos-with-archiver", toolLabel: tr("Compress P_hotos").localized)
+                  tool: "archiver-compress-photos", toolLabel: tr("Compress P_hotos…").localized)
         }
     }
 
@@ -164,7 +172,7 @@ final class MainWindow {
         }
     }
 
-    /// A PDF's or photo's own one-click tool, or the Compress… window.
+    /// A PDF's or photo's own window (Compress PDF…, Compress Photos…), or the Compress… window.
     private func offer(_ paths: [String], heading: String, body: String, tool: String, toolLabel: String) {
         let dialog = adw_message_dialog_new(window, heading, body)!
         adw_message_dialog_add_response(cast(dialog), "cancel", tr("_Cancel").localized)
@@ -212,11 +220,19 @@ enum StyleReport {
 /// Asks for files to open with the desktop's chooser (the portal's when there is one).
 @MainActor
 enum FilesPicker {
-    static func pick(title: String, accept: String, parent: UnsafeMutablePointer<GtkWindow>,
+    /// - Parameter filter: (its name, a MIME type): only files of that type are shown.
+    static func pick(title: String, accept: String, parent: UnsafeMutablePointer<GtkWindow>, filter: (String, String)? = nil,
                      _ chosen: @escaping @MainActor ([String]) -> Void)
     {
         let dialog = gtk_file_chooser_native_new(title, parent, GTK_FILE_CHOOSER_ACTION_OPEN, accept, tr("_Cancel").localized)!
         gtk_file_chooser_set_select_multiple(cast(dialog), 1)
+        if let (name, type) = filter {
+            let only = gtk_file_filter_new()!
+            gtk_file_filter_set_name(only, name)
+            gtk_file_filter_add_mime_type(only, type)
+            gtk_file_chooser_add_filter(cast(dialog), only)
+            g_object_unref(only.raw)
+        }
         gtk_native_dialog_set_modal(cast(dialog), 1)
         let obj = Obj(dialog)
         onInt(dialog, "response") { response in

@@ -1,0 +1,202 @@
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// Indexes of archives opened as folders, kept so that opening one again lists at once without reading
+/// it: one file per archive in `$XDG_CACHE_HOME/io.github.archiver/indexes/` (never beside the archive),
+/// named by the archive's device and inode and valid while its size and modification time stay the same.
+/// A stale or unreadable file is removed when met; the folder is kept under `limit`, least recently used
+/// first out. Indexes of encrypted archives are not kept.
+public enum IndexCache {
+    /// The whole folder's bound; a single index larger than a quarter of it is not kept.
+    static let limit: Int64 = 256 << 20
+    private static let magic = Array("ARCHIVER-INDEX\n".utf8)
+
+    /// The archive's identity: what must match for a kept index to be its own.
+    struct Identity: Equatable {
+        let device: UInt64, inode: UInt64, size: Int64, seconds: Int64, nanoseconds: Int64
+
+        init?(_ archive: FilePath) {
+            var info = stat()
+            guard archive.withPlatformString({ stat($0, &info) }) == 0 else { return nil }
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            size = Int64(info.st_size)
+            seconds = Int64(info.st_mtim.tv_sec)
+            nanoseconds = Int64(info.st_mtim.tv_nsec)
+        }
+
+        init(device: UInt64, inode: UInt64, size: Int64, seconds: Int64, nanoseconds: Int64) {
+            (self.device, self.inode, self.size, self.seconds, self.nanoseconds) = (device, inode, size, seconds, nanoseconds)
+        }
+
+        var fileName: String { "\(device)-\(inode).index" }
+    }
+
+    /// `$XDG_CACHE_HOME/io.github.archiver/indexes`, or under `~/.cache`; nil without either.
+    static func folder() -> FilePath? {
+        func variable(_ name: String) -> String? {
+            getenv(name).map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
+        }
+        if let cache = variable("XDG_CACHE_HOME") { return FilePath(cache).appending("io.github.archiver/indexes") }
+        return variable("HOME").map { FilePath($0).appending(".cache/io.github.archiver/indexes") }
+    }
+
+    /// The kept index of `archive`, if it is still the same file.
+    public static func load(_ archive: FilePath) -> ArchiveIndex? {
+        guard let identity = Identity(archive), let folder = folder() else { return nil }
+        let file = folder.appending(identity.fileName)
+        guard let data = read(file) else { return nil }
+        guard let (kept, _, body) = header(data), kept == identity,
+            let index = ArchiveIndex.decoded(Array(body), archive: archive)
+        else {
+            _ = file.withPlatformString { unlink($0) }
+            return nil
+        }
+        // Used now: the last to go when the folder is trimmed.
+        _ = file.withPlatformString { utimensat(AT_FDCWD, $0, nil, 0) }
+        return index
+    }
+
+    /// Keeps `index` for the next opening of its archive, then trims the folder.
+    public static func store(_ index: ArchiveIndex) {
+        guard let identity = Identity(index.archive), let folder = folder(), let body = index.encoded(),
+            Int64(body.count) <= limit / 4
+        else { return }
+        var data = magic
+        var fields = IndexBytes.Writer()
+        fields.u64(identity.device)
+        fields.u64(identity.inode)
+        fields.i64(identity.size)
+        fields.i64(identity.seconds)
+        fields.i64(identity.nanoseconds)
+        fields.bytes(index.archive.madeAbsolute.bytes)
+        data += fields.data + body
+        guard (try? FileSystem.makeDirectories(folder)) != nil else { return }
+        let temporary = folder.appending(".\(identity.fileName).\(getpid()).tmp")
+        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+        guard descriptor >= 0 else { return }
+        var sent = 0
+        while sent < data.count {
+            let count = data[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            sent += count
+        }
+        let written = sent == data.count
+        close(descriptor)
+        guard written, temporary.withPlatformString({ from in
+            folder.appending(identity.fileName).withPlatformString { rename(from, $0) }
+        }) == 0 else {
+            _ = temporary.withPlatformString { unlink($0) }
+            return
+        }
+        trim(folder)
+    }
+
+    /// Removes the indexes whose archive is gone or changed, then the least recently used beyond `limit`.
+    static func trim(_ folder: FilePath) {
+        var kept: [(file: FilePath, used: Int64, size: Int64)] = []
+        for name in (try? FileSystem.entries(of: folder)) ?? [] where name.reversed().starts(with: ".index".utf8.reversed()) {
+            let file = folder.appending(bytes: name)
+            guard let info = FileSystem.status(file) else { continue }
+            if let head = read(file, limit: 4096), let (identity, archive, _) = header(head),
+                Identity(FilePath(bytes: archive)) == identity
+            {
+                kept.append((file, Int64(info.st_mtim.tv_sec), Int64(info.st_size)))
+            } else {
+                _ = file.withPlatformString { unlink($0) }
+            }
+        }
+        var total = kept.reduce(0) { $0 + $1.size }
+        for item in kept.sorted(by: { $0.used < $1.used }) where total > limit {
+            _ = item.file.withPlatformString { unlink($0) }
+            total -= item.size
+        }
+    }
+
+    /// The identity, archive path and body of a kept file's bytes; nil when they are not one.
+    private static func header(_ data: [UInt8]) -> (Identity, [UInt8], ArraySlice<UInt8>)? {
+        guard data.starts(with: magic) else { return nil }
+        var input = IndexBytes.Reader(Array(data[magic.count...]))
+        guard let device = input.u64(), let inode = input.u64(), let size = input.i64(), let seconds = input.i64(),
+            let nanoseconds = input.i64(), let archive = input.bytes()
+        else { return nil }
+        let identity = Identity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds)
+        return (identity, archive, data[(magic.count + input.position)...])
+    }
+
+    private static func read(_ file: FilePath, limit: Int = Int(IndexCache.limit)) -> [UInt8]? {
+        let descriptor = file.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var data: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 1 << 16)
+        while data.count < limit {
+            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { break }
+            data += chunk[0..<count]
+        }
+        return data
+    }
+}
+
+/// Little-endian fields with lengths in front, for `IndexCache`.
+enum IndexBytes {
+    struct Writer {
+        private(set) var data: [UInt8] = []
+        mutating func u8(_ value: UInt8) { data.append(value) }
+        mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data += $0 } }
+        mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { data += $0 } }
+        mutating func i64(_ value: Int64) { u64(UInt64(bitPattern: value)) }
+        mutating func bytes(_ value: [UInt8]) {
+            u32(UInt32(value.count))
+            data += value
+        }
+        mutating func optionalBytes(_ value: [UInt8]?) {
+            guard let value else { return u32(UInt32.max) }
+            bytes(value)
+        }
+    }
+
+    struct Reader {
+        private let data: [UInt8]
+        private(set) var position = 0
+        init(_ data: [UInt8]) { self.data = data }
+
+        var isAtEnd: Bool { position == data.count }
+
+        mutating func u8() -> UInt8? {
+            guard position < data.count else { return nil }
+            defer { position += 1 }
+            return data[position]
+        }
+        mutating func u32() -> UInt32? { fixed(4).map { UInt32(truncatingIfNeeded: $0) } }
+        mutating func u64() -> UInt64? { fixed(8) }
+        mutating func i64() -> Int64? { u64().map { Int64(bitPattern: $0) } }
+        mutating func bytes() -> [UInt8]? {
+            guard let count = u32(), count != UInt32.max, Int(count) <= data.count - position else { return nil }
+            defer { position += Int(count) }
+            return Array(data[position..<(position + Int(count))])
+        }
+        /// Nil inside: absent; nil outside: unreadable.
+        mutating func optionalBytes() -> [UInt8]?? {
+            guard position + 4 <= data.count else { return nil }
+            if data[position..<(position + 4)].allSatisfy({ $0 == 0xFF }) {
+                position += 4
+                return .some(nil)
+            }
+            guard let value = bytes() else { return nil }
+            return .some(value)
+        }
+
+        private mutating func fixed(_ width: Int) -> UInt64? {
+            guard position + width <= data.count else { return nil }
+            var value: UInt64 = 0
+            for offset in 0..<width { value |= UInt64(data[position + offset]) << (8 * UInt64(offset)) }
+            position += width
+            return value
+        }
+    }
+}

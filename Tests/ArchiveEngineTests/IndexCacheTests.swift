@@ -1,0 +1,47 @@
+import ArchiverCore
+import ArchiverTestSupport
+import Foundation
+import SystemPackage
+import Testing
+
+@testable import ArchiveEngine
+
+/// The kept index reads back as the tree it was, and bytes that are not one read as nothing.
+@Suite struct IndexCacheTests {
+    private func scanned() throws -> (ArchiveIndex, ScratchDirectory) {
+        let scratch = try ScratchDirectory()
+        try SampleTree.make(at: scratch.sub("Sample"))
+        let made = try Compressor.run(inputs: [FilePath(scratch.sub("Sample"))], format: .tar, level: .normal, control: JobControl())
+        return (try ArchiveIndex.scan(made.output, passwords: nil, control: JobControl()), scratch)
+    }
+
+    private func describe(_ index: ArchiveIndex) -> [String] {
+        index.nodes.map { node in
+            let children = node.children.map { "\(String(decoding: $0.key, as: UTF8.self))=\($0.value)" }.sorted()
+            return "\(String(decoding: node.name, as: UTF8.self)) \(node.kind) \(node.size) \(node.modified) \(node.permissions) "
+                + "\(node.entry.map(String.init) ?? "-") \(node.linkTarget.map { String(decoding: $0, as: UTF8.self) } ?? "-") \(children)"
+        }
+    }
+
+    @Test func anIndexReadsBackWhole() throws {
+        let (index, _) = try scanned()
+        #expect(index.nodes.count > 5)
+        let bytes = try #require(index.encoded())
+        let back = try #require(ArchiveIndex.decoded(bytes, archive: index.archive))
+        #expect(describe(back) == describe(index))
+        #expect(back.isStream == index.isStream)
+        #expect(back.refused.map(\.english) == index.refused.map(\.english))
+        #expect(back.lookup(Array("Sample".utf8)) == index.lookup(Array("Sample".utf8)))
+    }
+
+    @Test func cutOrChangedBytesReadAsNothing() throws {
+        let (index, _) = try scanned()
+        let bytes = try #require(index.encoded())
+        for cut in stride(from: 0, to: bytes.count, by: max(1, bytes.count / 97)) {
+            #expect(ArchiveIndex.decoded(Array(bytes[..<cut]), archive: index.archive) == nil, "cut at \(cut)")
+        }
+        var otherVersion = bytes
+        otherVersion[0] &+= 1
+        #expect(ArchiveIndex.decoded(otherVersion, archive: index.archive) == nil)
+    }
+}
