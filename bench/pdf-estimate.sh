@@ -2,8 +2,8 @@
 # compress-pdf-with-archiver --estimate against the copies it really makes, on the shared PDF corpus
 # (../shared/bench/make-pdfs.sh: album, scan, text, mixed): for every PDF and level, the estimate, the real
 # result (the original's size where no copy is made, as the estimate says then), the error, and the
-# estimate's time (wall-clock from its JSON, and CPU, median of RUNS). Prints a Markdown table, also left in
-# bench/out-pdf-estimate/table.md.
+# estimate's time (the whole process's wall-clock and CPU seconds, median of RUNS). Prints a Markdown table,
+# also left in bench/out-pdf-estimate/table.md.
 #
 # Usage: bench/pdf-estimate.sh
 #   RUNS=5              runs of the estimate per PDF (the median time is reported)
@@ -14,7 +14,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-5}
 out=$root/bench/out-pdf-estimate
 corpus=$out/pdfs
-export LC_ALL=C.UTF-8 GSETTINGS_BACKEND=memory TIMEFORMAT='%U %S'
+export LC_ALL=C.UTF-8 GSETTINGS_BACKEND=memory TIMEFORMAT='%R %U %S'
 
 [[ -f $corpus/mixed.pdf ]] || bash "$root/../shared/bench/make-pdfs.sh" "$out"
 if [[ -n ${ARCHIVER_BIN_DIR:-} ]]; then
@@ -28,8 +28,6 @@ rm -rf "$work"; mkdir -p "$work"
 
 median() { sort -g | awk '{a[NR] = $1} END {print a[int((NR + 1) / 2)]}'; }
 mb() { awk -v b="$1" 'BEGIN {printf "%.2f", b / 1e6}'; }
-# The value of "key": in one line of JSON (numbers only).
-field() { grep -o "\"$1\":[0-9.]*" | head -1 | cut -d: -f2; }
 
 qualities=(best high medium low very-low minimum)
 load=$(cut -d' ' -f1 /proc/loadavg)
@@ -43,10 +41,10 @@ for f in album scan text mixed; do
     in=$corpus/$f.pdf
     walls=() cpus=()
     for ((r = 0; r < runs; r++)); do
-        # bash's `time` writes user and system seconds on stderr; the JSON goes to a file.
-        cpu=$({ time "$archiver" --estimate --json "$in" >"$out/$f-estimate.json" 2>/dev/null; } 2>&1 | awk '{print $1 + $2}')
-        cpus+=("$cpu")
-        walls+=("$(field elapsed <"$out/$f-estimate.json")")
+        # bash's `time` writes real, user and system seconds on stderr; the JSON goes to a file.
+        measured=$({ time "$archiver" --estimate --json "$in" >"$out/$f-estimate.json" 2>/dev/null; } 2>&1)
+        walls+=("$(awk '{print $1}' <<<"$measured")")
+        cpus+=("$(awk '{print $2 + $3}' <<<"$measured")")
     done
     wall=$(printf '%s\n' "${walls[@]}" | median)
     cpu=$(printf '%s\n' "${cpus[@]}" | median)

@@ -371,12 +371,12 @@ bool integer(QPDFObjectHandle dict, char const *key, long long &value) {
     return true;
 }
 
-/// ASCII85 text → bytes (PDF's ASCII85Decode); false when it is malformed.
-bool ascii85(Buffer const &text, std::string &bytes) {
+/// ASCII85 text → bytes (PDF's ASCII85Decode); false when it is malformed. With `whole` false the text is
+/// the start of a longer one: an unfinished last group is left out rather than taken as the end.
+bool ascii85(unsigned char const *cursor, size_t size, std::string &bytes, bool whole = true) {
     bytes.clear();
-    bytes.reserve(text.getSize() * 4 / 5 + 4);
-    unsigned char const *cursor = text.getBuffer();
-    unsigned char const *end = cursor + text.getSize();
+    bytes.reserve(size * 4 / 5 + 4);
+    unsigned char const *end = cursor + size;
     uint32_t group = 0;
     int count = 0;
     for (; cursor < end; cursor++) {
@@ -395,6 +395,7 @@ bool ascii85(Buffer const &text, std::string &bytes) {
             count = 0;
         }
     }
+    if (!whole) return true;
     if (count == 1) return false;
     if (count > 1) {
         // A final group of n characters is padded with 'u' and gives n - 1 bytes.
@@ -438,9 +439,9 @@ struct Samples {
             return true;
         }
         // ReportLab's default: the JPEG inside ASCII85. Unwrapped here, it still gets the fast shrink.
-        if (names.size() == 2 && (names[0] == "/ASCII85Decode" || names[0] == "/A85") && isDCT(names[1]) &&
-            ascii85(*stream.getRawStreamData(), jpeg)) {
-            return true;
+        if (names.size() == 2 && (names[0] == "/ASCII85Decode" || names[0] == "/A85") && isDCT(names[1])) {
+            std::shared_ptr<Buffer> text = stream.getRawStreamData();
+            if (ascii85(text->getBuffer(), text->getSize(), jpeg)) return true;
         }
         jpeg.clear();
         // Decoded whole in memory: a gigabyte of samples is more than a desktop job should take.
@@ -972,22 +973,24 @@ double bytesPerPixel(Image const &image, int quality, int64_t &headerBytes) {
     return static_cast<double>(size - std::min(size, header + 2)) / (static_cast<double>(width) * rows);
 }
 
-/// Inflates the first `wanted` bytes of a zlib stream; `consumed` is how much of `compressed` that took.
-bool inflatePrefix(std::string const &compressed, size_t wanted, std::string &out, size_t &consumed) {
+/// Inflates the first `wanted` bytes of a zlib stream from `size` bytes of it; `consumed` is how many that
+/// took. 1: done (or the stream ended), 0: the bytes given ran out first, -1: not a zlib stream.
+int inflatePrefix(char const *compressed, size_t size, size_t wanted, std::string &out, size_t &consumed) {
     z_stream stream{};
-    if (inflateInit(&stream) != Z_OK) return false;
+    if (inflateInit(&stream) != Z_OK) return -1;
     out.resize(wanted);
-    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(compressed.data()));
-    stream.avail_in = static_cast<uInt>(compressed.size());
+    stream.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(compressed));
+    stream.avail_in = static_cast<uInt>(size);
     stream.next_out = reinterpret_cast<Bytef *>(out.data());
     stream.avail_out = static_cast<uInt>(wanted);
     int code = Z_OK;
     while (stream.avail_out > 0 && code == Z_OK) code = inflate(&stream, Z_NO_FLUSH);
-    consumed = compressed.size() - stream.avail_in;
+    consumed = size - stream.avail_in;
     size_t const produced = wanted - stream.avail_out;
     inflateEnd(&stream);
     out.resize(produced);
-    return code == Z_OK || code == Z_STREAM_END;
+    if (code == Z_STREAM_END || stream.avail_out == 0) return 1;
+    return code == Z_BUF_ERROR || code == Z_OK ? 0 : -1;
 }
 
 /// One sampled image, measured on a worker thread (no qpdf call there).
@@ -998,6 +1001,8 @@ struct Trial {
     bool ascii85Layer = false;
     /// The rows inflated from `flate`.
     std::string rows;
+    /// A JPEG inside ASCII85 (ReportLab's default), unwrapped into `samples` by the first trial.
+    std::string wrappedJPEG;
     std::vector<pdfshim_level> levels;
     pdfshim_image_trial *out = nullptr;
     /// The decoded size a JPEG is shrunk on load to stay under, and where the results go.
@@ -1012,25 +1017,41 @@ struct Trial {
     Image source(double &correction) {
         long long const width = out->width, height = out->height;
         correction = 1;
-        if (!flate.empty() || ascii85Layer) {
-            std::string decoded;
-            if (ascii85Layer) {
-                Buffer wrapped(reinterpret_cast<unsigned char *>(flate.data()), flate.size());
-                if (!ascii85(wrapped, decoded)) return Image();
-            } else {
-                decoded.swap(flate);
-            }
+        if (!flate.empty()) {
             long long const rowBytes = width * samples.bands;
             // About 6 MB of samples, and at least an eighth of the rows: enough to judge, far from all.
             long long rows = std::max<long long>(std::min<long long>(height, 6'000'000 / rowBytes), (height + 7) / 8);
             rows = std::max<long long>(1, std::min(rows, height));
-            size_t consumed = 0;
-            if (!inflatePrefix(decoded, static_cast<size_t>(rows * rowBytes), this->rows, consumed)) return Image();
+            // Only the start of the stream is read (and unwrapped from ASCII85): twice the rows' share of it,
+            // more if that was not enough.
+            std::string decoded;
+            double share = std::min(1.0, 2.0 * rows / height + 0.01);
+            size_t consumed = 0, taken = 0;
+            double total = 0;
+            while (true) {
+                taken = share >= 1 ? flate.size() : static_cast<size_t>(flate.size() * share);
+                bool const whole = taken == flate.size();
+                char const *data = flate.data();
+                size_t size = taken;
+                if (ascii85Layer) {
+                    if (!ascii85(reinterpret_cast<unsigned char const *>(flate.data()), taken, decoded, whole)) {
+                        return Image();
+                    }
+                    data = decoded.data();
+                    size = decoded.size();
+                }
+                // The whole stream's decoded size, in proportion when only its start was decoded.
+                total = static_cast<double>(size) * flate.size() / std::max<size_t>(1, taken);
+                int const done = inflatePrefix(data, size, static_cast<size_t>(rows * rowBytes), this->rows, consumed);
+                if (done < 0) return Image();
+                if (done > 0 || whole) break;
+                share = std::min(1.0, share * 2);
+            }
             rows = static_cast<long long>(this->rows.size()) / rowBytes;
-            if (rows <= 0 || consumed == 0) return Image();
+            if (rows <= 0 || consumed == 0 || total <= 0) return Image();
             // The rows inflated are that share of the compressed data: their JPEG bytes are assumed to be
             // the same share of the whole picture's, as busy rows cost more in both.
-            correction = (static_cast<double>(rows) / height) / (static_cast<double>(consumed) / decoded.size());
+            correction = (static_cast<double>(rows) / height) / (static_cast<double>(consumed) / total);
             correction = std::max(0.25, std::min(4.0, correction));
             // Points into `this->rows`, which outlives every picture made from it.
             VipsImage *image = vips_image_new_from_memory(this->rows.data(), rows * rowBytes,
@@ -1038,6 +1059,12 @@ struct Trial {
                                                                samples.bands, VIPS_FORMAT_UCHAR);
             if (!image) vips_error_clear();
             return Image(image);
+        }
+        if (!wrappedJPEG.empty()) {
+            bool const unwrapped =
+                ascii85(reinterpret_cast<unsigned char const *>(wrappedJPEG.data()), wrappedJPEG.size(), samples.jpeg);
+            wrappedJPEG.clear();
+            if (!unwrapped) return Image();
         }
         // Decoded once, small: the largest JPEG shrink that still covers the largest new size, but no more
         // than 9 megapixels (a 300-dpi A4 scan whole; levels above that are extrapolated from it).
@@ -1131,6 +1158,9 @@ struct Trial {
     static constexpr long long quickPixels = 800'000;
 };
 
+/// JPEG images given the quick trial at most; the others borrow from them.
+constexpr int quickTrials = 24;
+
 void runTrial(Trial *trial) {
     try {
         trial->run();
@@ -1214,18 +1244,23 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
         auto density = [&](size_t i) {
             return static_cast<double>(reports[i].stored_bytes) / (reports[i].width * reports[i].height);
         };
-        std::vector<size_t> chosen;
+        // `count` of `order`, evenly spread.
+        auto spread = [](std::vector<size_t> const &order, size_t count, std::vector<bool> &into) {
+            count = std::min(order.size(), count);
+            for (size_t k = 0; k < count; k++) into[order[(2 * k + 1) * order.size() / (2 * count)]] = true;
+        };
+        std::vector<bool> sampled(reports.size(), false), quick(reports.size(), false);
         for (int32_t jpeg = 0; jpeg <= 1; jpeg++) {
             std::vector<size_t> order;
             for (size_t i = 0; i < reports.size(); i++) {
                 if (reports[i].jpeg == jpeg) order.push_back(i);
             }
             std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return density(a) < density(b); });
-            size_t const wanted = std::min(order.size(), static_cast<size_t>(std::max(1, max_measured)));
-            for (size_t k = 0; k < wanted; k++) chosen.push_back(order[(2 * k + 1) * order.size() / (2 * wanted)]);
+            spread(order, static_cast<size_t>(std::max(1, max_measured)), sampled);
+            // The quick trial costs about a JPEG decoding: a book of scans gets it on a spread of its pages,
+            // the rest borrowing from them.
+            if (jpeg) spread(order, static_cast<size_t>(quickTrials), quick);
         }
-        std::vector<bool> sampled(reports.size(), false);
-        for (size_t index : chosen) sampled[index] = true;
         std::vector<std::unique_ptr<Trial>> trials;
         for (size_t index = 0; index < reports.size(); index++) {
             auto job = std::make_unique<Trial>();
@@ -1236,9 +1271,9 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
             std::vector<std::string> names;
             filters(dict, names);
             bool const jpeg = reports[index].jpeg != 0;
-            // Every JPEG gets the quick trial (its cost is mostly reading the JPEG once); anything else is
-            // tried only when sampled.
-            if (!sampled[index] && !jpeg) continue;
+            // JPEG images get the quick trial (up to `quickTrials` of them); anything else is tried only
+            // when sampled.
+            if (!sampled[index] && !(jpeg && quick[index])) continue;
             job->results = sampled[index] ? reports[index].levels : reports[index].quick;
             job->alsoQuick = sampled[index] && jpeg;
             if (!sampled[index]) job->pixelCap = Trial::quickPixels;
@@ -1255,11 +1290,14 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
             bool const flate = plain && !names.empty() && isName(names.back(), "/FlateDecode", "/Fl") &&
                                (names.size() == 1 ||
                                 (names.size() == 2 && isName(names[0], "/ASCII85Decode", "/A85")));
+            bool const wrappedJPEG = jpeg && names.size() == 2 && isName(names[0], "/ASCII85Decode", "/A85");
             try {
-                if (flate) {
+                if (flate || wrappedJPEG) {
+                    // Read here (qpdf is not thread-safe), unwrapped on the worker.
                     std::shared_ptr<Buffer> data = stream.getRawStreamData();
-                    job->flate.assign(reinterpret_cast<char const *>(data->getBuffer()), data->getSize());
-                    job->ascii85Layer = names.size() == 2;
+                    (flate ? job->flate : job->wrappedJPEG)
+                        .assign(reinterpret_cast<char const *>(data->getBuffer()), data->getSize());
+                    job->ascii85Layer = flate && names.size() == 2;
                 } else if (!job->samples.read(stream, job->samples.bands, reports[index].width,
                                               reports[index].height)) {
                     continue;

@@ -121,38 +121,40 @@ public enum EstimateMath {
     /// The estimated size of the copy at `level`: the rest of the file plus each image's bytes.
     ///
     /// A sampled image counts its own trial. A JPEG image outside the sample counts its quick trial, scaled
-    /// by how the thorough trials of the sampled JPEG images compare with their own quick ones at this level;
-    /// any other image outside the sample scales its stored bytes as the sampled ones of its kind did.
-    /// An image whose JPEG would not be smaller than what is stored keeps its place, as the image pass does.
+    /// by how the thorough trials of the sampled JPEG images compare with their own quick ones at this level.
+    /// An image with neither (past the quick trials' limit, or not a JPEG and not sampled) scales its stored
+    /// bytes as the images of its kind that have one did. An image whose JPEG would not be smaller than what
+    /// is stored keeps its place, as the image pass does.
     public static func size(rest: Int64, images: [ImageTrial], level: Int) -> Int64 {
-        var total = Double(rest)
-        // How the thorough trials compare with the quick ones, and with the stored bytes, per kind.
-        var thoroughOverQuick = (thorough: 0.0, quick: 0.0)
-        var measuredOverStored: [Bool: (measured: Double, scaled: Double)] = [:]
-        for image in images where image.levels[level].resampled {
-            guard let measured = image.levels[level].bytes else { continue }
-            if let quick = image.quick?[level].bytes {
-                thoroughOverQuick.thorough += measured
-                thoroughOverQuick.quick += quick
-            }
-            measuredOverStored[image.jpeg, default: (0, 0)].measured += measured
-            measuredOverStored[image.jpeg, default: (0, 0)].scaled += image.scaledStored(level: level)
-        }
-        let quickFactor =
-            thoroughOverQuick.quick > 0 ? thoroughOverQuick.thorough / thoroughOverQuick.quick : 1
+        // How the thorough trials compare with the quick ones.
+        var thorough = 0.0, quick = 0.0
         for image in images {
-            let trial = image.levels[level]
-            guard trial.resampled else {
+            guard let measured = image.levels[level].bytes, let fast = image.quick?[level].bytes else { continue }
+            thorough += measured
+            quick += fast
+        }
+        let quickFactor = quick > 0 ? thorough / quick : 1
+        let estimates = images.map { image in
+            image.levels[level].bytes ?? image.quick?[level].bytes.map { $0 * quickFactor }
+        }
+        // How the estimates compare with the stored bytes, per kind.
+        var estimatedOverStored: [Bool: (estimated: Double, scaled: Double)] = [:]
+        for (image, estimate) in zip(images, estimates) where image.levels[level].resampled {
+            guard let estimate else { continue }
+            estimatedOverStored[image.jpeg, default: (0, 0)].estimated += estimate
+            estimatedOverStored[image.jpeg, default: (0, 0)].scaled += image.scaledStored(level: level)
+        }
+        var total = Double(rest)
+        for (image, estimate) in zip(images, estimates) {
+            guard image.levels[level].resampled else {
                 total += image.kept(level: level)
                 continue
             }
             let bytes: Double
-            if let measured = trial.bytes {
-                bytes = measured
-            } else if let quick = image.quick?[level].bytes {
-                bytes = quick * quickFactor
-            } else if let kind = measuredOverStored[image.jpeg], kind.scaled > 0 {
-                bytes = image.scaledStored(level: level) * kind.measured / kind.scaled
+            if let estimate {
+                bytes = estimate
+            } else if let kind = estimatedOverStored[image.jpeg], kind.scaled > 0 {
+                bytes = image.scaledStored(level: level) * kind.estimated / kind.scaled
             } else {
                 bytes = image.scaledStored(level: level)
             }

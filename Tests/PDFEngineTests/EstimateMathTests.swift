@@ -60,6 +60,9 @@ import Testing
         // of 125,000 (2 MB × 1/16 of the pixels), so the other, stored in 4 MB, makes 300,000.
         let unmeasured = image(stored: 4_000_000, thorough: nil, quick: nil)
         #expect(Math.size(rest: 0, images: [sampled, unmeasured], level: 0) == 150_000 + 300_000)
+        // Past the quick trials' limit, an image borrows from the quick ones too: these two made 225,000 bytes
+        // of 250,000 scaled stored bytes (0.9), so 4 MB stored (250,000 scaled) makes 225,000.
+        #expect(Math.size(rest: 0, images: [sampled, quickOnly, unmeasured], level: 0) == 150_000 + 75_000 + 225_000)
     }
 
     @Test func anImageWhoseJPEGWouldNotBeSmallerKeepsItsPlace() {

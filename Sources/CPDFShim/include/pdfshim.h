@@ -122,8 +122,8 @@ typedef struct {
         levels carry new sizes only. */
     int32_t measured;
     pdfshim_level_trial levels[PDFSHIM_MAX_LEVELS];
-    /** Whether the quick trial, from under a megapixel decoded (JPEG images only), was made: every JPEG image
-        gets one, and those in the sample tell how far it is from the thorough one at each level. */
+    /** Whether the quick trial, from under a megapixel decoded (JPEG images only), was made: up to 24 JPEG
+        images get one, and those in the sample tell how far it is from the thorough one at each level. */
     int32_t quick_measured;
     pdfshim_level_trial quick[PDFSHIM_MAX_LEVELS];
 } pdfshim_image_trial;
@@ -134,8 +134,8 @@ typedef void (*pdfshim_trial_callback)(void *context, const pdfshim_image_trial 
 /** Measures, without writing any file, what `pdfshim_compress` would make of `input` at each of `levels`
     (at most PDFSHIM_MAX_LEVELS): every image that some level would resample is reported through `trial`
     (up to `max_measured` JPEG images and as many others sampled: decoded at up to 9 megapixels, resampled
-    and JPEG-encoded on a sample of rows; every JPEG image also gets the same trial from under a
-    megapixel), and `*rest_bytes` is the size the rest of the file takes once rewritten. `result` gets `pages`,
+    and JPEG-encoded on a sample of rows; up to 24 JPEG images, spread likewise, also get the same trial from
+    under a megapixel), and `*rest_bytes` is the size the rest of the file takes once rewritten. `result` gets `pages`,
     `encrypted`, `images_placed`, `images_candidates` (images reported) and `text_operators`. */
 pdfshim_status pdfshim_estimate(const char *input, const char *password, const pdfshim_level *levels,
                                 int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
