@@ -102,19 +102,20 @@ package enum FileSystem {
         return traits
     }
 
-    /// A small file's bytes, read to its end (`/proc` files report no size).
-    private static func wholeFile(_ path: FilePath) -> [UInt8]? {
+    /// A file's bytes, read to its end (`/proc` files report no size) or to `limit`.
+    package static func wholeFile(_ path: FilePath, limit: Int = .max) -> [UInt8]? {
         let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }
         var bytes: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 16384)
-        while true {
+        while bytes.count < limit {
             let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { return count == 0 ? bytes : nil }
             bytes += chunk[..<count]
         }
+        return bytes
     }
 
     /// The error for a job stopped while `free` bytes were still free in `folder`, short of what it needs.

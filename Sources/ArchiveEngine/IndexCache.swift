@@ -46,7 +46,7 @@ public enum IndexCache {
     public static func load(_ archive: FilePath) -> ArchiveIndex? {
         guard let identity = Identity(archive), let folder = folder() else { return nil }
         let file = folder.appending(identity.fileName)
-        guard let data = read(file) else { return nil }
+        guard let data = FileSystem.wholeFile(file, limit: Int(limit)) else { return nil }
         guard let (kept, _, body) = header(data), kept == identity,
             let index = ArchiveIndex.decoded(Array(body), archive: archive)
         else {
@@ -73,8 +73,9 @@ public enum IndexCache {
         fields.bytes(index.archive.madeAbsolute.bytes)
         data += fields.data + body
         guard (try? FileSystem.makeDirectories(folder)) != nil else { return }
-        let temporary = folder.appending(".\(identity.fileName).\(getpid()).tmp")
-        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+        // Our temporary name: a writer killed half-way leaves a file the next trim removes.
+        let temporary = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
+        let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else { return }
         var sent = 0
         while sent < data.count {
@@ -94,13 +95,15 @@ public enum IndexCache {
         trim(folder)
     }
 
-    /// Removes the indexes whose archive is gone or changed, then the least recently used beyond `limit`.
+    /// Removes dead writers' temporaries, the indexes whose archive is gone or changed, then the least recently
+    /// used beyond `limit`.
     static func trim(_ folder: FilePath) {
+        FileSystem.removeStaleTemporaries(in: folder)
         var kept: [(file: FilePath, used: Int64, size: Int64)] = []
         for name in (try? FileSystem.entries(of: folder)) ?? [] where name.reversed().starts(with: ".index".utf8.reversed()) {
             let file = folder.appending(bytes: name)
             guard let info = FileSystem.status(file) else { continue }
-            if let head = read(file, limit: 4096), let (identity, archive, _) = header(head),
+            if let head = FileSystem.wholeFile(file, limit: 4096), let (identity, archive, _) = header(head),
                 Identity(FilePath(bytes: archive)) == identity
             {
                 kept.append((file, Int64(info.st_mtim.tv_sec), Int64(info.st_size)))
@@ -124,21 +127,6 @@ public enum IndexCache {
         else { return nil }
         let identity = Identity(device: device, inode: inode, size: size, seconds: seconds, nanoseconds: nanoseconds)
         return (identity, archive, data[(magic.count + input.position)...])
-    }
-
-    private static func read(_ file: FilePath, limit: Int = Int(IndexCache.limit)) -> [UInt8]? {
-        let descriptor = file.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        var data: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 1 << 16)
-        while data.count < limit {
-            let count = chunk.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            data += chunk[0..<count]
-        }
-        return data
     }
 }
 

@@ -13,10 +13,7 @@ public struct CompressCommand: ParsableCommand {
         CommandConfiguration(
             commandName: "compress-with-archiver",
             abstract: tr("Compress files and folders into one archive.").localized,
-            discussion: Text.sentences([
-                tr("One item a.pdf becomes a.zip beside it, a folder Photos becomes Photos.zip holding Photos/, several items become Archive.zip in their common folder. Nothing is overwritten: Archive (2).zip, (3)…"),
-                exitCodes,
-            ], separator: "\n\n").localized,
+            discussion: helpDiscussion(tr("One item a.pdf becomes a.zip beside it, a folder Photos becomes Photos.zip holding Photos/, several items become Archive.zip in their common folder. Nothing is overwritten: Archive (2).zip, (3)…")),
             version: archiverVersion)
     }
 
@@ -216,9 +213,9 @@ extension CompressCommand {
 package let archiverVersion = "Archiver 0.1 (\(ArchiveEngineSetup.libarchiveVersion))"
 
 /// The exit codes, the last paragraph of every executable's `--help`.
-package var exitCodes: Text {
+private var exitCodes: Text {
     tr("Exit codes: 0 done, 1 done with warnings, 2 usage error, 3 input missing or unreadable, 4 not an archive or unsupported, 5 corrupt or truncated, 6 password needed or wrong, 7 cannot write the destination, 8 cancelled, 9 time budget exceeded.")
 }
 
-/// `exitCodes` after a blank line, in the user's language, for a `discussion` written as one literal.
-package var exitCodesHelp: String { "\n" + exitCodes.localized }
+/// An executable's `--help` discussion: `body`, then the exit codes after a blank line, in the user's language.
+package func helpDiscussion(_ body: Text) -> String { Text.sentences([body, exitCodes], separator: "\n\n").localized }

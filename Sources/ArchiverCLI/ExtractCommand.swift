@@ -11,10 +11,7 @@ public struct ExtractCommand: ParsableCommand {
         CommandConfiguration(
             commandName: "extract-with-archiver",
             abstract: tr("Extract archives, safely, without overwriting anything.").localized,
-            discussion: Text.sentences([
-                tr("An archive holding one top-level item extracts it as is; otherwise a folder named after the archive holds everything. --entry NAME (repeatable) extracts only those entries (a folder selects everything under it). Put -- before the archives when a name may start with a dash."),
-                exitCodes,
-            ], separator: "\n\n").localized,
+            discussion: helpDiscussion(tr("An archive holding one top-level item extracts it as is; otherwise a folder named after the archive holds everything. --entry NAME (repeatable) extracts only those entries (a folder selects everything under it). Put -- before the archives when a name may start with a dash.")),
             version: archiverVersion)
     }
 

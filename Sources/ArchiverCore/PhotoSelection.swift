@@ -45,7 +45,7 @@ public struct PhotoSelection: Sendable {
     public init() {}
 
     /// The extensions the photo engine reads (`compress-photos-with-archiver --help`), lower case.
-    public static let extensions: Set<String> = ["jpg", "jpeg", "jpe", "heic", "heif", "hif", "avif", "png", "webp", "tif", "tiff"]
+    public static let extensions: Set<String> = ["jpg", "jpeg", "jpe", "jfif", "heic", "heif", "hif", "avif", "png", "webp", "tif", "tiff"]
 
     /// Whether a file is a photo by its name (the folder walk: the engine decides on the content).
     public static func isPhotoName(_ name: String) -> Bool {

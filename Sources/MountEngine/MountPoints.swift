@@ -7,16 +7,7 @@ import SystemPackage
 public enum MountPoints {
     /// Our mounts and everyone else's, as this process sees them.
     public static func current() -> [MountEntry] {
-        guard let file = fopen("/proc/self/mountinfo", "r") else { return [] }
-        defer { fclose(file) }
-        var data: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while true {
-            let count = buffer.withUnsafeMutableBytes { fread($0.baseAddress, 1, $0.count, file) }
-            if count <= 0 { break }
-            data += buffer[..<count]
-        }
-        return MountEntry.parse(mountinfo: data)
+        MountEntry.parse(mountinfo: FileSystem.wholeFile("/proc/self/mountinfo") ?? [])
     }
 
     /// Whether `folder` is one of our mounts now.

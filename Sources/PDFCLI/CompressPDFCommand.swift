@@ -56,7 +56,7 @@ public struct CompressPDFCommand: ParsableCommand {
         let ladder = PDFQuality.allCases.map { "\($0.rawValue) \($0.dpi) dpi/\($0.jpegQuality)" }.joined(separator: ", ")
         // TRANSLATORS: %@ lists the values of --quality: “best 300 dpi/90, high 200 dpi/70, …”.
         let qualities = tr("Qualities (image resolution as drawn, JPEG quality): %@.", ladder)
-        return Text.sentences([copies, qualities], separator: "\n").localized + "\n" + exitCodesHelp
+        return helpDiscussion(Text.sentences([copies, qualities], separator: "\n"))
     }
 
     public func validate() throws {

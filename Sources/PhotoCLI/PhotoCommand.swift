@@ -65,8 +65,7 @@ public struct PhotoCommand: ParsableCommand {
     /// The `--help` discussion; the names of copies are made by rule and stay as they are in every language.
     static var discussion: String {
         // TRANSLATORS: %1$@ … %4$@ are names Archiver gives copies (“Compressed - Album”, “IMG_1 (compressed).jpg”, “… (2)”) and %3$@ the word “kept” of --json: keep them as they are.
-        tr("A folder Album gets its copies in “%1$@” beside it, subfolders mirrored; a photo IMG_1.HEIC gets “%2$@” beside it. Copies are upright (Orientation 1), keep EXIF, GPS, dates, ICC profile and XMP, lose the stale embedded thumbnail, and keep the original's modification time. A copy that would not be smaller is the original's bytes (“%3$@”). A Live Photo's video (IMG_1.MOV) is copied beside its still. Originals are never changed; --replace moves them to the trash. Nothing is overwritten: “%4$@”.", "Compressed - Album", "IMG_1 (compressed).jpg", PhotoItem.Outcome.kept.rawValue, "… (2)").localized
-            + "\n" + exitCodesHelp
+        helpDiscussion(tr("A folder Album gets its copies in “%1$@” beside it, subfolders mirrored; a photo IMG_1.HEIC gets “%2$@” beside it. Copies are upright (Orientation 1), keep EXIF, GPS, dates, ICC profile and XMP, lose the stale embedded thumbnail, and keep the original's modification time. A copy that would not be smaller is the original's bytes (“%3$@”). A Live Photo's video (IMG_1.MOV) is copied beside its still. Originals are never changed; --replace moves them to the trash. Nothing is overwritten: “%4$@”.", "Compressed - Album", "IMG_1 (compressed).jpg", PhotoItem.Outcome.kept.rawValue, "… (2)"))
     }
 
     public func validate() throws {

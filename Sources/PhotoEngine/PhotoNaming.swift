@@ -4,9 +4,7 @@ import ArchiverCore
 /// Linux file names need not be UTF-8; every extension matched is ASCII.
 public enum PhotoNaming {
     /// Extensions of the photos this build reads (lowercase, without the dot).
-    public static let photoExtensions: Set<String> = [
-        "jpg", "jpeg", "jpe", "jfif", "heic", "heif", "hif", "avif", "png", "webp", "tif", "tiff",
-    ]
+    public static let photoExtensions = PhotoSelection.extensions
     /// What a person is told when something is not a photo.
     public static var formatsHint: Text { tr("Photos are JPEG, HEIC/HEIF, AVIF, PNG, WebP and TIFF files.") }
 

@@ -14,6 +14,30 @@ enum Widgets {
         return list
     }
 
+    /// One answer of `ask`: its id, its label (with a mnemonic), how it looks.
+    struct Answer {
+        let id: String
+        let label: String
+        var appearance = ADW_RESPONSE_DEFAULT
+    }
+
+    /// A modal question over `parent`; `answered` gets the chosen answer's id, or `close`'s when it is closed
+    /// (Escape). Enter picks `preferred`.
+    static func ask(
+        _ parent: UnsafeMutablePointer<GtkWindow>, heading: String, body: String, answers: [Answer], preferred: String,
+        close: String, answered: @escaping @MainActor (String) -> Void
+    ) {
+        let dialog = adw_message_dialog_new(parent, heading, body)!
+        for answer in answers {
+            adw_message_dialog_add_response(cast(dialog), answer.id, answer.label)
+            adw_message_dialog_set_response_appearance(cast(dialog), answer.id, answer.appearance)
+        }
+        adw_message_dialog_set_default_response(cast(dialog), preferred)
+        adw_message_dialog_set_close_response(cast(dialog), close)
+        onPointer(dialog, "response") { response in answered(String(cString: response.assumingMemoryBound(to: CChar.self))) }
+        gtk_window_present(cast(dialog))
+    }
+
     /// An AdwComboRow over `items`.
     static func comboRow(title: String, items: [String]) -> UnsafeMutablePointer<AdwComboRow> {
         let row: UnsafeMutablePointer<AdwComboRow> = cast(adw_combo_row_new()!)

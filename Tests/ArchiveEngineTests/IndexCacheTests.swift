@@ -44,4 +44,20 @@ import Testing
         otherVersion[0] &+= 1
         #expect(ArchiveIndex.decoded(otherVersion, archive: index.archive) == nil)
     }
+
+    /// A writer killed half-way leaves its temporary under our temporary name; the next trim removes it,
+    /// and an index whose archive is gone goes with it.
+    @Test func trimRemovesDeadWritersAndStaleIndexes() throws {
+        let scratch = try ScratchDirectory()
+        let folder = FilePath(scratch.sub("indexes"))
+        try FileManager.default.createDirectory(atPath: folder.string, withIntermediateDirectories: true)
+        // A pid no process has: above the kernel's pid_max.
+        let dead = folder.appending(TemporaryName.make(pid: 4_194_305, token: "x", isDirectory: false))
+        let stale = folder.appending("1-2.index")
+        FileManager.default.createFile(atPath: dead.string, contents: Data("half".utf8))
+        FileManager.default.createFile(atPath: stale.string, contents: Data("ARCHIVER-INDEX\n".utf8))
+        IndexCache.trim(folder)
+        #expect(!FileManager.default.fileExists(atPath: dead.string))
+        #expect(!FileManager.default.fileExists(atPath: stale.string))
+    }
 }

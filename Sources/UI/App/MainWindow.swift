@@ -174,21 +174,18 @@ final class MainWindow {
 
     /// A PDF's or photo's own window (Compress PDF…, Compress Photos…), or the Compress… window.
     private func offer(_ paths: [String], heading: String, body: String, tool: String, toolLabel: String) {
-        let dialog = adw_message_dialog_new(window, heading, body)!
-        adw_message_dialog_add_response(cast(dialog), "cancel", tr("_Cancel").localized)
-        adw_message_dialog_add_response(cast(dialog), "archive", tr("Put in an _Archive…").localized)
-        adw_message_dialog_add_response(cast(dialog), "tool", toolLabel)
-        adw_message_dialog_set_response_appearance(cast(dialog), "tool", ADW_RESPONSE_SUGGESTED)
-        adw_message_dialog_set_default_response(cast(dialog), "tool")
-        adw_message_dialog_set_close_response(cast(dialog), "cancel")
-        onPointer(dialog, "response") { [unowned self] response in
-            switch String(cString: response.assumingMemoryBound(to: CChar.self)) {
+        let answers = [
+            Widgets.Answer(id: "cancel", label: tr("_Cancel").localized),
+            Widgets.Answer(id: "archive", label: tr("Put in an _Archive…").localized),
+            Widgets.Answer(id: "tool", label: toolLabel, appearance: ADW_RESPONSE_SUGGESTED),
+        ]
+        Widgets.ask(window, heading: heading, body: body, answers: answers, preferred: "tool", close: "cancel") { [unowned self] answer in
+            switch answer {
             case "tool": Launch.sibling(tool, ["--"] + paths)
             case "archive": launch(.compress, paths)
             default: break
             }
         }
-        gtk_window_present(cast(dialog))
     }
 }
 

@@ -169,24 +169,22 @@ final class RecentPage {
     }
 
     private func askToClear() {
-        let dialog = adw_message_dialog_new(
-            owner.window, tr("Clear the History?").localized,
-            tr("Archiver’s entries leave the Recent list here and in the file managers; other applications’ entries stay. The files themselves stay where they are.").localized)!
-        adw_message_dialog_add_response(cast(dialog), "cancel", tr("_Cancel").localized)
-        adw_message_dialog_add_response(cast(dialog), "clear", tr("C_lear History").localized)
-        adw_message_dialog_add_response(cast(dialog), "clear-all", tr("Clear History and _Statistics").localized)
-        adw_message_dialog_set_response_appearance(cast(dialog), "clear", ADW_RESPONSE_DESTRUCTIVE)
-        adw_message_dialog_set_response_appearance(cast(dialog), "clear-all", ADW_RESPONSE_DESTRUCTIVE)
-        adw_message_dialog_set_default_response(cast(dialog), "cancel")
-        adw_message_dialog_set_close_response(cast(dialog), "cancel")
-        onPointer(dialog, "response") { [unowned self] response in
-            switch String(cString: response.assumingMemoryBound(to: CChar.self)) {
+        let answers = [
+            Widgets.Answer(id: "cancel", label: tr("_Cancel").localized),
+            Widgets.Answer(id: "clear", label: tr("C_lear History").localized, appearance: ADW_RESPONSE_DESTRUCTIVE),
+            Widgets.Answer(id: "clear-all", label: tr("Clear History and _Statistics").localized, appearance: ADW_RESPONSE_DESTRUCTIVE),
+        ]
+        Widgets.ask(
+            owner.window, heading: tr("Clear the History?").localized,
+            body: tr("Archiver’s entries leave the Recent list here and in the file managers; other applications’ entries stay. The files themselves stay where they are.").localized,
+            answers: answers, preferred: "cancel", close: "cancel"
+        ) { [unowned self] answer in
+            switch answer {
             case "clear": Idle.run { [unowned self] in clearHistory(statistics: false) }
             case "clear-all": Idle.run { [unowned self] in clearHistory(statistics: true) }
             default: break
             }
         }
-        gtk_window_present(cast(dialog))
     }
 
     /// Forgets our Recent entries (and the statistics); Undo puts back what was there.
