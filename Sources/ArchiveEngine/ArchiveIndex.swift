@@ -34,9 +34,13 @@ public final class ArchiveIndex: Sendable {
     public let isStream: Bool
     /// Readers of closed files, kept to go on from where they stopped.
     let readers = ReaderPool()
+    /// For a tar.gz: where inflating can start, and where each entry's header starts in the tar.
+    let seekPoints: GzipSeekPoints?
+    let entryOffsets: [Int64]
 
     fileprivate init(
-        nodes: [Node], refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool
+        nodes: [Node], refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool,
+        seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = []
     ) {
         self.nodes = nodes
         self.refused = refused
@@ -44,6 +48,28 @@ public final class ArchiveIndex: Sendable {
         self.archive = archive
         self.password = password
         self.isStream = isStream
+        self.seekPoints = entryOffsets.isEmpty ? nil : seekPoints
+        self.entryOffsets = seekPoints == nil ? [] : entryOffsets
+    }
+
+    /// A reader whose next entry is `entry`: a kept reader not past it, when that is nearer than the seek
+    /// point before it; else one started at that seek point (tar.gz) or at the archive's start.
+    func reader(for entry: Int) throws(ArchiverError) -> ArchiveReader {
+        let seekStart = seekPoints.map { $0.start(for: entryOffsets[entry]) }
+        let pooled = readers.take(before: entry) { next in
+            guard let seekStart else { return true }
+            return next < entryOffsets.count && entryOffsets[next] >= seekStart
+        }
+        if let pooled, var kept = pooled.reader.take() {
+            for _ in pooled.next..<entry { _ = try kept.next() }
+            return kept
+        }
+        if let seekPoints {
+            return try ArchiveReader(tar: GzipStream(archive, points: seekPoints, from: entryOffsets[entry]), archive: archive)
+        }
+        var opened = try ArchiveReader(path: archive, password: password)
+        for _ in 0..<entry { _ = try opened.next() }
+        return opened
     }
 
     /// The node at `path` (`/a/b` or `a/b`, as bytes), or nil.
@@ -72,6 +98,12 @@ public final class ArchiveIndex: Sendable {
                 hint: tr("Extract it instead."), path: archive.string)
         }
         var reader = try ArchiveReader(path: archive)
+        // A tar.gz is inflated by our own code, which notes seek points on the way.
+        let gzip = reader.isGzipTar ? try GzipStream(scanning: archive) : nil
+        if let gzip {
+            reader = try ArchiveReader(tar: gzip, archive: archive)
+            reader.headerPositions = []
+        }
         var entries = try Extractor.scan(&reader, archiveName: volumes.name, control: control, progress: progress)
         // Sizes a stream does not record (a single .gz) are counted, once.
         if entries.contains(where: { $0.kind == .file && $0.size == nil }) {
@@ -105,13 +137,13 @@ public final class ArchiveIndex: Sendable {
         for (number, entry) in entries.enumerated() { tree.add(entry, number: number) }
         return ArchiveIndex(
             nodes: tree.nodes, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive, password: password,
-            isStream: !reader.hasCheapHeaders)
+            isStream: !reader.hasCheapHeaders, seekPoints: gzip?.seekPoints, entryOffsets: reader.headerPositions ?? [])
     }
 }
 
 /// The index as bytes for `IndexCache`, and back. Unreadable bytes (another version, cut short) give nil.
 extension ArchiveIndex {
-    static let codecVersion: UInt32 = 1
+    static let codecVersion: UInt32 = 2
 
     /// Nil for an index with a password: its tree is not kept where the password is not.
     func encoded() -> [UInt8]? {
@@ -134,6 +166,16 @@ extension ArchiveIndex {
             out.u32(UInt32(node.children.count))
             for child in node.children.values { out.u32(UInt32(child)) }
         }
+        let points = seekPoints?.points ?? []
+        out.u32(UInt32(points.count))
+        for point in points {
+            out.i64(point.input)
+            out.u8(point.bits)
+            out.i64(point.output)
+            out.bytes(point.window)
+        }
+        out.u32(UInt32(entryOffsets.count))
+        for offset in entryOffsets { out.i64(offset) }
         return out.data
     }
 
@@ -167,13 +209,27 @@ extension ArchiveIndex {
                 entry: entry < 0 ? nil : Int(entry), linkTarget: target))
             childLists.append(list)
         }
+        guard let pointCount = input.u32(), Int(pointCount) <= data.count else { return nil }
+        var points: [GzipSeekPoints.Point] = []
+        for _ in 0..<pointCount {
+            guard let start = input.i64(), let bits = input.u8(), bits < 8, let output = input.i64(), let window = input.bytes()
+            else { return nil }
+            points.append(.init(input: start, bits: bits, output: output, window: window))
+        }
+        guard let offsetCount = input.u32(), Int(offsetCount) <= data.count else { return nil }
+        var offsets: [Int64] = []
+        offsets.reserveCapacity(Int(offsetCount))
+        for _ in 0..<offsetCount {
+            guard let offset = input.i64() else { return nil }
+            offsets.append(offset)
+        }
         guard input.isAtEnd else { return nil }
         for (parent, list) in childLists.enumerated() {
             for child in list { nodes[parent].children[nodes[child].name] = child }
         }
         return ArchiveIndex(
             nodes: nodes, refused: refused, nameEncoding: encoding.map { String(decoding: $0, as: UTF8.self) },
-            archive: archive, password: nil, isStream: stream == 1)
+            archive: archive, password: nil, isStream: stream == 1, seekPoints: GzipSeekPoints(points), entryOffsets: offsets)
     }
 }
 

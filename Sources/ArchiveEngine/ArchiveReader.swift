@@ -31,8 +31,11 @@ struct ArchiveReader: ~Copyable {
     let volumes: VolumeSet
     /// Reads names written in a legacy code page (zip without the UTF-8 flag); nil: names as stored.
     var nameDecoder: NameDecoder?
-    /// Feeds libarchive the parts of a set as one stream; nil for a plain file. Outlives `handle`'s use.
-    private let source: VolumeSource?
+    /// Feeds libarchive the parts of a set as one stream, or a gzip stream we inflate; nil for a plain
+    /// file. Outlives `handle`'s use.
+    private let source: (any ArchiveSource)?
+    /// Where each header returned so far starts in the uncompressed stream, when asked for (set to []).
+    var headerPositions: [Int64]?
 
     /// Opens `path` and reads its first header.
     /// - Throws: `ArchiverError`: `.inputUnreadable` for a missing, unreadable or folder input,
@@ -72,6 +75,31 @@ struct ArchiveReader: ~Copyable {
 
         let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
         let attempt = try Self.openHandle(path, name: name, password: password, source: source, volumes: volumes)
+        try self.init(opened: attempt, name: name, volumes: volumes, source: source, fileSize: source?.total ?? Int64(target.st_size))
+    }
+
+    /// Reads the tar inside a gzip file that our own code inflates (`GzipStream`, which can start at a
+    /// seek point), with its first header read.
+    init(tar source: GzipStream, archive path: FilePath) throws(ArchiverError) {
+        let name = path.lastComponent?.string ?? path.string
+        guard let attempt = archive_read_new() else {
+            throw ArchiverError(.inputUnreadable, tr("Out of memory while opening “%@”.", name))
+        }
+        archive_read_support_format_tar(attempt)
+        source.setReadCallback(attempt)
+        guard ArchiveStatus(rawValue: archive_read_open1(attempt)).succeeded else {
+            let (message, _) = lastError(attempt)
+            archive_read_free(attempt)
+            throw FailureClassifier.describeReadFailure(message: message, archive: name, place: nil)
+        }
+        let volumes = VolumeSet(parts: [path], name: path.lastComponent?.bytes ?? [])
+        try self.init(opened: attempt, name: name, volumes: volumes, source: source, fileSize: source.total)
+    }
+
+    /// Takes over `attempt`, opened over the archive, and reads its first header.
+    private init(
+        opened attempt: OpaquePointer, name: String, volumes: VolumeSet, source: (any ArchiveSource)?, fileSize: Int64
+    ) throws(ArchiverError) {
         let status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
         if !status.succeeded, status != .eof {
             let (message, _) = lastError(attempt)
@@ -93,7 +121,7 @@ struct ArchiveReader: ~Copyable {
         if status == .eof { current = nil }
         isRawStream = raw
         displayName = name
-        fileSize = source?.total ?? Int64(target.st_size)
+        self.fileSize = fileSize
     }
 
     deinit { archive_read_free(handle) }
@@ -145,6 +173,7 @@ struct ArchiveReader: ~Copyable {
             if status == .warn { warnings.append(lastError(handle).message) }
         }
         guard let current else { return nil }
+        headerPositions?.append(archive_read_header_position(handle))
         let info = nameDecoder.map { $0(Self.info(current)) } ?? Self.info(current)
         previousPath = info.path
         return info
@@ -195,7 +224,13 @@ struct ArchiveReader: ~Copyable {
     }
 
     /// Bytes of the archive file consumed so far, for progress.
-    var bytesRead: Int64 { archive_filter_bytes(handle, -1) }
+    var bytesRead: Int64 { (source as? GzipStream)?.consumed ?? archive_filter_bytes(handle, -1) }
+
+    /// Whether this is a tar in one gzip file, which `GzipStream` can inflate with seek points.
+    var isGzipTar: Bool {
+        !volumes.isMultiPart && archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR
+            && archive_filter_count(handle) == 2 && archive_filter_code(handle, 0) == ARCHIVE_FILTER_GZIP
+    }
 
     /// libarchive's name for the detected format, e.g. "ZIP 2.0 (deflation)".
     var formatName: String {

@@ -80,14 +80,7 @@ public final class EntryStream: @unchecked Sendable {
 
         private mutating func fill(to end: Int64, keepingFrom keep: Int64) throws(ArchiverError) {
             if reader == nil, !atEnd {
-                let pooled = index.readers.take(before: entry)
-                var opened: ArchiveReader
-                if let kept = pooled?.reader.take() {
-                    opened = kept
-                } else {
-                    opened = try ArchiveReader(path: index.archive, password: index.password)
-                }
-                for _ in (pooled?.next ?? 0)..<entry { _ = try opened.next() }
+                var opened = try index.reader(for: entry)
                 guard try opened.next() != nil else {
                     throw ArchiverError(.corrupt, tr("“%@” ended before this entry.", index.archive.lastComponent?.string ?? ""))
                 }
@@ -147,10 +140,13 @@ final class ReaderPool: @unchecked Sendable {
     /// Each holds a decompressor's buffers; more would rarely be used.
     private static let limit = 4
 
-    /// The reader furthest on that has not passed entry `entry`, taken out of the pool.
-    func take(before entry: Int) -> Pooled? {
+    /// The reader furthest on that has not passed entry `entry`, taken out of the pool, if `worth` says
+    /// going on from its next entry beats starting afresh.
+    func take(before entry: Int, worth: (_ next: Int) -> Bool) -> Pooled? {
         pooled.withLock { pooled -> Pooled? in
-            guard let index = pooled.indices.filter({ pooled[$0].next <= entry }).max(by: { pooled[$0].next < pooled[$1].next }) else {
+            guard let index = pooled.indices.filter({ pooled[$0].next <= entry }).max(by: { pooled[$0].next < pooled[$1].next }),
+                worth(pooled[index].next)
+            else {
                 return nil
             }
             return pooled.remove(at: index)

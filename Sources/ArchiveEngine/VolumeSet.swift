@@ -68,7 +68,7 @@ struct VolumeSet: Sendable {
 /// corrupts memory when `archive_read_open_filenames` crosses into the next file inside a compressed
 /// stream (a split .tar.gz); one client over all parts never switches files as far as libarchive knows.
 /// One part is open at a time, so a set of thousands of parts needs one descriptor.
-final class VolumeSource {
+final class VolumeSource: ArchiveSource {
     private struct Part {
         let path: FilePath
         let start: Int64
@@ -82,6 +82,7 @@ final class VolumeSource {
     private var open: (index: Int, descriptor: Int32)?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
     private(set) var lastErrno: Int32 = 0
+    let lastMessage = "read failed"
 
     init(_ paths: [FilePath]) throws(ArchiverError) {
         var start: Int64 = 0
@@ -162,15 +163,7 @@ final class VolumeSource {
     /// Opens `handle` over this source; the caller keeps the source alive as long as the handle.
     /// The corresponding C function is `archive_read_open1`.
     func open(_ handle: OpaquePointer) -> Int32 {
-        archive_read_set_callback_data(handle, Unmanaged.passUnretained(self).toOpaque())
-        archive_read_set_read_callback(handle) { archive, context, block in
-            guard let context, let block else { return -1 }
-            let source = Unmanaged<VolumeSource>.fromOpaque(context).takeUnretainedValue()
-            let (start, count) = source.read()
-            block.pointee = start
-            if count < 0 { ca_set_error(archive, source.lastErrno, "read failed") }
-            return count
-        }
+        setReadCallback(handle)
         archive_read_set_seek_callback(handle) { _, context, offset, whence in
             guard let context else { return -1 }
             return Unmanaged<VolumeSource>.fromOpaque(context).takeUnretainedValue().seek(offset, whence: whence)

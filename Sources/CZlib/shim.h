@@ -1,0 +1,7 @@
+#ifndef ARCHIVER_CZLIB_SHIM_H
+#define ARCHIVER_CZLIB_SHIM_H
+#include <zlib.h>
+
+/* inflateInit2 is a macro passing zlib's version and the stream's size, which Swift does not import. */
+static inline int cz_inflate_init(z_stream *stream, int windowBits) { return inflateInit2(stream, windowBits); }
+#endif

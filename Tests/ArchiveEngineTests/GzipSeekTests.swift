@@ -1,0 +1,136 @@
+import ArchiverCore
+import ArchiverTestSupport
+import Foundation
+import SystemPackage
+import Testing
+
+@testable import ArchiveEngine
+
+/// A tar.gz opened as a folder is read through seek points noted while it was first read: a file deep in
+/// it is reached without inflating what comes before it.
+@Suite struct GzipSeekTests {
+    /// Six files of 3 MiB that do not compress, so the tar.gz holds several seek points, packed by GNU tar.
+    private func archive(multiMember: Bool = false) throws -> (archive: FilePath, files: [String: [UInt8]], scratch: ScratchDirectory) {
+        let scratch = try ScratchDirectory()
+        var generator = SplitMix(seed: 7)
+        var files: [String: [UInt8]] = [:]
+        try FileManager.default.createDirectory(atPath: scratch.sub("tree/deep"), withIntermediateDirectories: true)
+        for number in 0..<6 {
+            let name = number < 3 ? "tree/f\(number).bin" : "tree/deep/f\(number).bin"
+            var bytes = [UInt8](repeating: 0, count: 3 << 20)
+            bytes.withUnsafeMutableBytes { raw in
+                for word in 0..<raw.count / 8 { raw.storeBytes(of: generator.next(), toByteOffset: word * 8, as: UInt64.self) }
+            }
+            files[name] = bytes
+            FileManager.default.createFile(atPath: scratch.sub(name), contents: Data(bytes))
+        }
+        let archive = scratch.sub("tree.tar.gz")
+        if multiMember {
+            // Three gzip members cut at places that are no tar boundary, then padding zeros, as tapes end.
+            let made = try Tool.run(["/usr/bin/tar", "-cf", scratch.sub("tree.tar"), "tree"], in: scratch.path)
+            try #require(made.status == 0, "\(made.output)")
+            let tar = try Data(contentsOf: URL(fileURLWithPath: scratch.sub("tree.tar")))
+            var joined = Data()
+            for range in [0..<5_000_001, 5_000_001..<11_111_111, 11_111_111..<tar.count] {
+                FileManager.default.createFile(atPath: scratch.sub("piece"), contents: tar[range])
+                _ = try Tool.run(["/usr/bin/gzip", "-f", "-n", scratch.sub("piece")])
+                joined += try Data(contentsOf: URL(fileURLWithPath: scratch.sub("piece.gz")))
+            }
+            joined += Data(count: 512)
+            FileManager.default.createFile(atPath: archive, contents: joined)
+        } else {
+            let made = try Tool.run(["/usr/bin/tar", "-czf", archive, "tree"], in: scratch.path)
+            try #require(made.status == 0, "\(made.output)")
+        }
+        return (FilePath(archive), files, scratch)
+    }
+
+    private func contents(_ index: ArchiveIndex, _ path: String, chunk: Int = 100_000) throws -> [UInt8] {
+        let node = try #require(index.lookup(Array(path.utf8)))
+        let stream = try EntryStream(index, node: node)
+        var bytes: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: chunk)
+        while true {
+            let count = try buffer.withUnsafeMutableBytes { try stream.read(into: $0, at: Int64(bytes.count)) }
+            if count == 0 { return bytes }
+            bytes += buffer[..<count]
+        }
+    }
+
+    @Test func aDeepFileIsReadWithoutInflatingTheStart() throws {
+        let (archive, files, scratch) = try archive()
+        defer { withExtendedLifetime(scratch) {} }
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        let points = try #require(index.seekPoints).points
+        #expect(points.count >= 3, "18 MiB of output holds a point every 4 MiB")
+        #expect(zip(points, points.dropFirst()).allSatisfy { $0.output < $1.output && $0.input < $1.input })
+        // Damage the start of the compressed data: only a reader that starts there sees it.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
+        try handle.seek(toOffset: 4096)
+        handle.write(Data(repeating: 0x55, count: 64 * 1024))
+        try handle.close()
+        #expect(try contents(index, "tree/deep/f5.bin") == files["tree/deep/f5.bin"])
+        #expect(throws: ArchiverError.self) { _ = try contents(index, "tree/f0.bin") }
+    }
+
+    @Test(arguments: [false, true]) func everyFileReadsWholeAndAtRandomPlaces(multiMember: Bool) throws {
+        let (archive, files, scratch) = try archive(multiMember: multiMember)
+        defer { withExtendedLifetime(scratch) {} }
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        #expect(index.seekPoints != nil)
+        for (name, bytes) in files.sorted(by: { $0.key > $1.key }) {
+            #expect(try contents(index, name, chunk: 131_072) == bytes, "\(name)")
+        }
+        var generator = SplitMix(seed: 11)
+        let names = files.keys.sorted()
+        for _ in 0..<40 {
+            let name = names[Int(generator.next() % UInt64(names.count))]
+            let offset = Int(generator.next() % UInt64(3 << 20))
+            let node = try #require(index.lookup(Array(name.utf8)))
+            let stream = try EntryStream(index, node: node)
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = try buffer.withUnsafeMutableBytes { try stream.read(into: $0, at: Int64(offset)) }
+            let expected = files[name]![offset..<min(offset + 4096, 3 << 20)]
+            #expect(buffer[..<count] == expected, "\(name) at \(offset)")
+        }
+    }
+
+    /// A second opening reads the points from the cache and reaches the same bytes through them.
+    @Test func pointsReadBackFromTheKeptIndex() throws {
+        let (archive, files, scratch) = try archive()
+        defer { withExtendedLifetime(scratch) {} }
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        let encoded = try #require(index.encoded())
+        let back = try #require(ArchiveIndex.decoded(encoded, archive: archive))
+        #expect(back.seekPoints?.points == index.seekPoints?.points)
+        #expect(back.entryOffsets == index.entryOffsets)
+        #expect(try contents(back, "tree/deep/f4.bin") == files["tree/deep/f4.bin"])
+        let size = try #require(FileSystem.size(of: archive))
+        #expect(Int64(encoded.count) < size / 50, "index and points within 2 % of the archive")
+    }
+
+    @Test func aDamagedStreamIsRefusedWhenFirstRead() throws {
+        let (archive, _, scratch) = try archive()
+        defer { withExtendedLifetime(scratch) {} }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
+        try handle.seek(toOffset: 9_000_000)
+        handle.write(Data(repeating: 0xAA, count: 100))
+        try handle.close()
+        #expect { _ = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl()) } throws: { error in
+            (error as? ArchiverError)?.code == .corrupt
+        }
+    }
+}
+
+/// Fast repeatable bytes that do not compress.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
