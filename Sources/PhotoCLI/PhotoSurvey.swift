@@ -59,7 +59,7 @@ extension PhotoCommand {
     /// The Pictures folder of the XDG user dirs, else ~/Pictures.
     static var picturesFolder: FilePath {
         if let pictures = PhotoCodec.picturesFolder { return pictures }
-        return FilePath(getenv("HOME").map { String(cString: $0) } ?? "/").appending("Pictures")
+        return BaseFolders.current.home.appending("Pictures")
     }
 }
 
