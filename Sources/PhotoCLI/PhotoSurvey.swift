@@ -9,10 +9,7 @@ extension PhotoCommand {
     /// `--estimate` and `--suggest`: each photo's copy estimated from its header; nothing is written.
     func survey(_ inputs: [FilePath], options: PhotoOptions) throws {
         let clock = ContinuousClock.now
-        let elapsed = { () -> Double in
-            let (seconds, attoseconds) = (ContinuousClock.now - clock).components
-            return Double(seconds) + Double(attoseconds) / 1e18
-        }
+        let elapsed = { (ContinuousClock.now - clock).inSeconds }
         let stream = events.stream()
         let photoEvents = stream.map(PhotoEvents.init)
         let report = PhotoReport(json: job.json, events: stream)
