@@ -471,9 +471,9 @@ public final class PhotosWindow: AppWindow {
             let after = done.reduce(Int64(0)) { $0 + (grid.selection[$1].outputSize ?? 0) }
             guard let first = done.first, let path = grid.selection[first].output else { return nil }
             let output = FilePath(path)
-            let saving = before > 0 ? 100 - Int((Double(after) * 100 / Double(before)).rounded()) : 0
             var lines: [Text] = [tr("%1$@ → %2$@", .bytes(before), .bytes(after))]
-            if saving > 0 { lines.append(tr("%ld %% smaller", saving)) }
+            // The saving in the words of Compress PDF… and the Recent rows; none when the copies are not smaller.
+            if after < before { lines.append(PDFNaming.saving(before: before, after: after)) }
             lines.append(tr("in %@", output.removingLastComponent()))
             // TRANSLATORS: the Compress Photos… window's result.
             return JobWindow.Made(
