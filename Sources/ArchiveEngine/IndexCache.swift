@@ -33,19 +33,15 @@ public enum IndexCache {
         var fileName: String { "\(device)-\(inode).index" }
     }
 
-    /// `$XDG_CACHE_HOME/io.github.archiver/indexes`, or under `~/.cache`; nil without either.
-    static func folder() -> FilePath? {
-        func variable(_ name: String) -> String? {
-            getenv(name).map { String(cString: $0) }.flatMap { $0.hasPrefix("/") ? $0 : nil }
-        }
-        if let cache = variable("XDG_CACHE_HOME") { return FilePath(cache).appending("io.github.archiver/indexes") }
-        return variable("HOME").map { FilePath($0).appending(".cache/io.github.archiver/indexes") }
+    /// `$XDG_CACHE_HOME/io.github.archiver/indexes`, or under `~/.cache` (`BaseFolders`).
+    static func folder() -> FilePath {
+        BaseFolders.current.cache.appending("io.github.archiver/indexes")
     }
 
     /// The kept index of `archive`, if it is still the same file.
     public static func load(_ archive: FilePath) -> ArchiveIndex? {
-        guard let identity = Identity(archive), let folder = folder() else { return nil }
-        let file = folder.appending(identity.fileName)
+        guard let identity = Identity(archive) else { return nil }
+        let file = folder().appending(identity.fileName)
         guard let data = FileSystem.wholeFile(file, limit: Int(limit)) else { return nil }
         guard let (kept, _, body) = header(data), kept == identity,
             let index = ArchiveIndex.decoded(Array(body), archive: archive)
@@ -60,9 +56,10 @@ public enum IndexCache {
 
     /// Keeps `index` for the next opening of its archive, then trims the folder.
     public static func store(_ index: ArchiveIndex) {
-        guard let identity = Identity(index.archive), let folder = folder(), let body = index.encoded(),
+        guard let identity = Identity(index.archive), let body = index.encoded(),
             Int64(body.count) <= limit / 4
         else { return }
+        let folder = Self.folder()
         var data = magic
         var fields = IndexBytes.Writer()
         fields.u64(identity.device)

@@ -8,10 +8,7 @@ import SystemPackage
 public enum SevenZip {
     /// The `7zz` found on PATH (then /usr/bin/7zz), nil when 7-Zip is not installed. Relative PATH
     /// entries are skipped: they would run whatever `7zz` the current folder holds.
-    public static var executable: FilePath? {
-        let path = getenv("PATH").map { String(cString: $0) } ?? ""
-        return Programs.find("7zz", path: path + ":/usr/bin")
-    }
+    public static var executable: FilePath? { Programs.installed("7zz") }
 
     /// Writes a 7z archive of `items`, each a name inside `folder` that becomes a top-level item of the
     /// archive. Folders are stored recursively, symlinks as links (never followed), with their mtimes.

@@ -8,10 +8,7 @@ import SystemPackage
 public enum UnRAR {
     /// The `unrar` found on PATH (then /usr/bin), nil when it is not installed. Relative PATH entries are
     /// skipped, as for 7-Zip.
-    public static var executable: FilePath? {
-        let path = getenv("PATH").map { String(cString: $0) } ?? ""
-        return Programs.find("unrar", path: path + ":/usr/bin")
-    }
+    public static var executable: FilePath? { Programs.installed("unrar") }
 
     /// What is encrypted in `archive`, found without a password and without writing anything.
     public static func encryption(of archive: FilePath, control: JobControl? = nil) throws(ArchiverError)

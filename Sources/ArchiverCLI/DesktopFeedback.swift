@@ -127,10 +127,7 @@ package final class DesktopFeedback: @unchecked Sendable {
         inhibitor = nil
     }
 
-    private var elapsed: Double {
-        let (seconds, attoseconds) = (clock.now - start).components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
+    private var elapsed: Double { (clock.now - start).inSeconds }
 }
 
 /// The user's settings, read once per process; a missing or broken schema is said once, on stderr.

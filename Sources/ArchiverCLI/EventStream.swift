@@ -39,7 +39,7 @@ package final class EventStream: @unchecked Sendable {
     /// Bytes done of `total`: a line at most ten times a second, and always the one that reaches the total.
     /// A new total, or less done than before (the next archive of a batch), starts a new measurement.
     package func progress(done: Int64, total: Int64?) {
-        let now = seconds(clock.now - start)
+        let now = (clock.now - start).inSeconds
         state.withLock { state in
             if state.meter == nil || state.meter?.total != total || done < state.lastDone {
                 state.meter = ProgressMeter(total: total, start: now)
@@ -115,10 +115,5 @@ package final class EventStream: @unchecked Sendable {
                 offset += written
             }
         }
-    }
-
-    private func seconds(_ duration: Duration) -> Double {
-        let (s, attoseconds) = duration.components
-        return Double(s) + Double(attoseconds) / 1e18
     }
 }

@@ -273,8 +273,7 @@ public struct ExtractCommand: ParsableCommand {
         let clock = ContinuousClock()
         let start = clock.now
         CommandRunner.onAbandon = {
-            let (seconds, atto) = (clock.now - start).components
-            report.failed($0, elapsed: Double(seconds) + Double(atto) / 1e18)
+            report.failed($0, elapsed: (clock.now - start).inSeconds)
         }
         var listed: [JSON] = []
         var firstFailure: ArchiverError?
@@ -306,8 +305,7 @@ public struct ExtractCommand: ParsableCommand {
         }
         let status: Int32 =
             if let firstFailure { failures == archives.count ? firstFailure.code.exitStatus : ExitStatus.warnings } else { 0 }
-        let (seconds, atto) = (clock.now - start).components
-        if report.json { report.emit(exitCode: status, elapsed: Double(seconds) + Double(atto) / 1e18, [("archives", .array(listed))]) }
+        if report.json { report.emit(exitCode: status, elapsed: (clock.now - start).inSeconds, [("archives", .array(listed))]) }
         throw ExitCode(status)
     }
 

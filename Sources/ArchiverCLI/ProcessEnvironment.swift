@@ -1,3 +1,4 @@
+import ArchiverCore
 import Glibc
 import SystemPackage
 
@@ -16,11 +17,8 @@ package struct ProcessEnvironment {
             }
             cursor += 1
         }
-        var home = variables["HOME"].flatMap { $0.isEmpty ? nil : $0 }
-        if home == nil, let entry = getpwuid(getuid()), let directory = entry.pointee.pw_dir {
-            home = String(cString: directory)
-        }
-        return ProcessEnvironment(home: FilePath(home ?? "/"), variables: variables)
+        let home = BaseFolders(environment: variables, accountHome: BaseFolders.accountHome).home
+        return ProcessEnvironment(home: home, variables: variables)
     }
 
     /// A small text file's contents, or nil when it cannot be read.

@@ -23,7 +23,7 @@ package final class TerminalProgress {
     ///   the time left.
     package func update(done: Int64, total: Int64?, detail: String? = nil) {
         guard enabled else { return }
-        let now = seconds(clock.now - start)
+        let now = (clock.now - start).inSeconds
         if meter == nil { meter = ProgressMeter(total: total, start: 0) }
         guard let snapshot = meter?.update(done: done, now: now) else { return }
         // Short jobs show only their result.
@@ -41,10 +41,5 @@ package final class TerminalProgress {
     }
 
     /// Seconds since the job started.
-    package var elapsed: Double { seconds(clock.now - start) }
-
-    private func seconds(_ duration: Duration) -> Double {
-        let (s, attoseconds) = duration.components
-        return Double(s) + Double(attoseconds) / 1e18
-    }
+    package var elapsed: Double { (clock.now - start).inSeconds }
 }

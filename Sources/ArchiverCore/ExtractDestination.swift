@@ -20,11 +20,7 @@ public struct ExtractDestination: Sendable {
         let tmp = environment["TMPDIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/tmp"
         var folders = [FilePath(tmp), FilePath("/var/tmp"), FilePath("/dev/shm")]
         if let runtime = environment["XDG_RUNTIME_DIR"], runtime.hasPrefix("/") { folders.append(FilePath(runtime)) }
-        if let cache = environment["XDG_CACHE_HOME"], cache.hasPrefix("/") {
-            folders.append(FilePath(cache))
-        } else {
-            folders.append(home.appending(".cache"))
-        }
+        folders.append(baseFolders.cache)
         return folders.map { $0.lexicallyNormalized() }
     }
 
@@ -48,10 +44,9 @@ public struct ExtractDestination: Sendable {
     }
 
     /// The configuration folder, `$XDG_CONFIG_HOME` or `~/.config`.
-    public var configFolder: FilePath {
-        if let config = environment["XDG_CONFIG_HOME"], config.hasPrefix("/") { return FilePath(config) }
-        return home.appending(".config")
-    }
+    public var configFolder: FilePath { baseFolders.config }
+
+    private var baseFolders: BaseFolders { BaseFolders(home: home, environment: environment) }
 
     /// The Downloads folder from the contents of `user-dirs.dirs` (nil when there is none), else `~/Downloads`.
     public func downloadsFolder(userDirs: String?) -> FilePath {

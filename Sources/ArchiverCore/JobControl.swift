@@ -46,7 +46,7 @@ public final class JobControl: Sendable {
     /// not counted. Returns false when it was paused already.
     @discardableResult
     public func pause() -> Bool {
-        let now = nanoseconds(ContinuousClock.now - start)
+        let now = (ContinuousClock.now - start).inNanoseconds
         guard pausedSince.compareExchange(expected: -1, desired: now, ordering: .relaxed).exchanged else { return false }
         pauses.wrappingAdd(1, ordering: .relaxed)
         return true
@@ -57,7 +57,7 @@ public final class JobControl: Sendable {
     public func resume() -> Bool {
         let since = pausedSince.exchange(-1, ordering: .relaxed)
         guard since >= 0 else { return false }
-        waited.wrappingAdd(nanoseconds(ContinuousClock.now - start) - since, ordering: .relaxed)
+        waited.wrappingAdd((ContinuousClock.now - start).inNanoseconds - since, ordering: .relaxed)
         return true
     }
 
@@ -68,19 +68,19 @@ public final class JobControl: Sendable {
 
     /// Seconds of work so far: the time since the start, less pauses and waits for a person.
     public var workingSeconds: Double {
-        var now = nanoseconds(ContinuousClock.now - start) - waited.load(ordering: .relaxed)
+        var now = (ContinuousClock.now - start).inNanoseconds - waited.load(ordering: .relaxed)
         let since = pausedSince.load(ordering: .relaxed)
-        if since >= 0 { now -= nanoseconds(ContinuousClock.now - start) - since }
+        if since >= 0 { now -= (ContinuousClock.now - start).inNanoseconds - since }
         return max(0, Double(now) / 1e9)
     }
 
     /// Runs `body` without its time counting against the budget: the budget is for the work, not for
     /// someone typing a password.
     public func notCounting<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
-        let began = nanoseconds(ContinuousClock.now - start)
+        let began = (ContinuousClock.now - start).inNanoseconds
         waitingSince.store(began, ordering: .relaxed)
         defer {
-            waited.wrappingAdd(nanoseconds(ContinuousClock.now - start) - began, ordering: .relaxed)
+            waited.wrappingAdd((ContinuousClock.now - start).inNanoseconds - began, ordering: .relaxed)
             waitingSince.store(-1, ordering: .relaxed)
         }
         return try body()
@@ -111,10 +111,5 @@ public final class JobControl: Sendable {
     ///   `.budget` once the deadline has passed.
     public func check() throws(ArchiverError) {
         if let reason = stopReason { throw reason }
-    }
-
-    private func nanoseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1_000_000_000 + attoseconds / 1_000_000_000
     }
 }

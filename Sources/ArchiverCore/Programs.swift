@@ -15,4 +15,11 @@ public enum Programs {
         }
         return nil
     }
+
+    /// `name` on the process's `PATH`, then in /usr/bin, where the distribution installs it: a session can
+    /// start us with a `PATH` that lacks it.
+    public static func installed(_ name: String) -> FilePath? {
+        let path = getenv("PATH").map { String(cString: $0) } ?? ""
+        return find(name, path: path + ":/usr/bin")
+    }
 }

@@ -5,7 +5,7 @@ import Glibc
 /// Child processes through GLib, argv only (never a shell), so any bytes in a path pass intact.
 public enum Spawn {
     /// Runs `argv` and waits. Returns its standard output when it exits with 0, nil otherwise.
-    static func run(_ argv: [[UInt8]]) -> [UInt8]? {
+    public static func run(_ argv: [[UInt8]]) -> [UInt8]? {
         withArgv(argv) { pointers in
             var output: UnsafeMutablePointer<gchar>?
             var status: gint = 0

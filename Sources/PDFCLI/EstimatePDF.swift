@@ -13,10 +13,7 @@ extension CompressPDFCommand {
         let input = raw.path(for: files[0])
         let clock = ContinuousClock()
         let start = clock.now
-        let elapsed = {
-            let (seconds, attoseconds) = (clock.now - start).components
-            return Double(seconds) + Double(attoseconds) / 1e18
-        }
+        let elapsed = { (clock.now - start).inSeconds }
         let report = JobReport(operation: "estimate-pdf", json: job.json)
         let passwords = Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was estimated"))
         let estimate: PDFEstimate

@@ -118,7 +118,8 @@ public struct PhotoCommand: ParsableCommand {
         }
         CommandRunner.onAbandon = failed
         let plan: PhotoPlan
-        let journalPath = PhotoJournal.location(inputs: inputs, destination: destination, options: options, stateHome: Self.stateHome)
+        let journalPath = PhotoJournal.location(
+            inputs: inputs, destination: destination, options: options, stateHome: BaseFolders.current.state)
         var previous = PhotoJournal.load(journalPath)
         if previous != nil, !resume {
             report.warn(JobWarning("resumable", tr("An interrupted run of this batch was found; run the same command with --resume to finish it instead of starting again.")))
@@ -231,12 +232,6 @@ public struct PhotoCommand: ParsableCommand {
         count()
         desktop.waitForAction()
         throw ExitCode(exitCode)
-    }
-
-    /// `$XDG_STATE_HOME`, else `~/.local/state`: where the journal of a `--replace` batch lives.
-    static var stateHome: FilePath {
-        if let state = getenv("XDG_STATE_HOME").map({ String(cString: $0) }), state.hasPrefix("/") { return FilePath(state) }
-        return FilePath(getenv("HOME").map { String(cString: $0) } ?? "/").appending(".local/state")
     }
 
     /// `--replace`: the original goes to the desktop trash once its copy is ready.

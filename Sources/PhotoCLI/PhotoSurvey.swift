@@ -9,10 +9,7 @@ extension PhotoCommand {
     /// `--estimate` and `--suggest`: each photo's copy estimated from its header; nothing is written.
     func survey(_ inputs: [FilePath], options: PhotoOptions) throws {
         let clock = ContinuousClock.now
-        let elapsed = { () -> Double in
-            let (seconds, attoseconds) = (ContinuousClock.now - clock).components
-            return Double(seconds) + Double(attoseconds) / 1e18
-        }
+        let elapsed = { (ContinuousClock.now - clock).inSeconds }
         let stream = events.stream()
         let photoEvents = stream.map(PhotoEvents.init)
         let report = PhotoReport(json: job.json, events: stream)
@@ -59,7 +56,7 @@ extension PhotoCommand {
     /// The Pictures folder of the XDG user dirs, else ~/Pictures.
     static var picturesFolder: FilePath {
         if let pictures = PhotoCodec.picturesFolder { return pictures }
-        return FilePath(getenv("HOME").map { String(cString: $0) } ?? "/").appending("Pictures")
+        return BaseFolders.current.home.appending("Pictures")
     }
 }
 

@@ -124,18 +124,16 @@ public final class PhotoJournal: Sendable {
 
     // MARK: The format (pure)
 
-    /// The journal for a batch: its folder (where the copies go) and its name, made by rule.
+    /// The journal for a batch: its folder (where the copies go) and its name, made by `PhotoJournalPlace`'s
+    /// rule, which the Compress Photos… window follows too.
     public static func location(inputs: [FilePath], destination: PhotoDestination, options: PhotoOptions, stateHome: FilePath)
         -> FilePath
     {
-        let folder: FilePath =
-            switch destination {
-            case .folder(let folder): folder.madeAbsolute
-            case .replace: stateHome.appending("io.github.archiver")
-            // Beside the first input: where its copy, or its folder's mirror, goes.
-            case .beside: (inputs.first?.madeAbsolute ?? FilePath(".").madeAbsolute).removingLastComponent()
-            }
-        return folder.appending(".archiver-photos-\(key(inputs: inputs, destination: destination, options: options)).journal")
+        var absolute = destination
+        if case .folder(let folder) = destination { absolute = .folder(folder.madeAbsolute) }
+        let folder = PhotoJournalPlace.folder(
+            firstInput: (inputs.first ?? FilePath(".")).madeAbsolute, destination: absolute, stateHome: stateHome)
+        return folder.appending(PhotoJournalPlace.fileName(key: key(inputs: inputs, destination: destination, options: options)))
     }
 
     /// 16 hex digits of FNV-1a over the inputs, the destination and the options: the same batch, the

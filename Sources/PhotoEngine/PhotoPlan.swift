@@ -3,17 +3,6 @@ import ArchiverCore
 import Glibc
 import SystemPackage
 
-/// Where the copies go.
-public enum PhotoDestination: Equatable, Sendable {
-    /// A folder's copies into `Compressed - <Folder>` beside it, mirroring its structure; a loose photo's
-    /// copy beside it as `IMG_1 (compressed).jpg`.
-    case beside
-    /// Into this folder: a folder as `DIR/<Folder>/…`, a loose photo as `DIR/IMG_1.jpg`.
-    case folder(FilePath)
-    /// In place of the originals, which go to the desktop trash.
-    case replace
-}
-
 /// One file of a batch: where it comes from and where its copy goes.
 public struct PhotoJob: Sendable {
     public enum Kind: Sendable { case photo, companion }

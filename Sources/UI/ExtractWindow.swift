@@ -268,7 +268,7 @@ public final class ExtractWindow {
         for key in ["HOME", "TMPDIR", "XDG_RUNTIME_DIR", "XDG_CACHE_HOME", "XDG_CONFIG_HOME"] {
             if let value = getenv(key) { environment[key] = String(cString: value) }
         }
-        let home = FilePath(environment["HOME"].flatMap { $0.isEmpty ? nil : $0 } ?? String(cString: g_get_home_dir()))
+        let home = BaseFolders(environment: environment, accountHome: BaseFolders.accountHome).home
         let places = ExtractDestination(home: home, environment: environment)
         let parent = archive.removingLastComponent()
         if let resolved = realpath(parent.string, nil) {

@@ -471,9 +471,9 @@ public final class PhotosWindow: AppWindow {
             let after = done.reduce(Int64(0)) { $0 + (grid.selection[$1].outputSize ?? 0) }
             guard let first = done.first, let path = grid.selection[first].output else { return nil }
             let output = FilePath(path)
-            let saving = before > 0 ? 100 - Int((Double(after) * 100 / Double(before)).rounded()) : 0
             var lines: [Text] = [tr("%1$@ → %2$@", .bytes(before), .bytes(after))]
-            if saving > 0 { lines.append(tr("%ld %% smaller", saving)) }
+            // The saving in the words of Compress PDF… and the Recent rows; none when the copies are not smaller.
+            if after < before { lines.append(PDFNaming.saving(before: before, after: after)) }
             lines.append(tr("in %@", output.removingLastComponent()))
             // TRANSLATORS: the Compress Photos… window's result.
             return JobWindow.Made(
@@ -509,24 +509,19 @@ public final class PhotosWindow: AppWindow {
     /// batch always runs with --resume, and the engine keys the journal by photos and settings).
     private func offerResume() {
         guard let first = inputs.first else { return }
-        let folder =
-            replacing ? Self.stateHome() + "/io.github.archiver" : String(first.path[..<(first.path.lastIndex(of: "/") ?? first.path.endIndex)])
+        let folder = PhotoJournalPlace.folder(
+            firstInput: FilePath(first.path), destination: replacing ? .replace : .beside, stateHome: BaseFolders.current.state)
         var found = false
-        if let dir = opendir(folder) {
+        if let dir = opendir(folder.string) {
             while let entry = readdir(dir) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                if name.hasPrefix(".archiver-photos-"), name.hasSuffix(".journal") { found = true }
+                if PhotoJournalPlace.isJournal(name) { found = true }
             }
             closedir(dir)
         }
         // TRANSLATORS: the Compress Photos… window's main button when an interrupted batch can be finished.
         relabel(compressButton, found ? tr("_Resume") : tr("C_ompress"))
         if found { gtk_label_set_text(statusLabel, tr("An interrupted batch was found: Resume finishes it.").localized) }
-    }
-
-    static func stateHome() -> String {
-        if let state = getenv("XDG_STATE_HOME"), state.pointee != 0 { return String(cString: state) }
-        return String(cString: g_get_home_dir()) + "/.local/state"
     }
 
     // MARK: - Pictures

@@ -1,4 +1,6 @@
+import ArchiverCore
 import CGtk
+import Desktop
 import Dispatch
 import Glibc
 
@@ -50,10 +52,11 @@ final class Thumbnails {
 
     /// A decoder is installed for the photo's kind (gdk-pixbuf's own, or libvips' `vipsthumbnail`).
     private nonisolated static func canRead(_ path: String) -> Bool {
-        access(vipsthumbnail, X_OK) == 0
+        vipsthumbnail != nil
     }
 
-    private nonisolated static let vipsthumbnail = "/usr/bin/vipsthumbnail"
+    /// libvips' `vipsthumbnail` (package libvips-tools), found once; nil when it is not installed.
+    private nonisolated static let vipsthumbnail = Programs.installed("vipsthumbnail")
 
     // MARK: - Worker side (a GdkPixbuf as its address: pointers are not Sendable)
 
@@ -99,17 +102,11 @@ final class Thumbnails {
             defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
             return gdk_pixbuf_apply_embedded_orientation(pixbuf)
         }
-        guard access(vipsthumbnail, X_OK) == 0 else { return nil }
+        guard let vipsthumbnail else { return nil }
         makeFolder(String(scratch[..<scratch.lastIndex(of: "/")!]))
         defer { unlink(scratch) }
-        var status: gint = 0
-        let argv = [vipsthumbnail, path, "--size", "\(edge)", "-o", scratch + "[strip]"]
-        var pointers: [UnsafeMutablePointer<CChar>?] = argv.map { strdup($0) } + [nil]
-        defer { for p in pointers { free(p) } }
-        let ran = pointers.withUnsafeMutableBufferPointer {
-            g_spawn_sync(nil, $0.baseAddress, nil, GSpawnFlags(rawValue: G_SPAWN_STDOUT_TO_DEV_NULL.rawValue | G_SPAWN_STDERR_TO_DEV_NULL.rawValue), nil, nil, nil, nil, &status, nil)
-        }
-        guard ran != 0, status == 0 else { return nil }
+        let argv = [vipsthumbnail.string, path, "--size", "\(edge)", "-o", scratch + "[strip]"]
+        guard Spawn.run(argv.map { Array($0.utf8) }) != nil else { return nil }
         return gdk_pixbuf_new_from_file(scratch, nil)
     }
 

@@ -52,6 +52,24 @@ import Testing
         #expect(TemporaryName.pid(in: Array(name.string.utf8)) == nil)
     }
 
+    /// With a relative `$XDG_STATE_HOME` (ignored, as the XDG spec says), the Compress Photos… window looks for a
+    /// `--replace` batch's journal where the tool writes it: both take the state folder from `BaseFolders` and
+    /// the folder from `PhotoJournalPlace` (the window: `offerResume`, with the switch on Replace).
+    @Test func theWindowLooksWhereTheToolWrites() {
+        let environment = ["HOME": "/home/u", "XDG_STATE_HOME": "relative/state"]
+        let inputs = [FilePath("/p/Album"), FilePath("/p/x.jpg")]
+        for destination in [PhotoDestination.replace, .beside] {
+            let state = BaseFolders(environment: environment).state
+            let tool = PhotoJournal.location(inputs: inputs, destination: destination, options: PhotoOptions(), stateHome: state)
+            let window = PhotoJournalPlace.folder(firstInput: inputs[0], destination: destination, stateHome: state)
+            #expect(tool.removingLastComponent() == window)
+            #expect(PhotoJournalPlace.isJournal(tool.lastComponent?.string ?? ""))
+        }
+        let state = BaseFolders(environment: environment).state
+        #expect(PhotoJournal.location(inputs: inputs, destination: .replace, options: PhotoOptions(), stateHome: state)
+            .removingLastComponent() == "/home/u/.local/state/io.github.archiver")
+    }
+
     @Test func reopeningCutsATornLineAndAppends() throws {
         let scratch = try ScratchDirectory()
         let path = FilePath(scratch.sub("sub/j.journal"))
