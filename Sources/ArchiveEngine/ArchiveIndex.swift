@@ -167,12 +167,12 @@ extension ArchiveIndex {
             for child in node.children.values { out.u32(UInt32(child)) }
         }
         let points = seekPoints?.points ?? []
+        out.u32(GzipSeekPoints.decoderTag)
         out.u32(UInt32(points.count))
         for point in points {
             out.i64(point.input)
-            out.u8(point.bits)
             out.i64(point.output)
-            out.bytes(point.window)
+            out.bytes(point.state)
         }
         out.u32(UInt32(entryOffsets.count))
         for offset in entryOffsets { out.i64(offset) }
@@ -209,12 +209,13 @@ extension ArchiveIndex {
                 entry: entry < 0 ? nil : Int(entry), linkTarget: target))
             childLists.append(list)
         }
-        guard let pointCount = input.u32(), Int(pointCount) <= data.count else { return nil }
+        guard input.u32() == GzipSeekPoints.decoderTag, let pointCount = input.u32(), Int(pointCount) <= data.count else {
+            return nil
+        }
         var points: [GzipSeekPoints.Point] = []
         for _ in 0..<pointCount {
-            guard let start = input.i64(), let bits = input.u8(), bits < 8, let output = input.i64(), let window = input.bytes()
-            else { return nil }
-            points.append(.init(input: start, bits: bits, output: output, window: window))
+            guard let start = input.i64(), let output = input.i64(), let state = input.bytes() else { return nil }
+            points.append(.init(input: start, output: output, state: state))
         }
         guard let offsetCount = input.u32(), Int(offsetCount) <= data.count else { return nil }
         var offsets: [Int64] = []

@@ -62,7 +62,7 @@ import Testing
         defer { withExtendedLifetime(scratch) {} }
         let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
         let points = try #require(index.seekPoints).points
-        #expect(points.count >= 3, "18 MiB of output holds a point every 4 MiB")
+        #expect(points.count >= 2, "18 MiB of output holds a point every 8 MiB")
         #expect(zip(points, points.dropFirst()).allSatisfy { $0.output < $1.output && $0.input < $1.input })
         // Damage the start of the compressed data: only a reader that starts there sees it.
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
@@ -109,12 +109,16 @@ import Testing
         #expect(Int64(encoded.count) < size / 50, "index and points within 2 % of the archive")
     }
 
-    @Test func aDamagedStreamIsRefusedWhenFirstRead() throws {
+    @Test(arguments: [false, true]) func aDamagedOrCutStreamIsRefusedWhenFirstRead(cut: Bool) throws {
         let (archive, _, scratch) = try archive()
         defer { withExtendedLifetime(scratch) {} }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
-        try handle.seek(toOffset: 9_000_000)
-        handle.write(Data(repeating: 0xAA, count: 100))
+        if cut {
+            try handle.truncate(atOffset: 12_000_000)
+        } else {
+            try handle.seek(toOffset: 9_000_000)
+            handle.write(Data(repeating: 0xAA, count: 100))
+        }
         try handle.close()
         #expect { _ = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl()) } throws: { error in
             (error as? ArchiverError)?.code == .corrupt
