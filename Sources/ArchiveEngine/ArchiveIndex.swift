@@ -37,11 +37,17 @@ public final class ArchiveIndex: Sendable {
     /// For a tar.gz: where inflating can start, and where each entry's header starts in the tar.
     let seekPoints: GzipSeekPoints?
     let entryOffsets: [Int64]
+    /// For an encrypted 7z, read by 7-Zip: each entry's path as 7-Zip names it.
+    let encrypted: EncryptedArchive?
+    let entryPaths: [[UInt8]]
 
     fileprivate init(
         nodes: [Node], refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool,
-        seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = []
+        seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = [], encrypted: EncryptedArchive? = nil,
+        entryPaths: [[UInt8]] = []
     ) {
+        self.encrypted = encrypted
+        self.entryPaths = entryPaths
         self.nodes = nodes
         self.refused = refused
         self.nameEncoding = nameEncoding
@@ -92,18 +98,22 @@ public final class ArchiveIndex: Sendable {
     ) throws(ArchiverError) -> ArchiveIndex {
         let volumes = try VolumeSet.find(archive)
         let name = archive.lastComponent?.string ?? archive.string
-        if try EncryptedArchive(volumes.parts[0], control: control) != nil {
-            throw ArchiverError(
-                .notAnArchive, tr("“%@” is an encrypted 7z or rar, which cannot be opened as a folder yet.", name),
-                hint: tr("Extract it instead."), path: archive.string)
+        if let encrypted = try EncryptedArchive(volumes.parts[0], control: control) {
+            // 7-Zip reads each file out; unrar cannot be tested here, so encrypted rar waits.
+            guard encrypted.tool == .sevenZip else {
+                throw ArchiverError(
+                    .notAnArchive, tr("“%@” is an encrypted rar, which cannot be opened as a folder yet.", name),
+                    hint: tr("Extract it instead."), path: archive.string)
+            }
+            let (entries, password) = try encrypted.browse(passwords: passwords, control: control)
+            let tree = TreeBuilder(entries, archive: archive)
+            return ArchiveIndex(
+                nodes: tree.nodes, refused: tree.refused, nameEncoding: nil, archive: archive, password: password,
+                isStream: true, encrypted: encrypted, entryPaths: entries.map(\.path))
         }
-        var reader = try ArchiveReader(path: archive)
-        // A tar.gz is inflated by our own code, which notes seek points on the way.
-        let gzip = reader.isGzipTar ? try GzipStream(scanning: archive) : nil
-        if let gzip {
-            reader = try ArchiveReader(tar: gzip, archive: archive)
-            reader.headerPositions = []
-        }
+        // A tar.gz notes seek points and where each header starts on the way.
+        var reader = try ArchiveReader(path: archive, recordingSeekPoints: true)
+        reader.headerPositions = []
         var entries = try Extractor.scan(&reader, archiveName: volumes.name, control: control, progress: progress)
         // Sizes a stream does not record (a single .gz) are counted, once.
         if entries.contains(where: { $0.kind == .file && $0.size == nil }) {
@@ -133,11 +143,10 @@ public final class ArchiveIndex: Sendable {
                 try Extractor.opens(archive, entry: probe, with: password)
             }
         }
-        var tree = TreeBuilder(modified: FileSystem.status(archive).map { Int64($0.st_mtim.tv_sec) } ?? 0)
-        for (number, entry) in entries.enumerated() { tree.add(entry, number: number) }
+        let tree = TreeBuilder(entries, archive: archive)
         return ArchiveIndex(
             nodes: tree.nodes, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive, password: password,
-            isStream: !reader.hasCheapHeaders, seekPoints: gzip?.seekPoints, entryOffsets: reader.headerPositions ?? [])
+            isStream: !reader.hasCheapHeaders, seekPoints: reader.seekPoints, entryOffsets: reader.headerPositions ?? [])
     }
 }
 
@@ -243,9 +252,11 @@ private struct TreeBuilder {
     private var files: [[UInt8]: Int] = [:]
     private let folderTime: Int64
 
-    init(modified: Int64) {
-        folderTime = modified
-        nodes = [ArchiveIndex.Node(name: [], kind: .directory, size: 0, modified: modified, permissions: 0o755)]
+    /// The tree of `entries`; folders no entry gives a time get the archive's.
+    init(_ entries: [ArchiveEntryInfo], archive: FilePath) {
+        folderTime = FileSystem.status(archive).map { Int64($0.st_mtim.tv_sec) } ?? 0
+        nodes = [ArchiveIndex.Node(name: [], kind: .directory, size: 0, modified: folderTime, permissions: 0o755)]
+        for (number, entry) in entries.enumerated() { add(entry, number: number) }
     }
 
     mutating func add(_ entry: ArchiveEntryInfo, number: Int) {

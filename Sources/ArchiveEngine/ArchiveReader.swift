@@ -41,7 +41,8 @@ struct ArchiveReader: ~Copyable {
     /// - Throws: `ArchiverError`: `.inputUnreadable` for a missing, unreadable or folder input,
     ///   `.notAnArchive` for an empty file or unknown content, `.corrupt` for a damaged start.
     /// - Parameter password: decrypts encrypted entries (zip); libarchive keeps its own copy.
-    init(path: FilePath, password: Secret? = nil) throws(ArchiverError) {
+    /// - Parameter recordingSeekPoints: a tar.gz notes where reading can start again later (`seekPoints`).
+    init(path: FilePath, password: Secret? = nil, recordingSeekPoints: Bool = false) throws(ArchiverError) {
         ArchiveEngineSetup.ensureLocale()
         let name = path.lastComponent?.string ?? path.string
         guard let info = FileSystem.status(path) ?? FileSystem.resolve(path).flatMap(FileSystem.status) else {
@@ -74,33 +75,68 @@ struct ArchiveReader: ~Copyable {
         }
 
         let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
-        let attempt = try Self.openHandle(path, name: name, password: password, source: source, volumes: volumes)
-        try self.init(opened: attempt, name: name, volumes: volumes, source: source, fileSize: source?.total ?? Int64(target.st_size))
+        // A tar.gz is inflated by ISA-L, about twice as fast as libarchive's zlib; anything else, or a
+        // start ISA-L cannot read, goes to libarchive, which says what is wrong with it.
+        if source == nil, Self.startsLikeGzip(path), let gzip = try? GzipStream(path, recordingPoints: recordingSeekPoints),
+            let (handle, first) = Self.openTar(gzip)
+        {
+            try self.init(opened: handle, first: first, name: name, volumes: volumes, source: gzip, fileSize: gzip.total)
+        } else {
+            let attempt = try Self.openHandle(path, name: name, password: password, source: source, volumes: volumes)
+            try self.init(
+                opened: attempt, first: nil, name: name, volumes: volumes, source: source,
+                fileSize: source?.total ?? Int64(target.st_size))
+        }
     }
 
-    /// Reads the tar inside a gzip file that our own code inflates (`GzipStream`, which can start at a
-    /// seek point), with its first header read.
+    /// Reads the tar inside a gzip file from a seek point (`GzipStream`), with its first header read.
     init(tar source: GzipStream, archive path: FilePath) throws(ArchiverError) {
         let name = path.lastComponent?.string ?? path.string
-        guard let attempt = archive_read_new() else {
-            throw ArchiverError(.inputUnreadable, tr("Out of memory while opening “%@”.", name))
-        }
-        archive_read_support_format_tar(attempt)
-        source.setReadCallback(attempt)
-        guard ArchiveStatus(rawValue: archive_read_open1(attempt)).succeeded else {
-            let (message, _) = lastError(attempt)
-            archive_read_free(attempt)
-            throw FailureClassifier.describeReadFailure(message: message, archive: name, place: nil)
+        guard let (handle, first) = Self.openTar(source) else {
+            throw FailureClassifier.describeReadFailure(message: source.lastMessage, archive: name, place: nil)
         }
         let volumes = VolumeSet(parts: [path], name: path.lastComponent?.bytes ?? [])
-        try self.init(opened: attempt, name: name, volumes: volumes, source: source, fileSize: source.total)
+        try self.init(opened: handle, first: first, name: name, volumes: volumes, source: source, fileSize: source.total)
     }
 
-    /// Takes over `attempt`, opened over the archive, and reads its first header.
+    private static func startsLikeGzip(_ path: FilePath) -> Bool {
+        var magic: (UInt8, UInt8) = (0, 0)
+        let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        return read(descriptor, &magic, 2) == 2 && magic == (0x1F, 0x8B)
+    }
+
+    /// A tar reader over `source` with its first header read; nil when that is not a tar header.
+    private static func openTar(_ source: GzipStream) -> (OpaquePointer, (Int32, OpaquePointer?))? {
+        guard let handle = archive_read_new() else { return nil }
+        archive_read_support_format_tar(handle)
+        source.setReadCallback(handle)
+        var entry: OpaquePointer?
+        guard ArchiveStatus(rawValue: archive_read_open1(handle)).succeeded else {
+            archive_read_free(handle)
+            return nil
+        }
+        let status = archive_read_next_header(handle, &entry)
+        guard ArchiveStatus(rawValue: status).succeeded else {
+            archive_read_free(handle)
+            return nil
+        }
+        return (handle, (status, entry))
+    }
+
+    /// Takes over `attempt`, opened over the archive, and reads its first header unless `first` has it.
     private init(
-        opened attempt: OpaquePointer, name: String, volumes: VolumeSet, source: (any ArchiveSource)?, fileSize: Int64
+        opened attempt: OpaquePointer, first: (Int32, OpaquePointer?)?, name: String, volumes: VolumeSet,
+        source: (any ArchiveSource)?, fileSize: Int64
     ) throws(ArchiverError) {
-        let status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
+        let status: ArchiveStatus
+        if let first {
+            status = ArchiveStatus(rawValue: first.0)
+            current = first.1
+        } else {
+            status = ArchiveStatus(rawValue: archive_read_next_header(attempt, &current))
+        }
         if !status.succeeded, status != .eof {
             let (message, _) = lastError(attempt)
             archive_read_free(attempt)
@@ -226,11 +262,10 @@ struct ArchiveReader: ~Copyable {
     /// Bytes of the archive file consumed so far, for progress.
     var bytesRead: Int64 { (source as? GzipStream)?.consumed ?? archive_filter_bytes(handle, -1) }
 
-    /// Whether this is a tar in one gzip file, which `GzipStream` can inflate with seek points.
-    var isGzipTar: Bool {
-        !volumes.isMultiPart && archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR
-            && archive_filter_count(handle) == 2 && archive_filter_code(handle, 0) == ARCHIVE_FILTER_GZIP
-    }
+    /// Where reading can start again, noted while reading a tar.gz opened with `recordingSeekPoints`.
+    var seekPoints: GzipSeekPoints? { (source as? GzipStream)?.seekPoints }
+
+
 
     /// libarchive's name for the detected format, e.g. "ZIP 2.0 (deflation)".
     var formatName: String {
@@ -238,7 +273,7 @@ struct ArchiveReader: ~Copyable {
         let format = archive_format_name(handle).map { String(cString: $0) } ?? "unknown"
         let filters = (0..<max(0, archive_filter_count(handle) - 1)).compactMap { index in
             archive_filter_name(handle, index).map { String(cString: $0) }
-        }
+        } + (source is GzipStream ? ["gzip"] : [])
         return filters.isEmpty ? format : "\(format), \(filters.joined(separator: ", "))"
     }
 

@@ -143,6 +143,66 @@ package struct ChildProcess {
         return result + extra
     }
 
+    /// Starts `executable` with its standard output read as it is wanted (`Reading`), standard error
+    /// dropped.
+    package static func startReading(
+        _ executable: FilePath, _ arguments: [[UInt8]], environment: [[UInt8]], input: Input
+    ) throws(ArchiverError) -> Reading {
+        let name = executable.lastComponent?.string ?? executable.string
+        let channel = try makeChannel(name)
+        let stdin = try standardInput(input, name)
+        defer {
+            close(stdin)
+            close(channel.write)
+        }
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { if null >= 0 { close(null) } }
+        do throws(ArchiverError) {
+            let pid = try spawn(
+                executable, arguments: [executable.bytes] + arguments, environment: mergedEnvironment(environment),
+                stdin: stdin, stdout: channel.write, stderr: null >= 0 ? null : STDERR_FILENO)
+            PendingOutputs.register(child: pid)
+            return Reading(pid: pid, output: channel.read)
+        } catch {
+            close(channel.read)
+            throw error
+        }
+    }
+
+    /// A running child whose standard output is read on demand; stopped when dropped before its end.
+    package final class Reading {
+        private let pid: pid_t
+        private let output: Int32
+        /// The exit status (or 128 + signal), once its output has ended.
+        package private(set) var status: Int32?
+
+        fileprivate init(pid: pid_t, output: Int32) {
+            self.pid = pid
+            self.output = output
+        }
+
+        /// Up to `buffer.count` bytes of its output; 0 at the end, when `status` is set.
+        package func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+            guard status == nil else { return 0 }
+            while true {
+                let count = Glibc.read(output, buffer.baseAddress, buffer.count)
+                if count < 0, errno == EINTR { continue }
+                if count > 0 { return count }
+                status = ChildProcess.reap(pid)
+                PendingOutputs.forget(child: pid)
+                return 0
+            }
+        }
+
+        deinit {
+            close(output)
+            if status == nil {
+                ChildProcess.stop(pid)
+                PendingOutputs.forget(child: pid)
+            }
+        }
+    }
+
     /// Starts `executable` in a session of its own (it outlives us and our terminal) with the given
     /// standard input and output and our standard error, and does not wait for it.
     package static func startDaemon(

@@ -4,7 +4,7 @@ import SystemPackage
 
 /// An encrypted 7z or rar, which libarchive cannot decrypt: its password is checked and its files
 /// extracted by 7-Zip or unrar, then laid out and published like any other archive's.
-struct EncryptedArchive {
+struct EncryptedArchive: Sendable {
     /// The program that decrypts it.
     enum Tool {
         case sevenZip, unrar
@@ -83,6 +83,21 @@ struct EncryptedArchive {
         case .sevenZip: return try SevenZip.list(archive, password: password)
         case .unrar: return try UnRAR.list(archive, password: password, control: control)
         }
+    }
+
+    /// The entries and the password that reads them, asked for once and checked, for browsing.
+    func browse(passwords: PasswordAsker?, control: JobControl?) throws(ArchiverError) -> (entries: [ArchiveEntryInfo], password: Secret) {
+        let password = try verifiedPassword(passwords, control: control)
+        guard encryption == .names else { return (entries, password) }
+        switch tool {
+        case .sevenZip: return (try SevenZip.list(archive, password: password), password)
+        case .unrar: return (try UnRAR.list(archive, password: password, control: control), password)
+        }
+    }
+
+    /// The program writing the data of the entry at `path` to its standard output (7z only).
+    func entryData(_ path: [UInt8], password: Secret?) throws(ArchiverError) -> ChildProcess.Reading {
+        try SevenZip.entryData(archive, path: path, password: password)
     }
 
     private func verifiedPassword(

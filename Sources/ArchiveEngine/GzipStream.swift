@@ -71,13 +71,13 @@ final class GzipStream: ArchiveSource {
     /// Bytes of the file consumed, for progress.
     var consumed: Int64 { filePosition - Int64(state.pointee.avail_in) }
 
-    /// The points recorded while scanning from the start.
-    var seekPoints: GzipSeekPoints { GzipSeekPoints(recorded ?? []) }
+    /// The points recorded, when asked for.
+    var seekPoints: GzipSeekPoints? { recorded.map(GzipSeekPoints.init) }
 
-    /// Inflates `path` from its start, recording seek points.
-    convenience init(scanning path: FilePath) throws(ArchiverError) {
+    /// Inflates `path` from its start, recording seek points if asked.
+    convenience init(_ path: FilePath, recordingPoints: Bool) throws(ArchiverError) {
         try self.init(path, point: nil, handOutFrom: 0)
-        recorded = []
+        if recordingPoints { recorded = [] }
     }
 
     /// Inflates `path` from the point before `offset`, handing out output from `offset` on.

@@ -184,11 +184,7 @@ extension SevenZip {
         control: JobControl? = nil, showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
     ) throws(ArchiverError) -> ToolRun {
         try password?.checkFitsOneLine(for: "7-Zip")
-        guard let sevenZip = executable else {
-            throw ArchiverError(
-                .notAnArchive, tr("7-Zip is not installed; it is needed for encrypted 7z archives."),
-                hint: tr("Install the 7zip package."))
-        }
+        let sevenZip = try program()
         // -spd: names are never wildcards.
         let output = showsProgress ? ["-bso0", "-bsp1"] : ["-bsp0"]
         let arguments =
@@ -196,6 +192,24 @@ extension SevenZip {
         return try ToolRun.run(
             sevenZip, arguments, password: password, times: times, control: control, showsProgress: showsProgress,
             progress: progress)
+    }
+
+    private static func program() throws(ArchiverError) -> FilePath {
+        guard let sevenZip = executable else {
+            throw ArchiverError(
+                .notAnArchive, tr("7-Zip is not installed; it is needed for encrypted 7z archives."),
+                hint: tr("Install the 7zip package."))
+        }
+        return sevenZip
+    }
+
+    /// 7-Zip writing the data of the entry at `path` to its standard output as it decrypts it, with the
+    /// password on its standard input, never in its arguments. A solid block is decoded up to the entry.
+    static func entryData(_ archive: FilePath, path: [UInt8], password: Secret?) throws(ArchiverError) -> ChildProcess.Reading {
+        try password?.checkFitsOneLine(for: "7-Zip")
+        let arguments = ["x", "-so", "-bsp0", "-spd", "-y", "--"].map { Array($0.utf8) } + [archive.madeAbsolute.bytes, path]
+        return try ChildProcess.startReading(
+            program(), arguments, environment: ToolRun.environment, input: password.map { .secret($0, times: 1) } ?? .nothing)
     }
 
     /// 7-Zip 25 and later refuse every symlink that climbs with `..` (even `dir/l -> ../file`) unless

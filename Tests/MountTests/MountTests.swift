@@ -280,6 +280,38 @@ struct MountTests {
         try mounts.run(["--unmount", folder])
     }
 
+    /// 7-Zip reads each file out of a 7z whose names are encrypted; the password reaches it on standard
+    /// input only, and a wrong one is refused before a folder appears.
+    @Test func sevenZipWithEncryptedNamesOpensThroughSevenZip() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try Self.makeTree(tree)
+        let archive = mounts.scratch.sub("secret.7z")
+        let password = "battery staple 7"
+        try #require(try Tool.run(["/usr/bin/7zz", "a", "-bd", "-mhe=on", "-p" + password, archive, tree + "/."]).status == 0)
+
+        let wrong = try mounts.run(["--mount", "--password-stdin", archive], input: "nope\n")
+        #expect(wrong.status == 6)
+
+        let folder = try mounts.mount(archive, ["--password-stdin"], input: password + "\n")
+        // Regular files: 7-Zip stores the symlink's target file, and folders read as nothing.
+        let expected = try Mounts.tree(tree).filter { !$0.value.starts(with: Data("/".utf8)) && !$0.value.starts(with: Data("-> ".utf8)) }
+        #expect(expected.count >= 4)
+        #expect(Mounts.readScrambled(folder, files: Array(expected.keys)) == expected)
+        // While 7-Zip reads a file, neither it nor the daemon shows the password.
+        let reading = FileHandle(forReadingAtPath: folder + "/docs/big.bin")
+        _ = reading?.readData(ofLength: 4096)
+        for process in (try FileManager.default.contentsOfDirectory(atPath: "/proc")).filter({ Int($0) != nil }) {
+            for place in ["cmdline", "environ"] {
+                guard let data = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process)/\(place)")) else { continue }
+                #expect(data.range(of: Data(password.utf8)) == nil, "the password is in /proc/\(process)/\(place)")
+            }
+        }
+        try reading?.close()
+        try mounts.run(["--unmount", folder])
+    }
+
     @Test func damagedMemberFailsAloneWithEIO() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }
