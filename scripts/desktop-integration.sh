@@ -82,6 +82,8 @@ exec_quote() {
 }
 # Key files (.desktop, .nemo_action) read values with one more escape level: \\ means \.
 keyfile_escape() { local s=$1; printf '%s' "${s//\\/\\\\}"; }
+# One item of a key file's list (Nemo's Conditions): also \; for a ; that does not end the item.
+keyfile_item_escape() { local s; s=$(keyfile_escape "$1"); printf '%s' "${s//;/\\;}"; }
 xml_escape() { local s=$1; s=${s//&/&amp;}; s=${s//</&lt;}; s=${s//>/&gt;}; printf '%s' "$s"; }
 python_string() { local s=$1; s=${s//\\/\\\\}; s=${s//\"/\\\"}; printf '"%s"' "$s"; }
 
@@ -227,6 +229,12 @@ install_actions() {
                 nemo_filter="Mimetypes=${PHOTO_TYPES}inode/directory;" types="${PHOTO_TYPES}inode/directory;"
                 patterns='*' thunar_filter='<directories/><image-files/>' ;;
         esac
+        # Flat=not-archives: not when every selected item is an archive. Nemo asks compress-with-archiver
+        # (exit 0: shown); DES-EMA hides the entry when any item has a type written after "!".
+        if [ "$flat" = not-archives ]; then
+            nemo_filter+=$'\n'"Conditions=exec $(keyfile_item_escape "$(exec_quote "$BINDIR/compress-with-archiver") --menu-condition -- %F");"
+            types+=$(archive_types | sed 's/^/!/' | tr '\n' ';')
+        fi
         # Nemo and DES-EMA (Caja, PCManFM): one key file per entry, top level, so the long label.
         if [ "$flat" != no ]; then
             t=$(<"$SRC/nemo-action.nemo_action.in")$'\n'

@@ -42,6 +42,11 @@ public struct CompressCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(tr("Read the password for --encrypt from one line of standard input, for scripts.")))
     var passwordStdin = false
 
+    /// Nemo's `Conditions=exec`, run at each right-click: exit 0 (show "Compress") unless every item is an
+    /// archive, then 1. Reads only the items' types; compresses nothing.
+    @Flag(help: .private)
+    var menuCondition = false
+
     @OptionGroup var job: JobOptions
 
     @OptionGroup var events: EventOptions
@@ -52,7 +57,7 @@ public struct CompressCommand: ParsableCommand {
     public init() {}
 
     public func validate() throws {
-        if job.forgets { return }
+        if job.forgets || menuCondition { return }
         if files.isEmpty { throw ValidationError(tr("Name at least one file or folder to compress.").localized) }
         if output != nil, name != nil { throw ValidationError(tr("Use either --output or --name, not both.").localized) }
         if each, output != nil || name != nil { throw ValidationError(tr("--each names each archive after its item, so --output and --name mean nothing with it.").localized) }
@@ -83,6 +88,11 @@ public struct CompressCommand: ParsableCommand {
     }
 
     public func run() throws {
+        if menuCondition {
+            var raw = RawArguments.current()
+            let types = files.map { ContentType.of(raw.path(for: $0)) }
+            throw ExitCode(MenuSelection.isArchivesOnly(types, isA: ContentType.isA) ? 1 : 0)
+        }
         if job.forgets { try forgetHistory(job) }
         let settings = UserSettings.current
         // "Compress with Password…" keeps the default format when it can carry a password, else zip.

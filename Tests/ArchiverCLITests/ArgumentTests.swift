@@ -53,6 +53,14 @@ import Testing
         #expect(throws: (any Error).self) { try ExtractCommand.parse(["--list", "--to", "d", "x.zip"]) }
     }
 
+    /// Nemo's `Conditions=exec` for "Compress" (menu-entries.in's Flat=not-archives): any file names, no
+    /// other option needed, and not in the help a person reads.
+    @Test func menuConditionIsAHiddenFlag() throws {
+        let command = try CompressCommand.parse(["--menu-condition", "--", "-a.zip", "b c"])
+        #expect(command.menuCondition && command.files == ["-a.zip", "b c"])
+        #expect(!CompressCommand.helpMessage(columns: 1000).contains("menu-condition"))
+    }
+
     @Test func helpListsTheExitCodes() {
         let help = CompressCommand.helpMessage(columns: 1000)
         #expect(help.contains("9 time budget exceeded"))

@@ -23,7 +23,7 @@ import Testing
     ]
     /// The menus without submenus (Nemo, and DES-EMA for Caja and PCManFM), and the entries they leave out.
     static let flatMechanisms: Set = ["nemo", "file-manager-actions"]
-    static let notFlat: Set = ["compress-each", "open-folder"]
+    static let notFlat: Set = ["compress-each"]
     /// Which service menu (and "Open with" handler) an entry belongs to.
     static func executable(_ entry: String) -> String {
         ["compress-pdf", "compress-photos"].contains(entry) ? entry
