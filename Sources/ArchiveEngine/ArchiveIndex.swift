@@ -6,23 +6,33 @@ import SystemPackage
 /// exactly as the extractor does (what it would refuse is left out, and said); each file's data is read
 /// again on demand through `EntryStream`.
 public final class ArchiveIndex: Sendable {
-    /// A folder, file or symlink of the tree. Node 0 is the root.
+    /// A folder, file or symlink of the tree. Node 0 is the root. Fixed-size, with its name (and a
+    /// symlink's target) in `names` and its children in `children`: a million entries take ≈ 50 MB.
     public struct Node: Sendable {
-        public enum Kind: Sendable { case directory, file, symlink }
-        public let name: [UInt8]
-        public let kind: Kind
+        public enum Kind: UInt8, Sendable { case directory, file, symlink }
+        var nameStart: UInt32
+        var nameLength: UInt32
+        public fileprivate(set) var kind: Kind
+        var mode: UInt16
+        /// The entry (in the archive's order) that holds a file's data; `UInt32.max`: none.
+        var entryNumber: UInt32
         public fileprivate(set) var size: Int64
         /// Seconds since 1970.
         public fileprivate(set) var modified: Int64
-        public fileprivate(set) var permissions: UInt32
-        /// The number of the entry (in the archive's order) that holds a file's data.
-        public fileprivate(set) var entry: Int?
-        /// A symlink's target, which stays inside the tree.
-        public fileprivate(set) var linkTarget: [UInt8]?
-        public fileprivate(set) var children: [[UInt8]: Int] = [:]
+        /// A folder's children in `children`, sorted by name; a symlink's target in `names`.
+        var rangeStart: UInt32
+        var rangeCount: UInt32
+
+        public var permissions: UInt32 { UInt32(mode) }
+        /// The number of the entry that holds a file's data.
+        public var entry: Int? { entryNumber == .max ? nil : Int(entryNumber) }
     }
 
     public let nodes: [Node]
+    /// Every name and symlink target, one after another.
+    let names: [UInt8]
+    /// Each folder's children, as node numbers, a folder's together and sorted by name.
+    let children: [UInt32]
     /// Each entry left out and why ("Refused “../x”: its path goes up with “..”"), for the log.
     public let refused: [Text]
     /// The code page the names were read in, when one was guessed.
@@ -42,13 +52,13 @@ public final class ArchiveIndex: Sendable {
     let entryPaths: [[UInt8]]
 
     fileprivate init(
-        nodes: [Node], refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool,
+        tree: ArchiveTree.Parts, refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool,
         seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = [], encrypted: EncryptedArchive? = nil,
         entryPaths: [[UInt8]] = []
     ) {
+        (nodes, names, children) = (tree.nodes, tree.names, tree.children)
         self.encrypted = encrypted
         self.entryPaths = entryPaths
-        self.nodes = nodes
         self.refused = refused
         self.nameEncoding = nameEncoding
         self.archive = archive
@@ -56,6 +66,54 @@ public final class ArchiveIndex: Sendable {
         self.isStream = isStream
         self.seekPoints = entryOffsets.isEmpty ? nil : seekPoints
         self.entryOffsets = seekPoints == nil ? [] : entryOffsets
+    }
+
+    /// A node's name.
+    public func name(of node: Int) -> ArraySlice<UInt8> {
+        let item = nodes[node]
+        return names[Int(item.nameStart)..<(Int(item.nameStart) + Int(item.nameLength))]
+    }
+
+    /// A symlink's target, which stays inside the tree; nil for anything else.
+    public func linkTarget(of node: Int) -> ArraySlice<UInt8>? {
+        let item = nodes[node]
+        guard item.kind == .symlink else { return nil }
+        return names[Int(item.rangeStart)..<(Int(item.rangeStart) + Int(item.rangeCount))]
+    }
+
+    /// A folder's children by name; empty for anything else.
+    public func children(of node: Int) -> ArraySlice<UInt32> {
+        let item = nodes[node]
+        guard item.kind == .directory else { return [] }
+        return children[Int(item.rangeStart)..<(Int(item.rangeStart) + Int(item.rangeCount))]
+    }
+
+    /// The node at `path` (`/a/b` or `a/b`, as bytes), or nil.
+    public func lookup(_ path: [UInt8]) -> Int? {
+        var node = 0
+        for component in path.split(separator: UInt8(ascii: "/")) {
+            guard let child = child(of: node, named: component) else { return nil }
+            node = child
+        }
+        return node
+    }
+
+    /// Binary search among a folder's children, which are sorted by name.
+    func child(of node: Int, named name: ArraySlice<UInt8>) -> Int? {
+        let range = children(of: node)
+        var low = range.startIndex, high = range.endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            let other = self.name(of: Int(range[middle]))
+            if other.lexicographicallyPrecedes(name) {
+                low = middle + 1
+            } else if name.lexicographicallyPrecedes(other) {
+                high = middle
+            } else {
+                return Int(range[middle])
+            }
+        }
+        return nil
     }
 
     /// A reader whose next entry is `entry`: a kept reader not past it, when that is nearer than the seek
@@ -78,17 +136,8 @@ public final class ArchiveIndex: Sendable {
         return opened
     }
 
-    /// The node at `path` (`/a/b` or `a/b`, as bytes), or nil.
-    public func lookup(_ path: [UInt8]) -> Int? {
-        var node = 0
-        for component in path.split(separator: UInt8(ascii: "/")) {
-            guard let child = nodes[node].children[Array(component)] else { return nil }
-            node = child
-        }
-        return node
-    }
-
-    /// Reads `archive`'s entries once and builds the tree.
+    /// Reads `archive`'s entries once and builds the tree. Entries go into the tree as they are read:
+    /// only zip names that a guessed code page may change wait for the whole listing.
     /// - Parameters:
     ///   - passwords: asked when entries are encrypted (zip); the password is checked on one of them.
     ///   - progress: bytes of the archive read so far and its size.
@@ -106,58 +155,93 @@ public final class ArchiveIndex: Sendable {
                     hint: tr("Extract it instead."), path: archive.string)
             }
             let (entries, password) = try encrypted.browse(passwords: passwords, control: control)
-            let tree = TreeBuilder(entries, archive: archive)
+            var tree = ArchiveTree(archive: archive)
+            for (number, entry) in entries.enumerated() { tree.add(entry, number: number) }
             return ArchiveIndex(
-                nodes: tree.nodes, refused: tree.refused, nameEncoding: nil, archive: archive, password: password,
+                tree: tree.finished(), refused: tree.refused, nameEncoding: nil, archive: archive, password: password,
                 isStream: true, encrypted: encrypted, entryPaths: entries.map(\.path))
         }
         // A tar.gz notes seek points and where each header starts on the way.
         var reader = try ArchiveReader(path: archive, recordingSeekPoints: true)
         reader.headerPositions = []
-        var entries = try Extractor.scan(&reader, archiveName: volumes.name, control: control, progress: progress)
-        // Sizes a stream does not record (a single .gz) are counted, once.
-        if entries.contains(where: { $0.kind == .file && $0.size == nil }) {
+        let family = reader.family
+        var tree = ArchiveTree(archive: archive)
+        var waiting: [(number: Int, entry: ArchiveEntryInfo)] = []
+        var probe: (number: Int, entry: ArchiveEntryInfo)?
+        var number = 0
+        try Extractor.scan(&reader, archiveName: volumes.name, control: control, keeping: false, each: { entry in
+            defer { number += 1 }
+            // The entry extraction would check the password on: the smallest encrypted file.
+            if entry.encrypted, Extractor.passwordProbe([probe?.entry ?? entry, entry], selection: EntrySelection([])) == 1 || probe == nil {
+                probe = (number, entry)
+            }
+            // Sizes a stream does not record (a single .gz) are counted below.
+            if (family == .zip && NameEncoding.needsDecoding(entry.path)) || (entry.kind == .file && entry.size == nil) {
+                waiting.append((number, entry))
+            } else {
+                tree.add(entry, number: number)
+            }
+        }, progress: progress)
+        if waiting.contains(where: { $0.entry.kind == .file && $0.entry.size == nil }) {
             var counter = try ArchiveReader(path: archive)
-            for index in entries.indices {
-                guard let entry = try counter.next() else { break }
-                guard entries[index].kind == .file, entries[index].size == nil else { continue }
+            var at = 0
+            for index in waiting.indices where waiting[index].entry.kind == .file && waiting[index].entry.size == nil {
+                var entry: ArchiveEntryInfo?
+                while at <= waiting[index].number { entry = try counter.next(); at += 1 }
+                guard let entry else { break }
                 var total: Int64 = 0
                 while let block = try counter.readBlock(entryName: entry.path.displayName) {
                     try control.check()
                     total = max(total, block.offset + Int64(block.buffer.count))
                 }
-                entries[index].size = total
+                waiting[index].entry.size = total
             }
         }
-        let decoder = Extractor.keepingNamesApart(
-            Extractor.guessNames(entries, family: reader.family), entries
-        ).decoder
-        if let decoder { entries = entries.map { decoder($0) } }
+        let named = waiting.map(\.entry)
+        let decoder = Extractor.keepingNamesApart(Extractor.guessNames(named, family: family), named).decoder
+        for (number, entry) in waiting { tree.add(decoder.map { $0(entry) } ?? entry, number: number) }
 
         var password: Secret?
-        if let probe = Extractor.passwordProbe(entries, selection: EntrySelection([])) {
-            guard reader.canDecrypt, let passwords else { throw EncryptionSupport.cannotDecrypt(name, family: reader.family) }
+        if let probe {
+            guard reader.canDecrypt, let passwords else { throw EncryptionSupport.cannotDecrypt(name, family: family) }
             password = try Extractor.verifiedPassword(
                 asker: passwords, name: name, wrong: tr("Wrong password for “%@”; it was not opened.", name)
             ) { password throws(ArchiverError) in
-                try Extractor.opens(archive, entry: probe, with: password)
+                try Extractor.opens(archive, entry: probe.number, with: password)
             }
         }
-        let tree = TreeBuilder(entries, archive: archive)
         return ArchiveIndex(
-            nodes: tree.nodes, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive, password: password,
-            isStream: !reader.hasCheapHeaders, seekPoints: reader.seekPoints, entryOffsets: reader.headerPositions ?? [])
+            tree: tree.finished(), refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive,
+            password: password, isStream: !reader.hasCheapHeaders, seekPoints: reader.seekPoints,
+            entryOffsets: reader.headerPositions ?? [])
     }
 }
 
 /// The index as bytes for `IndexCache`, and back. Unreadable bytes (another version, cut short) give nil.
 extension ArchiveIndex {
-    static let codecVersion: UInt32 = 2
+    static let codecVersion: UInt32 = 3
 
     /// Nil for an index with a password: its tree is not kept where the password is not.
     func encoded() -> [UInt8]? {
-        guard password == nil else { return nil }
-        var out = IndexBytes.Writer()
+        var data: [UInt8] = []
+        return encode { piece in
+            data += piece
+            return true
+        } ? data : nil
+    }
+
+    /// Writes the index in pieces of about a MiB to `sink`, so that a million entries are never held
+    /// twice. False for an index with a password, or when `sink` fails.
+    func encode(to sink: (ArraySlice<UInt8>) -> Bool) -> Bool {
+        guard password == nil else { return false }
+        return withoutActuallyEscaping(sink) { sink in
+            var out = IndexBytes.Writer(sink: sink)
+            write(into: &out)
+            return out.finish()
+        }
+    }
+
+    private func write(into out: inout IndexBytes.Writer) {
         out.u32(Self.codecVersion)
         out.u8(isStream ? 1 : 0)
         out.optionalBytes(nameEncoding.map { Array($0.utf8) })
@@ -165,15 +249,22 @@ extension ArchiveIndex {
         for text in refused { out.bytes(Array(text.english.utf8)) }
         out.u32(UInt32(nodes.count))
         for node in nodes {
-            out.bytes(node.name)
-            out.u8(node.kind == .directory ? 0 : node.kind == .file ? 1 : 2)
+            out.u32(node.nameStart)
+            out.u32(node.nameLength)
+            out.u8(node.kind.rawValue)
+            out.u32(UInt32(node.mode))
+            out.u32(node.entryNumber)
             out.i64(node.size)
             out.i64(node.modified)
-            out.u32(node.permissions)
-            out.i64(Int64(node.entry ?? -1))
-            out.optionalBytes(node.linkTarget)
-            out.u32(UInt32(node.children.count))
-            for child in node.children.values { out.u32(UInt32(child)) }
+            out.u32(node.rangeStart)
+            out.u32(node.rangeCount)
+            out.spill()
+        }
+        out.bytes(names)
+        out.u32(UInt32(children.count))
+        for child in children {
+            out.u32(child)
+            out.spill()
         }
         let points = seekPoints?.points ?? []
         out.u32(GzipSeekPoints.decoderTag)
@@ -184,39 +275,48 @@ extension ArchiveIndex {
             out.bytes(point.state)
         }
         out.u32(UInt32(entryOffsets.count))
-        for offset in entryOffsets { out.i64(offset) }
-        return out.data
+        for offset in entryOffsets {
+            out.i64(offset)
+            out.spill()
+        }
     }
 
-    static func decoded(_ data: [UInt8], archive: FilePath) -> ArchiveIndex? {
+    static func decoded(_ data: [UInt8], archive: FilePath) -> ArchiveIndex? { decoded(data[...], archive: archive) }
+
+    static func decoded(_ data: ArraySlice<UInt8>, archive: FilePath) -> ArchiveIndex? {
         var input = IndexBytes.Reader(data)
         guard input.u32() == codecVersion, let stream = input.u8(), let encoding = input.optionalBytes(),
-            let refusedCount = input.u32()
+            let refusedCount = input.u32(), Int(refusedCount) <= data.count
         else { return nil }
         var refused: [Text] = []
         for _ in 0..<refusedCount {
             guard let text = input.bytes() else { return nil }
             refused.append(.verbatim(String(decoding: text, as: UTF8.self)))
         }
-        guard let count = input.u32(), count > 0, Int(count) <= data.count else { return nil }
-        var nodes: [Node] = []
-        var childLists: [[Int]] = []
-        nodes.reserveCapacity(Int(count))
+        guard let count = input.u32(), count > 0, Int(count) <= data.count / 37 else { return nil }
+        var tree = ArchiveTree.Parts()
+        tree.nodes.reserveCapacity(Int(count))
         for _ in 0..<count {
-            guard let name = input.bytes(), let kindCode = input.u8(), kindCode <= 2, let size = input.i64(),
-                let modified = input.i64(), let permissions = input.u32(), let entry = input.i64(),
-                let target = input.optionalBytes(), let children = input.u32(), Int(children) <= data.count
+            guard let nameStart = input.u32(), let nameLength = input.u32(), let kindCode = input.u8(),
+                let kind = Node.Kind(rawValue: kindCode), let mode = input.u32(), mode <= 0o7777, let entry = input.u32(),
+                let size = input.i64(), let modified = input.i64(), let rangeStart = input.u32(), let rangeCount = input.u32()
             else { return nil }
-            var list: [Int] = []
-            for _ in 0..<children {
-                guard let child = input.u32(), child < count else { return nil }
-                list.append(Int(child))
-            }
-            let kind: Node.Kind = kindCode == 0 ? .directory : kindCode == 1 ? .file : .symlink
-            nodes.append(Node(
-                name: name, kind: kind, size: size, modified: modified, permissions: permissions,
-                entry: entry < 0 ? nil : Int(entry), linkTarget: target))
-            childLists.append(list)
+            tree.nodes.append(Node(
+                nameStart: nameStart, nameLength: nameLength, kind: kind, mode: UInt16(mode), entryNumber: entry, size: size,
+                modified: modified, rangeStart: rangeStart, rangeCount: rangeCount))
+        }
+        guard let names = input.bytes(), let childCount = input.u32(), Int(childCount) <= data.count / 4 else { return nil }
+        tree.names = names
+        tree.children.reserveCapacity(Int(childCount))
+        for _ in 0..<childCount {
+            guard let child = input.u32(), child < count else { return nil }
+            tree.children.append(child)
+        }
+        // Every range must lie inside what it points into: a damaged file must not make a lookup trap.
+        for node in tree.nodes {
+            guard UInt64(node.nameStart) + UInt64(node.nameLength) <= UInt64(names.count) else { return nil }
+            let limit = node.kind == .directory ? tree.children.count : node.kind == .symlink ? names.count : Int.max
+            guard UInt64(node.rangeStart) + UInt64(node.rangeCount) <= UInt64(limit) else { return nil }
         }
         guard input.u32() == GzipSeekPoints.decoderTag, let pointCount = input.u32(), Int(pointCount) <= data.count else {
             return nil
@@ -226,7 +326,7 @@ extension ArchiveIndex {
             guard let start = input.i64(), let output = input.i64(), let state = input.bytes() else { return nil }
             points.append(.init(input: start, output: output, state: state))
         }
-        guard let offsetCount = input.u32(), Int(offsetCount) <= data.count else { return nil }
+        guard let offsetCount = input.u32(), Int(offsetCount) <= data.count / 8 else { return nil }
         var offsets: [Int64] = []
         offsets.reserveCapacity(Int(offsetCount))
         for _ in 0..<offsetCount {
@@ -234,29 +334,44 @@ extension ArchiveIndex {
             offsets.append(offset)
         }
         guard input.isAtEnd else { return nil }
-        for (parent, list) in childLists.enumerated() {
-            for child in list { nodes[parent].children[nodes[child].name] = child }
-        }
         return ArchiveIndex(
-            nodes: nodes, refused: refused, nameEncoding: encoding.map { String(decoding: $0, as: UTF8.self) },
+            tree: tree, refused: refused, nameEncoding: encoding.map { String(decoding: $0, as: UTF8.self) },
             archive: archive, password: nil, isStream: stream == 1, seekPoints: GzipSeekPoints(points), entryOffsets: offsets)
     }
 }
 
-/// Puts entries into a tree: folders a path implies are made, a later entry of the same name replaces an
-/// earlier one (as extracting both would), and what extraction refuses is left out.
-private struct TreeBuilder {
-    var nodes: [ArchiveIndex.Node]
-    var refused: [Text] = []
-    /// Files by path, for hard links to find their data.
-    private var files: [[UInt8]: Int] = [:]
+/// Puts entries into a tree, in any order: folders a path implies are made, of two entries with one name
+/// in one folder the later one in the archive stays (as extracting both would leave it), and what
+/// extraction refuses is left out.
+struct ArchiveTree {
+    /// What an `ArchiveIndex` keeps of the tree.
+    struct Parts {
+        var nodes: [ArchiveIndex.Node] = []
+        var names: [UInt8] = []
+        var children: [UInt32] = []
+    }
+
+    private var parts = Parts()
+    private(set) var refused: [Text] = []
+    /// Each node's folder, and the entry that made it (for which of two namesakes stays).
+    private var parents: [UInt32] = [0]
+    private var order: [UInt32] = [0]
+    /// Folders by parent and name, while entries come; files are found by the sorted children later.
+    private var folders: [FolderKey: UInt32] = [:]
+    private var hardlinks: [(node: UInt32, original: [[UInt8]], entry: ArchiveEntryInfo)] = []
     private let folderTime: Int64
 
-    /// The tree of `entries`; folders no entry gives a time get the archive's.
-    init(_ entries: [ArchiveEntryInfo], archive: FilePath) {
+    private struct FolderKey: Hashable {
+        let parent: UInt32
+        let name: [UInt8]
+    }
+
+    /// Folders no entry gives a time get the archive's.
+    init(archive: FilePath) {
         folderTime = FileSystem.status(archive).map { Int64($0.st_mtim.tv_sec) } ?? 0
-        nodes = [ArchiveIndex.Node(name: [], kind: .directory, size: 0, modified: folderTime, permissions: 0o755)]
-        for (number, entry) in entries.enumerated() { add(entry, number: number) }
+        parts.nodes = [ArchiveIndex.Node(
+            nameStart: 0, nameLength: 0, kind: .directory, mode: 0o755, entryNumber: .max, size: 0, modified: folderTime,
+            rangeStart: 0, rangeCount: 0)]
     }
 
     mutating func add(_ entry: ArchiveEntryInfo, number: Int) {
@@ -266,56 +381,144 @@ private struct TreeBuilder {
         case .failure(let reason): return refuse(entry, reason)
         }
         guard let leaf = components.last else { return }
-        let parent = folder(components.dropLast())
-        var node = ArchiveIndex.Node(
-            name: leaf, kind: .file, size: max(0, entry.size ?? 0), modified: entry.modified ?? folderTime,
-            permissions: entry.permissions & 0o777, entry: number)
+        let modified = entry.modified ?? folderTime
+        let mode = UInt16(entry.permissions & 0o777)
+        let order = UInt32(clamping: number)
         switch entry.kind {
         case .directory:
-            let index = folder(components[...])
-            nodes[index].modified = node.modified
-            nodes[index].permissions = node.permissions
-            return
-        case .file: break
+            let folder = folder(components[...], order: order)
+            parts.nodes[Int(folder)].modified = modified
+            parts.nodes[Int(folder)].mode = mode
+        case .file:
+            let parent = folder(components.dropLast(), order: order)
+            append(leaf, .file, size: max(0, entry.size ?? 0), modified: modified, mode: mode, entry: number, under: parent, order: order)
         case .symlink:
             guard let target = entry.linkTarget, EntryPath.symlinkStaysInside(target: target, linkPath: components) else {
                 return refuse(entry, .linkLeavesDestination)
             }
-            node = ArchiveIndex.Node(
-                name: leaf, kind: .symlink, size: Int64(target.count), modified: node.modified, permissions: 0o777,
-                linkTarget: target)
+            let parent = folder(components.dropLast(), order: order)
+            let made = append(leaf, .symlink, size: Int64(target.count), modified: modified, mode: 0o777, under: parent, order: order)
+            (parts.nodes[made].rangeStart, parts.nodes[made].rangeCount) = (UInt32(parts.names.count), UInt32(target.count))
+            parts.names += target
         case .hardlink:
-            let original = entry.linkTarget.flatMap { try? EntryPath.components(of: $0).get() }
-            guard let original, let source = files[EntryPath.join(original)] else {
+            guard let original = entry.linkTarget.flatMap({ try? EntryPath.components(of: $0).get() }) else {
                 return refuse(entry, .hardlinkLeavesDestination)
             }
-            node.entry = nodes[source].entry
-            node.size = nodes[source].size
-        case .characterDevice: return refuse(entry, .specialFile(.characterDevice))
-        case .blockDevice: return refuse(entry, .specialFile(.blockDevice))
-        case .fifo: return refuse(entry, .specialFile(.namedPipe))
-        case .socket: return refuse(entry, .specialFile(.socket))
+            // Its data and size come from the original, found once the tree is whole.
+            let parent = folder(components.dropLast(), order: order)
+            let made = append(leaf, .file, size: 0, modified: modified, mode: mode, under: parent, order: order)
+            hardlinks.append((UInt32(made), original, entry))
+        case .characterDevice: refuse(entry, .specialFile(.characterDevice))
+        case .blockDevice: refuse(entry, .specialFile(.blockDevice))
+        case .fifo: refuse(entry, .specialFile(.namedPipe))
+        case .socket: refuse(entry, .specialFile(.socket))
         }
-        let index = nodes.count
-        nodes.append(node)
-        nodes[parent].children[leaf] = index
-        if node.kind == .file { files[EntryPath.join(components)] = index }
     }
 
-    /// The folder at `components`, made with its parents when missing (or when a file stood there).
-    private mutating func folder(_ components: ArraySlice<[UInt8]>) -> Int {
-        var current = 0
-        for name in components {
-            if let child = nodes[current].children[name], nodes[child].kind == .directory {
-                current = child
+    /// The tree with each folder's children sorted by name, namesakes settled and hard links resolved.
+    mutating func finished() -> Parts {
+        sortChildren()
+        guard !hardlinks.isEmpty else { return parts }
+        let index = ArchiveIndex(tree: parts, refused: [], nameEncoding: nil, archive: FilePath(), password: nil, isStream: false)
+        var unresolved: Set<UInt32> = []
+        for (node, original, entry) in hardlinks {
+            let path = original.joined(separator: [UInt8(ascii: "/")])
+            guard let source = index.lookup(Array(path)), parts.nodes[source].kind == .file, parts.nodes[source].entry != nil else {
+                unresolved.insert(node)
+                refuse(entry, .hardlinkLeavesDestination)
                 continue
             }
-            let index = nodes.count
-            nodes.append(ArchiveIndex.Node(name: name, kind: .directory, size: 0, modified: folderTime, permissions: 0o755))
-            nodes[current].children[name] = index
-            current = index
+            parts.nodes[Int(node)].entryNumber = parts.nodes[source].entryNumber
+            parts.nodes[Int(node)].size = parts.nodes[source].size
+        }
+        if !unresolved.isEmpty {
+            parts.children.removeAll { unresolved.contains($0) }
+            sortChildren()
+        }
+        hardlinks = []
+        return parts
+    }
+
+    /// A new node named `name` under `parent`; its number.
+    @discardableResult
+    private mutating func append(
+        _ name: [UInt8], _ kind: ArchiveIndex.Node.Kind, size: Int64, modified: Int64, mode: UInt16, entry: Int? = nil,
+        under parent: UInt32, order: UInt32
+    ) -> Int {
+        parts.nodes.append(ArchiveIndex.Node(
+            nameStart: UInt32(parts.names.count), nameLength: UInt32(name.count), kind: kind, mode: mode,
+            entryNumber: entry.map { UInt32(clamping: $0) } ?? .max, size: size, modified: modified, rangeStart: 0, rangeCount: 0))
+        parts.names += name
+        parents.append(parent)
+        self.order.append(order)
+        if kind != .directory { folders[FolderKey(parent: parent, name: name)] = nil }
+        return parts.nodes.count - 1
+    }
+
+    /// The folder at `components`, made with its parents when missing. A file added since under the same
+    /// name took the name: a later path through it makes a new folder, which stays as the later one.
+    private mutating func folder(_ components: ArraySlice<[UInt8]>, order: UInt32) -> UInt32 {
+        var current: UInt32 = 0
+        for name in components {
+            let key = FolderKey(parent: current, name: name)
+            if let known = folders[key] {
+                current = known
+                continue
+            }
+            let made = UInt32(append(name, .directory, size: 0, modified: folderTime, mode: 0o755, under: current, order: order))
+            folders[key] = made
+            current = made
         }
         return current
+    }
+
+    /// Fills `children`: every node but the root under its folder, sorted by name; of namesakes the one
+    /// made by the latest entry stays.
+    private mutating func sortChildren() {
+        var listed = Array(UInt32(1)..<UInt32(parts.nodes.count))
+        let reachable = parts.children.isEmpty ? nil : Set(parts.children)
+        if let reachable { listed.removeAll { !reachable.contains($0) } }
+        parts.names.withUnsafeBufferPointer { names in
+            let nodes = parts.nodes
+            func name(_ node: UInt32) -> UnsafeBufferPointer<UInt8> {
+                let item = nodes[Int(node)]
+                return UnsafeBufferPointer(rebasing: names[Int(item.nameStart)..<(Int(item.nameStart) + Int(item.nameLength))])
+            }
+            listed.sort { a, b in
+                if parents[Int(a)] != parents[Int(b)] { return parents[Int(a)] < parents[Int(b)] }
+                let (x, y) = (name(a), name(b))
+                let common = min(x.count, y.count)
+                let compared = common == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, common)
+                if compared != 0 { return compared < 0 }
+                if x.count != y.count { return x.count < y.count }
+                return (order[Int(a)], a) < (order[Int(b)], b)
+            }
+            // Of a run of namesakes in one folder, the last (the latest entry) stays.
+            var kept: [UInt32] = []
+            kept.reserveCapacity(listed.count)
+            for (position, node) in listed.enumerated() {
+                if position + 1 < listed.count {
+                    let next = listed[position + 1]
+                    if parents[Int(next)] == parents[Int(node)], name(next).elementsEqual(name(node)) { continue }
+                }
+                kept.append(node)
+            }
+            listed = kept
+        }
+        for index in parts.nodes.indices where parts.nodes[index].kind == .directory {
+            (parts.nodes[index].rangeStart, parts.nodes[index].rangeCount) = (0, 0)
+        }
+        var start = 0
+        while start < listed.count {
+            let parent = parents[Int(listed[start])]
+            var end = start
+            while end < listed.count, parents[Int(listed[end])] == parent { end += 1 }
+            if parts.nodes[Int(parent)].kind == .directory {
+                (parts.nodes[Int(parent)].rangeStart, parts.nodes[Int(parent)].rangeCount) = (UInt32(start), UInt32(end - start))
+            }
+            start = end
+        }
+        parts.children = listed
     }
 
     private mutating func refuse(_ entry: ArchiveEntryInfo, _ reason: EntryPath.Refusal) {

@@ -13,10 +13,11 @@ public final class EntryStream: @unchecked Sendable {
     /// - Throws: `ArchiverError` when the node is not a file.
     public init(_ index: ArchiveIndex, node: Int) throws(ArchiverError) {
         let file = index.nodes[node]
+        let name = Array(index.name(of: node)).displayName
         guard file.kind == .file, let entry = file.entry else {
-            throw ArchiverError(.inputUnreadable, tr("“%@” is not a file.", file.name.displayName))
+            throw ArchiverError(.inputUnreadable, tr("“%@” is not a file.", name))
         }
-        state = (State(index: index, entry: entry, size: file.size, name: file.name.displayName))
+        state = (State(index: index, entry: entry, size: file.size, name: name))
     }
 
     deinit { state.giveBack() }

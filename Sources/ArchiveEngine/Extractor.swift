@@ -278,9 +278,11 @@ public enum Extractor {
     }
 
     /// Every entry of `reader`, each also given to `each` as it is read.
+    /// - Parameter keeping: false returns nothing, so that a million entries need not be held.
+    @discardableResult
     static func scan(
-        _ reader: inout ArchiveReader, archiveName: [UInt8], control: JobControl, each: (ArchiveEntryInfo) -> Void = { _ in },
-        progress: (_ read: Int64, _ total: Int64) -> Void = { _, _ in }
+        _ reader: inout ArchiveReader, archiveName: [UInt8], control: JobControl, keeping: Bool = true,
+        each: (ArchiveEntryInfo) -> Void = { _ in }, progress: (_ read: Int64, _ total: Int64) -> Void = { _, _ in }
     ) throws(ArchiverError) -> [ArchiveEntryInfo] {
         var entries: [ArchiveEntryInfo] = []
         while var entry = try reader.next() {
@@ -289,7 +291,7 @@ public enum Extractor {
                 entry.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: entry.path)
             }
             each(entry)
-            entries.append(entry)
+            if keeping { entries.append(entry) }
             progress(reader.bytesRead, reader.fileSize)
         }
         return entries

@@ -51,6 +51,18 @@ package enum FileSystem {
     }
 
     /// Why this process cannot create files in `folder` (a read-only disk, no permission); nil when it can.
+    /// Writes all of `bytes` to `descriptor`, going on after short writes and interruptions.
+    static func writeAll(_ descriptor: Int32, _ bytes: ArraySlice<UInt8>) -> Bool {
+        var sent = bytes.startIndex
+        while sent < bytes.endIndex {
+            let count = bytes[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+            if count < 0, errno == EINTR { continue }
+            guard count > 0 else { return false }
+            sent += count
+        }
+        return true
+    }
+
     package static func writeError(_ folder: FilePath) -> ArchiverError? {
         canWrite(folder) ? nil : destinationError(errno, folder)
     }

@@ -44,7 +44,7 @@ public enum IndexCache {
         let file = folder().appending(identity.fileName)
         guard let data = FileSystem.wholeFile(file, limit: Int(limit)) else { return nil }
         guard let (kept, _, body) = header(data), kept == identity,
-            let index = ArchiveIndex.decoded(Array(body), archive: archive)
+            let index = ArchiveIndex.decoded(body, archive: archive)
         else {
             _ = file.withPlatformString { unlink($0) }
             return nil
@@ -56,11 +56,8 @@ public enum IndexCache {
 
     /// Keeps `index` for the next opening of its archive, then trims the folder.
     public static func store(_ index: ArchiveIndex) {
-        guard let identity = Identity(index.archive), let body = index.encoded(),
-            Int64(body.count) <= limit / 4
-        else { return }
+        guard index.password == nil, let identity = Identity(index.archive) else { return }
         let folder = Self.folder()
-        var data = magic
         var fields = IndexBytes.Writer()
         fields.u64(identity.device)
         fields.u64(identity.inode)
@@ -68,22 +65,20 @@ public enum IndexCache {
         fields.i64(identity.seconds)
         fields.i64(identity.nanoseconds)
         fields.bytes(index.archive.madeAbsolute.bytes)
-        data += fields.data + body
         guard (try? FileSystem.makeDirectories(folder)) != nil else { return }
         // Our temporary name: a writer killed half-way leaves a file the next trim removes.
         let temporary = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
         let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else { return }
-        var sent = 0
-        while sent < data.count {
-            let count = data[sent...].withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
-            if count < 0, errno == EINTR { continue }
-            guard count > 0 else { break }
-            sent += count
+        // Written as it is encoded: a million entries' index is never held twice.
+        var written: Int64 = 0
+        let put = { (piece: ArraySlice<UInt8>) -> Bool in
+            written += Int64(piece.count)
+            return written <= limit / 4 && FileSystem.writeAll(descriptor, piece)
         }
-        let written = sent == data.count
+        let complete = put(magic[...]) && put(fields.data[...]) && index.encode(to: put)
         close(descriptor)
-        guard written, temporary.withPlatformString({ from in
+        guard complete, temporary.withPlatformString({ from in
             folder.appending(identity.fileName).withPlatformString { rename(from, $0) }
         }) == 0 else {
             _ = temporary.withPlatformString { unlink($0) }
@@ -118,7 +113,7 @@ public enum IndexCache {
     /// The identity, archive path and body of a kept file's bytes; nil when they are not one.
     private static func header(_ data: [UInt8]) -> (Identity, [UInt8], ArraySlice<UInt8>)? {
         guard data.starts(with: magic) else { return nil }
-        var input = IndexBytes.Reader(Array(data[magic.count...]))
+        var input = IndexBytes.Reader(data[magic.count...])
         guard let device = input.u64(), let inode = input.u64(), let size = input.i64(), let seconds = input.i64(),
             let nanoseconds = input.i64(), let archive = input.bytes()
         else { return nil }
@@ -131,6 +126,26 @@ public enum IndexCache {
 enum IndexBytes {
     struct Writer {
         private(set) var data: [UInt8] = []
+        /// Takes what was written so far at each `spill` past a MiB, and at `finish`; nil keeps it all in `data`.
+        private let sink: ((ArraySlice<UInt8>) -> Bool)?
+        private var failed = false
+
+        init(sink: ((ArraySlice<UInt8>) -> Bool)? = nil) { self.sink = sink }
+
+        mutating func spill() {
+            guard let sink, data.count >= 1 << 20 else { return }
+            if !failed { failed = !sink(data[...]) }
+            data.removeAll(keepingCapacity: true)
+        }
+
+        /// Hands the rest to the sink; false if any piece could not be taken.
+        mutating func finish() -> Bool {
+            guard let sink else { return true }
+            if !failed, !data.isEmpty { failed = !sink(data[...]) }
+            data.removeAll()
+            return !failed
+        }
+
         mutating func u8(_ value: UInt8) { data.append(value) }
         mutating func u32(_ value: UInt32) { withUnsafeBytes(of: value.littleEndian) { data += $0 } }
         mutating func u64(_ value: UInt64) { withUnsafeBytes(of: value.littleEndian) { data += $0 } }
@@ -146,16 +161,18 @@ enum IndexBytes {
     }
 
     struct Reader {
-        private let data: [UInt8]
+        private let data: ArraySlice<UInt8>
+        /// Bytes read so far.
         private(set) var position = 0
-        init(_ data: [UInt8]) { self.data = data }
+        init(_ data: ArraySlice<UInt8>) { self.data = data }
+        init(_ data: [UInt8]) { self.data = data[...] }
 
         var isAtEnd: Bool { position == data.count }
 
         mutating func u8() -> UInt8? {
             guard position < data.count else { return nil }
             defer { position += 1 }
-            return data[position]
+            return data[data.startIndex + position]
         }
         mutating func u32() -> UInt32? { fixed(4).map { UInt32(truncatingIfNeeded: $0) } }
         mutating func u64() -> UInt64? { fixed(8) }
@@ -163,12 +180,14 @@ enum IndexBytes {
         mutating func bytes() -> [UInt8]? {
             guard let count = u32(), count != UInt32.max, Int(count) <= data.count - position else { return nil }
             defer { position += Int(count) }
-            return Array(data[position..<(position + Int(count))])
+            let start = data.startIndex + position
+            return Array(data[start..<(start + Int(count))])
         }
         /// Nil inside: absent; nil outside: unreadable.
         mutating func optionalBytes() -> [UInt8]?? {
             guard position + 4 <= data.count else { return nil }
-            if data[position..<(position + 4)].allSatisfy({ $0 == 0xFF }) {
+            let start = data.startIndex + position
+            if data[start..<(start + 4)].allSatisfy({ $0 == 0xFF }) {
                 position += 4
                 return .some(nil)
             }
@@ -179,7 +198,8 @@ enum IndexBytes {
         private mutating func fixed(_ width: Int) -> UInt64? {
             guard position + width <= data.count else { return nil }
             var value: UInt64 = 0
-            for offset in 0..<width { value |= UInt64(data[position + offset]) << (8 * UInt64(offset)) }
+            let start = data.startIndex + position
+            for offset in 0..<width { value |= UInt64(data[start + offset]) << (8 * UInt64(offset)) }
             position += width
             return value
         }

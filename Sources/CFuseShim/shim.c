@@ -23,6 +23,9 @@ static void *on_init(struct fuse_conn_info *connection, struct fuse_config *conf
     config->negative_timeout = self->cache_seconds;
     // Readahead out of order would make a compressed stream restart; one reader per handle reads in order.
     connection->want &= ~FUSE_CAP_ASYNC_READ;
+    // Always readdirplus: a listing then brings every entry's attributes, so `find` or a file manager's
+    // stat of each entry costs no request (the kernel's adaptive mode asks again for each one).
+    connection->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
     if (self->operations->ready) self->operations->ready(self->context);
     return self;
 }
@@ -38,16 +41,18 @@ static int on_readlink(const char *path, char *target, size_t size) {
 
 struct fill_state { void *buffer; fuse_fill_dir_t filler; };
 
-static int fill_one(void *state, const char *name, const struct stat *status) {
+/* With offsets, libfuse instantiates each entry from its attributes (readdirplus): a stat after a listing
+   then needs no request. libfuse 3.14 drops the attributes of entries given without offsets. */
+static int fill_one(void *state, const char *name, const struct stat *status, int64_t next) {
     struct fill_state *fill = state;
-    return fill->filler(fill->buffer, name, status, 0, FUSE_FILL_DIR_PLUS);
+    return fill->filler(fill->buffer, name, status, (off_t)next, FUSE_FILL_DIR_PLUS);
 }
 
 static int on_readdir(const char *path, void *buffer, fuse_fill_dir_t filler, off_t offset,
                       struct fuse_file_info *file, enum fuse_readdir_flags flags) {
-    (void)offset; (void)file; (void)flags;
+    (void)file; (void)flags;
     struct fill_state state = {buffer, filler};
-    return current()->operations->readdir(current()->context, path, &state, fill_one);
+    return current()->operations->readdir(current()->context, path, (int64_t)offset, &state, fill_one);
 }
 
 static int on_open(const char *path, struct fuse_file_info *file) {

@@ -146,24 +146,33 @@ public final class ArchiveFileSystem: Sendable {
         }
         table.readlink = { context, path, target, size in
             let this = this(context)
-            guard let node = this.node(path), let link = this.index.nodes[node].linkTarget, let target, size > 0 else { return -EINVAL }
+            guard let node = this.node(path), let link = this.index.linkTarget(of: node), let target, size > 0 else { return -EINVAL }
             let count = min(link.count, size - 1)
-            link.withUnsafeBytes { UnsafeMutableRawPointer(target).copyMemory(from: $0.baseAddress!, byteCount: count) }
+            link.withUnsafeBytes { if count > 0 { UnsafeMutableRawPointer(target).copyMemory(from: $0.baseAddress!, byteCount: count) } }
             target[count] = 0
             return 0
         }
-        table.readdir = { context, path, buffer, fill in
+        table.readdir = { context, path, offset, buffer, fill in
             let this = this(context)
             guard let node = this.node(path), let fill else { return -ENOENT }
             guard this.index.nodes[node].kind == .directory else { return -ENOTDIR }
-            var own = this.status(of: node)
-            _ = fill(buffer, ".", &own)
-            _ = fill(buffer, "..", nil)
             // In the archive's order: a copy of the folder then reads a compressed stream front to back.
-            for (name, child) in this.index.nodes[node].children.sorted(by: { $0.value < $1.value }) {
-                var status = this.status(of: child)
-                let full = (name + [0]).withUnsafeBufferPointer { name in
-                    name.withMemoryRebound(to: CChar.self) { fill(buffer, $0.baseAddress, &status) }
+            let children = this.index.children(of: node).sorted()
+            for position in min(Int(max(0, offset)), children.count + 2)..<(children.count + 2) {
+                let next = Int64(position + 1)
+                let full: Int32
+                switch position {
+                case 0:
+                    var own = this.status(of: node)
+                    full = fill(buffer, ".", &own, next)
+                case 1:
+                    full = fill(buffer, "..", nil, next)
+                default:
+                    let child = Int(children[position - 2])
+                    var status = this.status(of: child)
+                    full = (this.index.name(of: child) + [0]).withUnsafeBufferPointer { name in
+                        name.withMemoryRebound(to: CChar.self) { fill(buffer, $0.baseAddress, &status, next) }
+                    }
                 }
                 if full != 0 { break }
             }

@@ -16,10 +16,11 @@ import Testing
     }
 
     private func describe(_ index: ArchiveIndex) -> [String] {
-        index.nodes.map { node in
-            let children = node.children.map { "\(String(decoding: $0.key, as: UTF8.self))=\($0.value)" }.sorted()
-            return "\(String(decoding: node.name, as: UTF8.self)) \(node.kind) \(node.size) \(node.modified) \(node.permissions) "
-                + "\(node.entry.map(String.init) ?? "-") \(node.linkTarget.map { String(decoding: $0, as: UTF8.self) } ?? "-") \(children)"
+        index.nodes.indices.map { node in
+            let item = index.nodes[node]
+            let children = index.children(of: node).map { String(decoding: index.name(of: Int($0)), as: UTF8.self) + "=\($0)" }
+            return "\(String(decoding: index.name(of: node), as: UTF8.self)) \(item.kind) \(item.size) \(item.modified) \(item.permissions) "
+                + "\(item.entry.map(String.init) ?? "-") \(index.linkTarget(of: node).map { String(decoding: $0, as: UTF8.self) } ?? "-") \(children)"
         }
     }
 

@@ -6,13 +6,14 @@
 #include <stddef.h>
 #include <sys/stat.h>
 
-/// Adds one directory entry; returns nonzero when the kernel's buffer is full.
-typedef int (*cfuse_fill)(void *buffer, const char *name, const struct stat *status);
+/// Adds one directory entry, the `next`th (1 for the first); returns nonzero when the kernel's buffer is full.
+typedef int (*cfuse_fill)(void *buffer, const char *name, const struct stat *status, int64_t next);
 
 typedef struct cfuse_operations {
     int (*getattr)(void *context, const char *path, struct stat *status);
     int (*readlink)(void *context, const char *path, char *target, size_t size);
-    int (*readdir)(void *context, const char *path, void *buffer, cfuse_fill fill);
+    /// Lists from the entry after the `offset`th (0: from the start).
+    int (*readdir)(void *context, const char *path, int64_t offset, void *buffer, cfuse_fill fill);
     /// Stores a handle for `read` and `release`; `flags` are open(2)'s.
     int (*open)(void *context, const char *path, int flags, uint64_t *handle);
     /// Returns the bytes read (0 at the end) or -errno.
