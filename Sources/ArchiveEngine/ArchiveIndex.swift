@@ -51,7 +51,7 @@ public final class ArchiveIndex: Sendable {
     let encrypted: EncryptedArchive?
     let entryPaths: [[UInt8]]
 
-    fileprivate init(
+    init(
         tree: ArchiveTree.Parts, refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool,
         seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = [], encrypted: EncryptedArchive? = nil,
         entryPaths: [[UInt8]] = []
