@@ -26,6 +26,7 @@ let package = Package(
         .systemLibrary(name: "CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CIsal", pkgConfig: "libisal", providers: [.apt(["libisal-dev"])]),
+        .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -34,7 +35,7 @@ let package = Package(
             name: "ArchiverCore",
             dependencies: ["CGettext", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive", "CZstd", "CZlib", "CIsal"]),
+        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma"]),
         .target(
             name: "Desktop",
             dependencies: ["ArchiverCore", "CGLib", "CNotify", .product(name: "SystemPackage", package: "swift-system")]

@@ -44,8 +44,10 @@ public final class ArchiveIndex: Sendable {
     public let isStream: Bool
     /// Readers of closed files, kept to go on from where they stopped.
     let readers = ReaderPool()
-    /// For a tar.gz: where inflating can start, and where each entry's header starts in the tar.
+    /// For a tar.gz: where inflating can start; for a tar.xz of several Blocks, the Blocks; and where
+    /// each entry's header starts in the tar.
     let seekPoints: GzipSeekPoints?
+    let xzBlocks: XzBlocks?
     let entryOffsets: [Int64]
     /// For an encrypted 7z, read by 7-Zip: each entry's path as 7-Zip names it.
     let encrypted: EncryptedArchive?
@@ -65,7 +67,9 @@ public final class ArchiveIndex: Sendable {
         self.password = password
         self.isStream = isStream
         self.seekPoints = entryOffsets.isEmpty ? nil : seekPoints
-        self.entryOffsets = seekPoints == nil ? [] : entryOffsets
+        // Read again from the file each time: the index at an xz file's end is small and cheap to read.
+        xzBlocks = entryOffsets.isEmpty || seekPoints != nil ? nil : XzBlocks(archive)
+        self.entryOffsets = self.seekPoints == nil && xzBlocks == nil ? [] : entryOffsets
     }
 
     /// A node's name.
@@ -119,7 +123,7 @@ public final class ArchiveIndex: Sendable {
     /// A reader whose next entry is `entry`: a kept reader not past it, when that is nearer than the seek
     /// point before it; else one started at that seek point (tar.gz) or at the archive's start.
     func reader(for entry: Int) throws(ArchiverError) -> ArchiveReader {
-        let seekStart = seekPoints.map { $0.start(for: entryOffsets[entry]) }
+        let seekStart = seekPoints.map { $0.start(for: entryOffsets[entry]) } ?? xzBlocks.map { $0.start(for: entryOffsets[entry]) }
         let pooled = readers.take(before: entry) { next in
             guard let seekStart else { return true }
             return next < entryOffsets.count && entryOffsets[next] >= seekStart
@@ -130,6 +134,9 @@ public final class ArchiveIndex: Sendable {
         }
         if let seekPoints {
             return try ArchiveReader(tar: GzipStream(archive, points: seekPoints, from: entryOffsets[entry]), archive: archive)
+        }
+        if let xzBlocks {
+            return try ArchiveReader(tar: XzStream(archive, blocks: xzBlocks, from: entryOffsets[entry]), archive: archive)
         }
         var opened = try ArchiveReader(path: archive, password: password)
         for _ in 0..<entry { _ = try opened.next() }

@@ -89,8 +89,9 @@ struct ArchiveReader: ~Copyable {
         }
     }
 
-    /// Reads the tar inside a gzip file from a seek point (`GzipStream`), with its first header read.
-    init(tar source: GzipStream, archive path: FilePath) throws(ArchiverError) {
+    /// Reads the tar inside a gzip or xz file from a seek point (`GzipStream`, `XzStream`), with its
+    /// first header read.
+    init(tar source: any ArchiveSource, archive path: FilePath) throws(ArchiverError) {
         let name = path.lastComponent?.string ?? path.string
         guard let (handle, first) = Self.openTar(source) else {
             throw FailureClassifier.describeReadFailure(message: source.lastMessage, archive: name, place: nil)
@@ -108,7 +109,7 @@ struct ArchiveReader: ~Copyable {
     }
 
     /// A tar reader over `source` with its first header read; nil when that is not a tar header.
-    private static func openTar(_ source: GzipStream) -> (OpaquePointer, (Int32, OpaquePointer?))? {
+    private static func openTar(_ source: any ArchiveSource) -> (OpaquePointer, (Int32, OpaquePointer?))? {
         guard let handle = archive_read_new() else { return nil }
         archive_read_support_format_tar(handle)
         source.setReadCallback(handle)

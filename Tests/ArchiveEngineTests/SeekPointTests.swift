@@ -6,9 +6,9 @@ import Testing
 
 @testable import ArchiveEngine
 
-/// A tar.gz opened as a folder is read through seek points noted while it was first read: a file deep in
+/// A tar.gz (or a tar.xz of several Blocks) opened as a folder is read from a seek point: a file deep in
 /// it is reached without inflating what comes before it.
-@Suite struct GzipSeekTests {
+@Suite struct SeekPointTests {
     /// Six files of 3 MiB that do not compress, so the tar.gz holds several seek points, packed by GNU tar.
     private func archive(multiMember: Bool = false) throws -> (archive: FilePath, files: [String: [UInt8]], scratch: ScratchDirectory) {
         let scratch = try ScratchDirectory()
@@ -107,6 +107,39 @@ import Testing
         #expect(try contents(back, "tree/deep/f4.bin") == files["tree/deep/f4.bin"])
         let size = try #require(FileSystem.size(of: archive))
         #expect(Int64(encoded.count) < size / 50, "index and points within 2 % of the archive")
+    }
+
+    /// An xz of several Blocks (as multi-threaded xz writes) is read from the Block holding the file.
+    @Test func anXzOfSeveralBlocksIsReadFromTheBlockHoldingTheFile() throws {
+        let (gzipped, files, scratch) = try archive()
+        defer { withExtendedLifetime(scratch) {} }
+        let archive = FilePath(scratch.sub("tree.tar.xz"))
+        let made = try Tool.run(["/bin/sh", "-c", "gzip -dc \"$0\" | xz -T2 -0 --block-size=1MiB > \"$1\"", gzipped.string, archive.string])
+        try #require(made.status == 0, "\(made.output)")
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        let blocks = try #require(index.xzBlocks).blocks
+        #expect(blocks.count >= 18)
+        for (name, bytes) in files.sorted(by: { $0.key > $1.key }) {
+            #expect(try contents(index, name, chunk: 131_072) == bytes, "\(name)")
+        }
+        // Damage the first Block: only a reader that starts there sees it.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
+        try handle.seek(toOffset: 200)
+        handle.write(Data(repeating: 0x55, count: 4096))
+        try handle.close()
+        #expect(try contents(index, "tree/deep/f5.bin") == files["tree/deep/f5.bin"])
+        #expect(throws: ArchiverError.self) { _ = try contents(index, "tree/f0.bin") }
+    }
+
+    /// A plain xz is one Block: nothing to seek by, and it reads as before.
+    @Test func aSingleBlockXzHasNoBlocksToSeekBy() throws {
+        let (gzipped, files, scratch) = try archive()
+        defer { withExtendedLifetime(scratch) {} }
+        let archive = FilePath(scratch.sub("one.tar.xz"))
+        try #require(try Tool.run(["/bin/sh", "-c", "gzip -dc \"$0\" | xz -T1 -0 > \"$1\"", gzipped.string, archive.string]).status == 0)
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        #expect(index.xzBlocks == nil)
+        #expect(try contents(index, "tree/deep/f4.bin") == files["tree/deep/f4.bin"])
     }
 
     @Test(arguments: [false, true]) func aDamagedOrCutStreamIsRefusedWhenFirstRead(cut: Bool) throws {
