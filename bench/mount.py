@@ -30,7 +30,7 @@ import time
 import zipfile
 
 RUNS = int(os.environ.get('RUNS', '5'))
-LIMIT = float(os.environ.get('LIMIT', '120'))
+LIMIT = float(os.environ.get('LIMIT', '60'))
 SCALE = os.environ.get('SCALE', 'full')
 WORK = os.environ['WORK']
 ARCHIVE_DIR = os.environ['ARCHIVE_DIR']
@@ -477,6 +477,8 @@ def note(metric, archive, tool, value):
 
 
 def show(value):
+    if isinstance(value, str):  # 'none': not measured (yet)
+        return '—'
     if value is None:
         return 'failed'
     if value == OVER:
@@ -540,11 +542,14 @@ def measure_session(tool, archive, run):
         if session.open() in (None, OVER):
             return
         singles = []
-        for member in members:
+        for member in members:  # the 8 together within LIMIT, as the 8 at once
+            left = LIMIT - sum(singles)
+            if None in singles or left <= 0:
+                break
             drop(archive.path)
-            singles.append(timed(['cat', os.path.join(session.mount, member)]))
+            singles.append(timed(['cat', os.path.join(session.mount, member)], left))
         session.close()
-        single_sum = None if None in singles else sum(singles)
+        single_sum = None if None in singles else OVER if len(singles) < 8 or OVER in singles else sum(singles)
         session = Session(tool, archive)
         if session.open() in (None, OVER):
             return
@@ -706,7 +711,8 @@ def report(elapsed, versions):
     # G4
     rows = []
     big = BIG_MIB * (1 << 20) / 1e6
-    speed = lambda v: show(v) if v in (None, OVER) else '%.0f' % (big / v)
+    speed = lambda v: 'failed' if v is None else '< %.1f (> %g s)' % (big / LIMIT, LIMIT) if v == OVER else \
+        '%.0f' % (big / v)
     for a in [a for a in ARCHIVES if a.tree]:
         ours, ref = median('G4', a, 'ours'), median('ref', a, 'big')
         ratio = ref / ours if number(ours) and number(ref) else None
@@ -716,6 +722,9 @@ def report(elapsed, versions):
                     + (['≥ 0.9×', verdict(ratio is not None and ratio >= 0.9)] if a.key == 'T1' else ['—', '—']))
     table('G4: `cat z/big256` (%d MiB), sequential, MB/s' % BIG_MIB,
           ['archive'] + tool_heads + ['reference, cold', 'ours ÷ reference', 'target', 'met'], rows, lines)
+    if rows:
+        lines += ['', 'The reference is the issue\'s: `tar -xO…f ARCHIVE z/big256` decodes all that is stored before '
+                  'the member (and tar reads on to the end), so its MB/s is the member\'s size over that whole time.']
     # G5
     rows = []
     for a in [a for a in ARCHIVES if a.key in ('T1', 'ZB')]:
@@ -725,7 +734,7 @@ def report(elapsed, versions):
             if tool.missing or a.kind not in tool.kinds:
                 return cell('G5', a, tool)
             return '%s / %s = %s' % (show(median('G5wall', a, tool.key)), show(median('G5sum', a, tool.key)),
-                                     cell('G5', a, tool, lambda v: show(v) if v in (None, OVER) else '%.2f' % v))
+                                     cell('G5', a, tool, lambda v: '—' if v in (None, OVER) else '%.2f' % v))
         rows.append([a.key] + [both(t) for t in TOOLS] + ['≤ 0.65', verdict(number(ours) and ours <= 0.65)])
     if rows:
         table('G5: 8 readers of different members at once: wall ÷ the sum of their single times (s / s = ratio)',

@@ -7,7 +7,7 @@
 #   SCALE=small RUNS=1 bash bench/mount.sh      a quick try (a quarter of the tree, 32 MiB big file, ...)
 # Knobs:
 #   RUNS=5              runs per measurement; the median is reported
-#   LIMIT=120           seconds after which one measurement is stopped and reported as "> LIMIT"
+#   LIMIT=60            seconds after which one measurement is stopped and reported as "> LIMIT"
 #   SCALE=full|small    small: 1 copy of mixed instead of 4, z/big256 of 32 MiB, Z100k of 10k files, M1 of 100k
 #   ARCHIVES="T1 ZB"    a subset of T1 T1x T1z ZB Z100k M1
 #   TOOLS="ours ..."    a subset of ours archivemount ratarmount fuse-zip
@@ -161,7 +161,7 @@ rm -f "$plain_tar"
 export ARCHIVE_DIR=$archives
 
 # --- Measure ---------------------------------------------------------------------------------------------
-export RUNS=${RUNS:-5} LIMIT=${LIMIT:-120} SCALE=$scale WORK=$work COMMAND_LINE=$command_line
+export RUNS=${RUNS:-5} LIMIT=${LIMIT:-60} SCALE=$scale WORK=$work COMMAND_LINE=$command_line
 export RESULTS=$root/bench/RESULTS-mount.md
 /usr/bin/python3 "$root/bench/mount.py"
 log "done in $(($(date +%s) - started)) s"
