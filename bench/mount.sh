@@ -24,10 +24,10 @@ scale=${SCALE:-full}
 [[ $scale == full || $scale == small ]] || { echo "SCALE is full or small" >&2; exit 2; }
 # Figures from bigger machines compare with those of the 2-core reference machine.
 if (($(nproc) > 2)) && [[ -z ${MOUNT_BENCH_PINNED:-} ]] && command -v taskset >/dev/null; then
-    MOUNT_BENCH_PINNED=1 exec taskset -c 0,1 "$0" "$@"
+    MOUNT_BENCH_PINNED=1 exec taskset -c 0,1 bash "$0" "$@"
 fi
 command_line="$(for v in SCALE RUNS LIMIT ARCHIVES TOOLS INSTALL ARCHIVER_BIN_DIR; do
-    [[ -n ${!v:-} ]] && printf '%s=%q ' "$v" "${!v}"; done)bash bench/mount.sh"
+    if [[ -n ${!v:-} ]]; then printf '%s=%q ' "$v" "${!v}"; fi; done)bash bench/mount.sh"
 work=$root/bench/out-mount
 corpus=$root/bench/corpus
 archives=$work/archives/$scale
