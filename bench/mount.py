@@ -13,7 +13,8 @@ For each run, archive and tool (the tools one after the other inside a run, so a
   session 2 (ours and ratarmount, which keep an index): G2, exec → listdir with the index kept, cold archive
   sessions 3 and 4 (T1, ZB): G5, 8 members `cat` one after the other (sum), then, on a fresh mount, all 8 at once
 Plus, cold, the decoder alone (`gzip -dc` etc.): the reference of G1.
-A measurement that passes LIMIT seconds is stopped and reported as "> LIMIT".
+A measurement that passes LIMIT seconds is stopped and reported as "> LIMIT". Every run's figure also goes to
+bench/out-mount/values.json.
 """
 import hashlib
 import json
@@ -564,7 +565,8 @@ def measure_session(tool, archive, run):
         session.close()
         note('G5sum', archive, tool.key, single_sum)
         note('G5wall', archive, tool.key, wall)
-        ratio = None if single_sum in (None, OVER) or wall is None else (OVER if wall == OVER else wall / single_sum)
+        # Not to be had when either side passed LIMIT (OVER, shown as —) or failed (None).
+        ratio = None if single_sum is None or wall is None else OVER if OVER in (single_sum, wall) else wall / single_sum
         note('G5', archive, tool.key, ratio)
         log('  8 readers: one by one %s, together %s' % (show(single_sum), show(wall)))
 
@@ -777,6 +779,11 @@ def report(elapsed, versions):
     lines += ['- ' + c for c in checks] or ['- every random read (all tools) gave the packed bytes; ours\' '
                                             '`z/last.bin` and `z/big256` equal the files packed (cmp, run 1).']
     text = '\n'.join(lines) + '\n'
+    # Every run's figure, for a closer look than the medians (seconds; VmHWM in KiB; sizes in bytes).
+    with open(os.path.join(WORK, 'values.json'), 'w') as f:
+        json.dump([{'metric': m, 'archive': a, 'tool': t, 'runs': [None if v is None else 'over' if v == OVER else v
+                                                                  for v in runs]}
+                   for (m, a, t), runs in sorted(values.items())] + [{'checks': checks}], f, indent=1)
     if os.path.exists(RESULTS):
         old = open(RESULTS).read()
         if '\n## Notes' in old:
