@@ -3,8 +3,12 @@
 # shared/notes/browse-as-folder.md §6 set it out: writes bench/RESULTS-mount.md.
 #
 # How to run (as root, or a user who may mount FUSE; the anchors are installed only as root):
-#   bash bench/mount.sh                         the full protocol: median of 5, the ~1.2 GB corpus (hours)
-#   SCALE=small RUNS=1 bash bench/mount.sh      a quick try (a quarter of the tree, 32 MiB big file, ...)
+#   bash bench/mount.sh                         the full protocol: median of 5 on the ~1.2 GB corpus; about
+#                                               2.5 h on 2 cores (most of it the anchors' capped reads), plus
+#                                               ~12 min to build the corpus the first time
+#   SCALE=small RUNS=1 bash bench/mount.sh      a quick try (a quarter of the tree, 32 MiB big file, ...):
+#                                               ~13 min, plus ~3 min to build its corpus the first time
+# Run it on a quiet machine: the figures are wall-clock times.
 # Knobs:
 #   RUNS=5              runs per measurement; the median is reported
 #   LIMIT=60            seconds after which one measurement is stopped and reported as "> LIMIT"
