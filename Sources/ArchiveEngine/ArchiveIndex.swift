@@ -49,15 +49,18 @@ public final class ArchiveIndex: Sendable {
     let seekPoints: GzipSeekPoints?
     let xzBlocks: XzBlocks?
     let entryOffsets: [Int64]
+    /// For a zip in one file: members are read straight from their local headers (`entryOffsets`).
+    let zipDirect: Bool
     /// For an encrypted 7z, read by 7-Zip: each entry's path as 7-Zip names it.
     let encrypted: EncryptedArchive?
     let entryPaths: [[UInt8]]
 
     init(
         tree: ArchiveTree.Parts, refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool,
-        seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = [], encrypted: EncryptedArchive? = nil,
-        entryPaths: [[UInt8]] = []
+        seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = [], zipDirect: Bool = false,
+        encrypted: EncryptedArchive? = nil, entryPaths: [[UInt8]] = []
     ) {
+        self.zipDirect = zipDirect && !entryOffsets.isEmpty
         (nodes, names, children) = (tree.nodes, tree.names, tree.children)
         self.encrypted = encrypted
         self.entryPaths = entryPaths
@@ -69,7 +72,7 @@ public final class ArchiveIndex: Sendable {
         self.seekPoints = entryOffsets.isEmpty ? nil : seekPoints
         // Read again from the file each time: the index at an xz file's end is small and cheap to read.
         xzBlocks = entryOffsets.isEmpty || seekPoints != nil ? nil : XzBlocks(archive)
-        self.entryOffsets = self.seekPoints == nil && xzBlocks == nil ? [] : entryOffsets
+        self.entryOffsets = self.seekPoints == nil && xzBlocks == nil && !self.zipDirect ? [] : entryOffsets
     }
 
     /// A node's name.
@@ -118,6 +121,19 @@ public final class ArchiveIndex: Sendable {
             }
         }
         return nil
+    }
+
+    /// The data of `entry` when something other than a libarchive reader gives it: 7-Zip for an encrypted
+    /// 7z, or the zip member itself; nil otherwise (or for a member kind only libarchive reads).
+    func chunks(for entry: Int, size: Int64, name: String) throws(ArchiverError) -> (any EntryChunks)? {
+        if let encrypted {
+            let tool = try encrypted.entryData(entryPaths[entry], password: password)
+            // TRANSLATORS: %1$@ is a file inside the archive %2$@.
+            let failure = ArchiverError(.corrupt, tr("7-Zip could not read “%1$@” from “%2$@”.", name, archive.lastComponent?.string ?? ""))
+            return ToolChunks(tool, failure: failure)
+        }
+        guard zipDirect, password == nil else { return nil }
+        return ZipMember(archive, headerAt: entryOffsets[entry], size: size, entryName: name)
     }
 
     /// A reader whose next entry is `entry`: a kept reader not past it, when that is nearer than the seek
@@ -175,9 +191,12 @@ public final class ArchiveIndex: Sendable {
         var tree = ArchiveTree(archive: archive)
         var waiting: [(number: Int, entry: ArchiveEntryInfo)] = []
         var probe: (number: Int, entry: ArchiveEntryInfo)?
+        // A zip's names as libarchive returns them, in order, to match its central directory.
+        var zipNames = ZipDirectory.NameSequence()
         var number = 0
         try Extractor.scan(&reader, archiveName: volumes.name, control: control, keeping: false, each: { entry in
             defer { number += 1 }
+            if family == .zip { zipNames.add(entry.path) }
             // The entry extraction would check the password on: the smallest encrypted file.
             if entry.encrypted, Extractor.passwordProbe([probe?.entry ?? entry, entry], selection: EntrySelection([])) == 1 || probe == nil {
                 probe = (number, entry)
@@ -208,25 +227,34 @@ public final class ArchiveIndex: Sendable {
         let decoder = Extractor.keepingNamesApart(Extractor.guessNames(named, family: family), named).decoder
         for (number, entry) in waiting { tree.add(decoder.map { $0(entry) } ?? entry, number: number) }
 
+        let (canDecrypt, isStream, oneFile) = (reader.canDecrypt, !reader.hasCheapHeaders, reader.readsOneFile)
+        let (seekPoints, headerPositions) = (reader.seekPoints, reader.headerPositions ?? [])
+        // Freed before the central directory is read below: libarchive holds its own copy of it.
+        _ = consume reader
         var password: Secret?
         if let probe {
-            guard reader.canDecrypt, let passwords else { throw EncryptionSupport.cannotDecrypt(name, family: family) }
+            guard canDecrypt, let passwords else { throw EncryptionSupport.cannotDecrypt(name, family: family) }
             password = try Extractor.verifiedPassword(
                 asker: passwords, name: name, wrong: tr("Wrong password for “%@”; it was not opened.", name)
             ) { password throws(ArchiverError) in
                 try Extractor.opens(archive, entry: probe.number, with: password)
             }
         }
+        // Each zip member straight from its local header, when the central directory lists exactly the
+        // entries libarchive returned, in its order.
+        let parts = tree.finished()
+        let zipDirectory = family == .zip && oneFile ? ZipDirectory.offsets(archive) : nil
+        let zipDirect = zipDirectory?.names == zipNames
         return ArchiveIndex(
-            tree: tree.finished(), refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive,
-            password: password, isStream: !reader.hasCheapHeaders, seekPoints: reader.seekPoints,
-            entryOffsets: reader.headerPositions ?? [])
+            tree: parts, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive,
+            password: password, isStream: isStream, seekPoints: seekPoints,
+            entryOffsets: zipDirect ? zipDirectory?.offsets ?? [] : headerPositions, zipDirect: zipDirect)
     }
 }
 
 /// The index as bytes for `IndexCache`, and back. Unreadable bytes (another version, cut short) give nil.
 extension ArchiveIndex {
-    static let codecVersion: UInt32 = 3
+    static let codecVersion: UInt32 = 4
 
     /// Nil for an index with a password: its tree is not kept where the password is not.
     func encoded() -> [UInt8]? {
@@ -251,6 +279,7 @@ extension ArchiveIndex {
     private func write(into out: inout IndexBytes.Writer) {
         out.u32(Self.codecVersion)
         out.u8(isStream ? 1 : 0)
+        out.u8(zipDirect ? 1 : 0)
         out.optionalBytes(nameEncoding.map { Array($0.utf8) })
         out.u32(UInt32(refused.count))
         for text in refused { out.bytes(Array(text.english.utf8)) }
@@ -292,7 +321,7 @@ extension ArchiveIndex {
 
     static func decoded(_ data: ArraySlice<UInt8>, archive: FilePath) -> ArchiveIndex? {
         var input = IndexBytes.Reader(data)
-        guard input.u32() == codecVersion, let stream = input.u8(), let encoding = input.optionalBytes(),
+        guard input.u32() == codecVersion, let stream = input.u8(), let zipDirect = input.u8(), let encoding = input.optionalBytes(),
             let refusedCount = input.u32(), Int(refusedCount) <= data.count
         else { return nil }
         var refused: [Text] = []
@@ -343,7 +372,8 @@ extension ArchiveIndex {
         guard input.isAtEnd else { return nil }
         return ArchiveIndex(
             tree: tree, refused: refused, nameEncoding: encoding.map { String(decoding: $0, as: UTF8.self) },
-            archive: archive, password: nil, isStream: stream == 1, seekPoints: GzipSeekPoints(points), entryOffsets: offsets)
+            archive: archive, password: nil, isStream: stream == 1, seekPoints: GzipSeekPoints(points), entryOffsets: offsets,
+            zipDirect: zipDirect == 1)
     }
 }
 
@@ -425,6 +455,8 @@ struct ArchiveTree {
     /// The tree with each folder's children sorted by name, namesakes settled and hard links resolved.
     mutating func finished() -> Parts {
         sortChildren()
+        // What only building needed goes now; the parts are what is kept.
+        defer { (parents, order, folders) = ([], [], [:]) }
         guard !hardlinks.isEmpty else { return parts }
         let index = ArchiveIndex(tree: parts, refused: [], nameEncoding: nil, archive: FilePath(), password: nil, isStream: false)
         var unresolved: Set<UInt32> = []

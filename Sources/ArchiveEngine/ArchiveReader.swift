@@ -263,6 +263,9 @@ struct ArchiveReader: ~Copyable {
     /// Bytes of the archive file consumed so far, for progress.
     var bytesRead: Int64 { (source as? GzipStream)?.consumed ?? archive_filter_bytes(handle, -1) }
 
+    /// Whether the archive is one file, not a set of parts.
+    var readsOneFile: Bool { !volumes.isMultiPart }
+
     /// Where reading can start again, noted while reading a tar.gz opened with `recordingSeekPoints`.
     var seekPoints: GzipSeekPoints? { (source as? GzipStream)?.seekPoints }
 

@@ -35,8 +35,8 @@ public final class EntryStream: @unchecked Sendable {
         let size: Int64
         let name: String
         var reader: ArchiveReader?
-        /// 7-Zip writing the entry's data, for an encrypted 7z.
-        var tool: ChildProcess.Reading?
+        /// The entry's data from 7-Zip (an encrypted 7z) or straight from a zip's local header.
+        var chunks: (any EntryChunks)?
         /// Decompressed bytes from `windowStart` on, up to where the reader stands.
         var window: [UInt8] = []
         var windowStart: Int64 = 0
@@ -76,17 +76,17 @@ public final class EntryStream: @unchecked Sendable {
 
         private mutating func restart() {
             reader = nil
-            tool = nil
+            chunks = nil
             window = []
             windowStart = 0
             atEnd = false
         }
 
         private mutating func fill(to end: Int64, keepingFrom keep: Int64) throws(ArchiverError) {
-            if let encrypted = index.encrypted, tool == nil, !atEnd {
-                tool = try encrypted.entryData(index.entryPaths[entry], password: index.password)
+            if chunks == nil, reader == nil, !atEnd {
+                chunks = try index.chunks(for: entry, size: size, name: name)
             }
-            if index.encrypted == nil, reader == nil, !atEnd {
+            if chunks == nil, reader == nil, !atEnd {
                 var opened = try index.reader(for: entry)
                 guard try opened.next() != nil else {
                     throw ArchiverError(.corrupt, tr("“%@” ended before this entry.", index.archive.lastComponent?.string ?? ""))
@@ -95,18 +95,15 @@ public final class EntryStream: @unchecked Sendable {
             }
             // A read up to the end goes on to libarchive's end of the entry, where it checks the CRC or MAC.
             while windowEnd < end || (end == size && !atEnd), !atEnd {
-                if let tool {
-                    var chunk = [UInt8](repeating: 0, count: 128 * 1024)
-                    let count = chunk.withUnsafeMutableBytes { tool.read(into: $0) }
+                if let chunks {
+                    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
+                    defer { chunk.deallocate() }
+                    let count = try chunks.read(into: chunk)
                     if count == 0 {
-                        guard tool.status == 0 else {
-                            // TRANSLATORS: %1$@ is a file inside the archive %2$@.
-                            throw ArchiverError(.corrupt, tr("7-Zip could not read “%1$@” from “%2$@”.", name, index.archive.lastComponent?.string ?? ""))
-                        }
                         atEnd = true
                         break
                     }
-                    window.append(contentsOf: chunk[..<count])
+                    window.append(contentsOf: UnsafeRawBufferPointer(rebasing: chunk[..<count]))
                     trim(keepingFrom: keep)
                     continue
                 }
@@ -151,8 +148,6 @@ final class ReaderPool: @unchecked Sendable {
     /// Only touched under the pool's lock, or by the one stream that took it out.
     final class Pooled: @unchecked Sendable {
         var reader: ArchiveReader?
-        /// 7-Zip writing the entry's data, for an encrypted 7z.
-        var tool: ChildProcess.Reading?
         let next: Int
         init(_ reader: consuming ArchiveReader, next: Int) {
             self.reader = consume reader
@@ -161,6 +156,9 @@ final class ReaderPool: @unchecked Sendable {
     }
 
     private let pooled = Mutex<[Pooled]>([])
+
+    /// How many readers are kept now.
+    var count: Int { pooled.withLock { $0.count } }
     /// Each holds a decompressor's buffers; more would rarely be used.
     private static let limit = 4
 
