@@ -45,7 +45,7 @@ public final class EntryStream: @unchecked Sendable {
         var failure: ArchiverError?
         /// What is kept behind the current read, and how far the window may grow before it is cut.
         static let behind: Int64 = 1 << 20
-        static let limit = 8 << 20
+        static let limit = 2 << 20
 
         var windowEnd: Int64 { windowStart + Int64(window.count) }
 
