@@ -109,7 +109,9 @@ final class ZipMember: EntryChunks {
         var expected = recordedCRC
         if expected == nil {
             // The data descriptor right after the data: an optional signature, then the CRC.
-            let after = filePosition - Int64(state?.pointee.avail_in ?? 0)
+            // ISA-L may have pulled up to 8 bytes past the deflate end into its bit buffer.
+            let held = state.map { Int64($0.pointee.avail_in) + Int64($0.pointee.read_in_length / 8) } ?? 0
+            let after = filePosition - held
             var words = [UInt32](repeating: 0, count: 2)
             guard pread(descriptor, &words, 8, off_t(after)) == 8 else { throw damaged("Truncated ZIP file data") }
             expected = UInt32(littleEndian: words[0]) == 0x0807_4B50 ? UInt32(littleEndian: words[1]) : UInt32(littleEndian: words[0])

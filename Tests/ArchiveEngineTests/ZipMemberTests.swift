@@ -58,6 +58,25 @@ import Testing
         #expect(try contents(index, "b/bzip2.txt") == bzip2)
     }
 
+    /// bsdtar writes deflated members with their CRC in a data descriptor after the data.
+    @Test func membersOfABsdtarZipRead() throws {
+        let scratch = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: scratch.sub("d"), withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        let files: [String: Data] = [
+            "d/random.bin": Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }),
+            "d/lines.txt": Data((1...50_000).map { "line \($0)\n" }.joined().utf8),
+            "d/empty.txt": Data(),
+        ]
+        for (name, data) in files { try data.write(to: URL(fileURLWithPath: scratch.sub(name))) }
+        let archive = scratch.sub("b.zip")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "--format", "zip", "-cf", archive, "d"], in: scratch.path).status == 0)
+        let index = try ArchiveIndex.scan(FilePath(archive), passwords: nil, control: JobControl())
+        #expect(index.zipDirect)
+        for (name, data) in files { #expect(try contents(index, name) == [UInt8](data), "\(name)") }
+        #expect(index.readers.count == 0)
+    }
+
     @Test func aDamagedMemberFailsItsCRCCheck() throws {
         let scratch = try ScratchDirectory()
         let archive = scratch.sub("m.zip")
