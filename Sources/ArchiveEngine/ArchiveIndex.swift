@@ -317,21 +317,26 @@ extension ArchiveIndex {
         }
     }
 
-    static func decoded(_ data: [UInt8], archive: FilePath) -> ArchiveIndex? { decoded(data[...], archive: archive) }
+    static func decoded(_ data: [UInt8], archive: FilePath) -> ArchiveIndex? {
+        decoded(from: IndexBytes.Reader(data), archive: archive)
+    }
 
-    static func decoded(_ data: ArraySlice<UInt8>, archive: FilePath) -> ArchiveIndex? {
-        var input = IndexBytes.Reader(data)
+    /// Counts are checked against what they could be, so that damaged bytes cannot ask for a huge array.
+    static func decoded(from reader: IndexBytes.Reader, archive: FilePath) -> ArchiveIndex? {
+        var input = reader
+        // What a kept index can hold at most once decompressed.
+        let bound = Int(IndexCache.limit) * 4
         guard input.u32() == codecVersion, let stream = input.u8(), let zipDirect = input.u8(), let encoding = input.optionalBytes(),
-            let refusedCount = input.u32(), Int(refusedCount) <= data.count
+            let refusedCount = input.u32(), Int(refusedCount) <= bound
         else { return nil }
         var refused: [Text] = []
         for _ in 0..<refusedCount {
             guard let text = input.bytes() else { return nil }
             refused.append(.verbatim(String(decoding: text, as: UTF8.self)))
         }
-        guard let count = input.u32(), count > 0, Int(count) <= data.count / 37 else { return nil }
+        guard let count = input.u32(), count > 0, Int(count) <= bound / 37 else { return nil }
         var tree = ArchiveTree.Parts()
-        tree.nodes.reserveCapacity(Int(count))
+        tree.nodes.reserveCapacity(min(Int(count), 1 << 20))
         for _ in 0..<count {
             guard let nameStart = input.u32(), let nameLength = input.u32(), let kindCode = input.u8(),
                 let kind = Node.Kind(rawValue: kindCode), let mode = input.u32(), mode <= 0o7777, let entry = input.u32(),
@@ -341,9 +346,9 @@ extension ArchiveIndex {
                 nameStart: nameStart, nameLength: nameLength, kind: kind, mode: UInt16(mode), entryNumber: entry, size: size,
                 modified: modified, rangeStart: rangeStart, rangeCount: rangeCount))
         }
-        guard let names = input.bytes(), let childCount = input.u32(), Int(childCount) <= data.count / 4 else { return nil }
+        guard let names = input.bytes(), let childCount = input.u32(), Int(childCount) <= bound / 4 else { return nil }
         tree.names = names
-        tree.children.reserveCapacity(Int(childCount))
+        tree.children.reserveCapacity(min(Int(childCount), 1 << 20))
         for _ in 0..<childCount {
             guard let child = input.u32(), child < count else { return nil }
             tree.children.append(child)
@@ -354,7 +359,7 @@ extension ArchiveIndex {
             let limit = node.kind == .directory ? tree.children.count : node.kind == .symlink ? names.count : Int.max
             guard UInt64(node.rangeStart) + UInt64(node.rangeCount) <= UInt64(limit) else { return nil }
         }
-        guard input.u32() == GzipSeekPoints.decoderTag, let pointCount = input.u32(), Int(pointCount) <= data.count else {
+        guard input.u32() == GzipSeekPoints.decoderTag, let pointCount = input.u32(), Int(pointCount) <= bound else {
             return nil
         }
         var points: [GzipSeekPoints.Point] = []
@@ -362,9 +367,9 @@ extension ArchiveIndex {
             guard let start = input.i64(), let output = input.i64(), let state = input.bytes() else { return nil }
             points.append(.init(input: start, output: output, state: state))
         }
-        guard let offsetCount = input.u32(), Int(offsetCount) <= data.count / 8 else { return nil }
+        guard let offsetCount = input.u32(), Int(offsetCount) <= bound / 8 else { return nil }
         var offsets: [Int64] = []
-        offsets.reserveCapacity(Int(offsetCount))
+        offsets.reserveCapacity(min(Int(offsetCount), 1 << 20))
         for _ in 0..<offsetCount {
             guard let offset = input.i64() else { return nil }
             offsets.append(offset)

@@ -1,3 +1,4 @@
+internal import CZstd
 import ArchiverCore
 import Glibc
 import SystemPackage
@@ -44,7 +45,7 @@ public enum IndexCache {
         let file = folder().appending(identity.fileName)
         guard let data = FileSystem.wholeFile(file, limit: Int(limit)) else { return nil }
         guard let (kept, _, body) = header(data), kept == identity,
-            let index = ArchiveIndex.decoded(body, archive: archive)
+            let index = ArchiveIndex.decoded(from: IndexBytes.Reader(decompressing: body), archive: archive)
         else {
             _ = file.withPlatformString { unlink($0) }
             return nil
@@ -70,13 +71,16 @@ public enum IndexCache {
         let temporary = folder.appending(TemporaryName.make(pid: getpid(), token: FileSystem.randomToken(), isDirectory: false))
         let descriptor = temporary.withPlatformString { open($0, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else { return }
-        // Written as it is encoded: a million entries' index is never held twice.
+        // Compressed as it is encoded: a million entries' index is never held twice, and names and
+        // offsets shrink to about a third.
         var written: Int64 = 0
         let put = { (piece: ArraySlice<UInt8>) -> Bool in
             written += Int64(piece.count)
             return written <= limit / 4 && FileSystem.writeAll(descriptor, piece)
         }
-        let complete = put(magic[...]) && put(fields.data[...]) && index.encode(to: put)
+        let compressor = IndexBytes.Compressor(put)
+        let complete = put(magic[...]) && put(fields.data[...]) && compressor != nil
+            && index.encode(to: { compressor!.add($0) }) && compressor!.finish()
         close(descriptor)
         guard complete, temporary.withPlatformString({ from in
             folder.appending(identity.fileName).withPlatformString { rename(from, $0) }
@@ -161,16 +165,36 @@ enum IndexBytes {
     }
 
     struct Reader {
-        private let data: ArraySlice<UInt8>
-        /// Bytes read so far.
+        private var data: ArraySlice<UInt8>
+        /// Bytes read so far of `data`.
         private(set) var position = 0
-        init(_ data: ArraySlice<UInt8>) { self.data = data }
-        init(_ data: [UInt8]) { self.data = data[...] }
+        /// Gives what follows `data` when it runs out; nil at the end.
+        private let more: (() -> [UInt8]?)?
+        init(_ data: ArraySlice<UInt8>) { (self.data, more) = (data, nil) }
+        init(_ data: [UInt8]) { (self.data, more) = (data[...], nil) }
 
-        var isAtEnd: Bool { position == data.count }
+        /// Reads the zstd frame `compressed` piece by piece as it is wanted.
+        init(decompressing compressed: ArraySlice<UInt8>) {
+            let decompressor = Decompressor(compressed)
+            (data, more) = ([], { decompressor?.next() })
+        }
+
+        var isAtEnd: Bool {
+            mutating get { !available(1) }
+        }
+
+        /// Whether `count` more bytes can be read, fetching more when there are fewer.
+        private mutating func available(_ count: Int) -> Bool {
+            while data.count - position < count {
+                guard let more, let next = more() else { return false }
+                data = data[(data.startIndex + position)...] + next
+                position = 0
+            }
+            return true
+        }
 
         mutating func u8() -> UInt8? {
-            guard position < data.count else { return nil }
+            guard available(1) else { return nil }
             defer { position += 1 }
             return data[data.startIndex + position]
         }
@@ -178,14 +202,21 @@ enum IndexBytes {
         mutating func u64() -> UInt64? { fixed(8) }
         mutating func i64() -> Int64? { u64().map { Int64(bitPattern: $0) } }
         mutating func bytes() -> [UInt8]? {
-            guard let count = u32(), count != UInt32.max, Int(count) <= data.count - position else { return nil }
-            defer { position += Int(count) }
-            let start = data.startIndex + position
-            return Array(data[start..<(start + Int(count))])
+            guard let count = u32(), count != UInt32.max else { return nil }
+            var result: [UInt8] = []
+            // Piece by piece: a long run (the name arena) is not copied again with each refill.
+            while result.count < Int(count) {
+                guard available(1) else { return nil }
+                let take = min(Int(count) - result.count, data.count - position)
+                let start = data.startIndex + position
+                result += data[start..<(start + take)]
+                position += take
+            }
+            return result
         }
         /// Nil inside: absent; nil outside: unreadable.
         mutating func optionalBytes() -> [UInt8]?? {
-            guard position + 4 <= data.count else { return nil }
+            guard available(4) else { return nil }
             let start = data.startIndex + position
             if data[start..<(start + 4)].allSatisfy({ $0 == 0xFF }) {
                 position += 4
@@ -196,12 +227,85 @@ enum IndexBytes {
         }
 
         private mutating func fixed(_ width: Int) -> UInt64? {
-            guard position + width <= data.count else { return nil }
+            guard available(width) else { return nil }
             var value: UInt64 = 0
             let start = data.startIndex + position
             for offset in 0..<width { value |= UInt64(data[start + offset]) << (8 * UInt64(offset)) }
             position += width
             return value
+        }
+    }
+}
+
+extension IndexBytes {
+    /// A zstd frame written piece by piece (level 1: the index is written once per archive).
+    final class Compressor {
+        private let context: OpaquePointer
+        private let output = UnsafeMutableRawBufferPointer.allocate(byteCount: ZSTD_CStreamOutSize(), alignment: 16)
+        private let sink: (ArraySlice<UInt8>) -> Bool
+
+        init?(_ sink: @escaping (ArraySlice<UInt8>) -> Bool) {
+            guard let context = ZSTD_createCCtx() else { return nil }
+            self.context = context
+            self.sink = sink
+            _ = ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, 1)
+        }
+
+        deinit {
+            ZSTD_freeCCtx(context)
+            output.deallocate()
+        }
+
+        func add(_ piece: ArraySlice<UInt8>) -> Bool { run(piece, ZSTD_e_continue) }
+        func finish() -> Bool { run([], ZSTD_e_end) }
+
+        private func run(_ piece: ArraySlice<UInt8>, _ directive: ZSTD_EndDirective) -> Bool {
+            piece.withUnsafeBytes { bytes in
+                var input = ZSTD_inBuffer(src: bytes.baseAddress, size: bytes.count, pos: 0)
+                while true {
+                    var target = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+                    let left = ZSTD_compressStream2(context, &target, &input, directive)
+                    guard ZSTD_isError(left) == 0 else { return false }
+                    if target.pos > 0 {
+                        let made = Array(UnsafeRawBufferPointer(start: output.baseAddress, count: target.pos))
+                        guard sink(made[...]) else { return false }
+                    }
+                    if directive == ZSTD_e_end ? left == 0 : input.pos == input.size { return true }
+                }
+            }
+        }
+    }
+
+    /// A zstd frame read back in pieces of about 128 KiB; nil pieces at its end or on damage.
+    final class Decompressor {
+        private let context: OpaquePointer
+        private let compressed: [UInt8]
+        private var consumed = 0
+
+        init?(_ compressed: ArraySlice<UInt8>) {
+            guard let context = ZSTD_createDCtx() else { return nil }
+            self.context = context
+            self.compressed = Array(compressed)
+        }
+
+        deinit { ZSTD_freeDCtx(context) }
+
+        func next() -> [UInt8]? {
+            var piece = [UInt8](repeating: 0, count: ZSTD_DStreamOutSize())
+            let made: Int? = compressed.withUnsafeBytes { source in
+                piece.withUnsafeMutableBytes { target in
+                    var input = ZSTD_inBuffer(src: source.baseAddress, size: source.count, pos: consumed)
+                    var output = ZSTD_outBuffer(dst: target.baseAddress, size: target.count, pos: 0)
+                    while output.pos == 0, input.pos < input.size {
+                        guard ZSTD_isError(ZSTD_decompressStream(context, &output, &input)) == 0 else { return nil }
+                    }
+                    consumed = input.pos
+                    return output.pos
+                }
+            }
+            guard let made, made > 0 else { return nil }
+            piece.removeSubrange(made...)
+            return piece
         }
     }
 }
