@@ -239,6 +239,14 @@ package enum FileSystem {
     /// Tries to move `source` to `target`; false when `target` is taken.
     private static func claim(_ source: FilePath, at target: FilePath, isDirectory: Bool) throws(ArchiverError) -> Bool {
         if isDirectory {
+            // One step: a kill can never leave the name taken by an empty folder.
+            let moved = renameIfFree(source, target)
+            if moved == 0 { return true }
+            if errno == EEXIST { return false }
+            if errno != EINVAL, errno != ENOSYS, errno != ENOTSUP {
+                throw destinationError(errno, target.removingLastComponent())
+            }
+            // A file system without it (FUSE ones, vfat): claim the name with an empty folder, then move over it.
             if target.withPlatformString({ mkdir($0, 0o700) }) != 0 {
                 if errno == EEXIST { return false }
                 throw destinationError(errno, target.removingLastComponent())

@@ -1,6 +1,7 @@
 internal import CArchive
 import ArchiverCore
 import Glibc
+import SystemPackage
 
 /// A libarchive return code. The C names are `ARCHIVE_OK`, `ARCHIVE_EOF`, `ARCHIVE_RETRY`, `ARCHIVE_WARN`,
 /// `ARCHIVE_FAILED` and `ARCHIVE_FATAL`.
@@ -50,4 +51,13 @@ func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R
 /// The bytes of a C string, or nil for NULL.
 func bytes(_ pointer: UnsafePointer<CChar>?) -> [UInt8]? {
     pointer.map(CString.bytes)
+}
+
+extension FileSystem {
+    /// Moves `source` to `target` only if nothing is at `target`, in one step (renameat2's
+    /// RENAME_NOREPLACE); -1 with errno EEXIST when something is, EINVAL or ENOSYS where the file system
+    /// cannot.
+    static func renameIfFree(_ source: FilePath, _ target: FilePath) -> Int32 {
+        source.withPlatformString { from in target.withPlatformString { ca_rename_noreplace(from, $0) } }
+    }
 }

@@ -27,4 +27,10 @@ static inline locale_t ca_new_c_locale(void) { return newlocale(LC_CTYPE_MASK, "
 /* unshare(CLONE_FS) needs _GNU_SOURCE, which Swift's Glibc module is not built with: the calling thread gets
    a current folder (and umask) of its own, so its chdir moves no other thread. */
 static inline int ca_unshare_working_folder(void) { return (int)syscall(SYS_unshare, 0x00000200 /* CLONE_FS */); }
+/* renameat2 with RENAME_NOREPLACE (glibc 2.28 wraps it under _GNU_SOURCE only): moves `from` to `to` only if
+   nothing is there, in one step, for folders too. -1 with EINVAL or ENOSYS where the file system cannot. */
+#include <fcntl.h>
+static inline int ca_rename_noreplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
+}
 #endif
