@@ -93,11 +93,12 @@ public final class EntryStream: @unchecked Sendable {
                 }
                 reader = consume opened
             }
+            // One buffer for this fill's pieces from `chunks`.
+            let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: chunks == nil ? 0 : 128 * 1024, alignment: 16)
+            defer { chunk.deallocate() }
             // A read up to the end goes on to libarchive's end of the entry, where it checks the CRC or MAC.
             while windowEnd < end || (end == size && !atEnd), !atEnd {
                 if let chunks {
-                    let chunk = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
-                    defer { chunk.deallocate() }
                     let count = try chunks.read(into: chunk)
                     if count == 0 {
                         atEnd = true

@@ -31,10 +31,10 @@ final class ZipMember: EntryChunks {
     /// Nil unless a plain (not encrypted) stored or deflated member's local header is at `offset`.
     init?(_ archive: FilePath, headerAt offset: Int64, size: Int64, entryName: String) {
         descriptor = archive.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        var header = [UInt8](repeating: 0, count: 30)
-        func u16(_ at: Int) -> Int { Int(header[at]) | Int(header[at + 1]) << 8 }
-        func u32(_ at: Int) -> UInt32 { UInt32(u16(at)) | UInt32(u16(at + 2)) << 16 }
-        guard descriptor >= 0, pread(descriptor, &header, 30, off_t(offset)) == 30, u32(0) == 0x0403_4B50 else {
+        let header = descriptor >= 0 ? ZipDirectory.bytes(descriptor, at: offset, count: 30) : nil
+        func u16(_ at: Int) -> Int { ZipDirectory.u16(header!, at) }
+        func u32(_ at: Int) -> UInt32 { ZipDirectory.u32(header!, at) }
+        guard header != nil, u32(0) == 0x0403_4B50 else {
             input.deallocate()
             if descriptor >= 0 { close(descriptor) }
             return nil
@@ -237,7 +237,7 @@ enum ZipDirectory {
         name.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 
-    private static func bytes(_ descriptor: Int32, at offset: Int64, count: Int) -> [UInt8]? {
+    static func bytes(_ descriptor: Int32, at offset: Int64, count: Int) -> [UInt8]? {
         guard offset >= 0, count >= 0 else { return nil }
         var data = [UInt8](repeating: 0, count: count)
         var done = 0
@@ -250,7 +250,7 @@ enum ZipDirectory {
         return data
     }
 
-    private static func u16(_ data: [UInt8], _ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
-    private static func u32(_ data: [UInt8], _ at: Int) -> UInt32 { UInt32(u16(data, at)) | UInt32(u16(data, at + 2)) << 16 }
+    static func u16(_ data: [UInt8], _ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
+    static func u32(_ data: [UInt8], _ at: Int) -> UInt32 { UInt32(u16(data, at)) | UInt32(u16(data, at + 2)) << 16 }
     private static func u64(_ data: [UInt8], _ at: Int) -> UInt64 { UInt64(u32(data, at)) | UInt64(u32(data, at + 4)) << 32 }
 }
