@@ -44,10 +44,11 @@ public final class ArchiveIndex: Sendable {
     public let isStream: Bool
     /// Readers of closed files, kept to go on from where they stopped.
     let readers = ReaderPool()
-    /// For a tar.gz: where inflating can start; for a tar.xz of several Blocks, the Blocks; and where
-    /// each entry's header starts in the tar.
-    let seekPoints: GzipSeekPoints?
-    let xzBlocks: XzBlocks?
+    /// Small files already decoded, where there is no way to start decoding near a file; nil otherwise.
+    let cache: EntryCache?
+    /// For a compressed tar: where decoding can start (`SeekPlan`), and where each entry's header starts
+    /// in the tar.
+    let seekPlan: SeekPlan?
     let entryOffsets: [Int64]
     /// For a zip in one file: members are read straight from their local headers (`entryOffsets`).
     let zipDirect: Bool
@@ -57,7 +58,7 @@ public final class ArchiveIndex: Sendable {
 
     init(
         tree: ArchiveTree.Parts, refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool,
-        seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = [], zipDirect: Bool = false,
+        seekPlan: SeekPlan? = nil, entryOffsets: [Int64] = [], zipDirect: Bool = false,
         encrypted: EncryptedArchive? = nil, entryPaths: [[UInt8]] = []
     ) {
         self.zipDirect = zipDirect && !entryOffsets.isEmpty
@@ -69,10 +70,10 @@ public final class ArchiveIndex: Sendable {
         self.archive = archive
         self.password = password
         self.isStream = isStream
-        self.seekPoints = entryOffsets.isEmpty ? nil : seekPoints
-        // Read again from the file each time: the index at an xz file's end is small and cheap to read.
-        xzBlocks = entryOffsets.isEmpty || seekPoints != nil ? nil : XzBlocks(archive)
-        self.entryOffsets = self.seekPoints == nil && xzBlocks == nil && !self.zipDirect ? [] : entryOffsets
+        // An xz file's Blocks are read again each time: the index at its end is small and cheap to read.
+        self.seekPlan = entryOffsets.isEmpty ? nil : seekPlan ?? XzBlocks(archive).map(SeekPlan.xz)
+        self.entryOffsets = self.seekPlan == nil && !self.zipDirect ? [] : entryOffsets
+        cache = isStream && self.seekPlan == nil && !self.zipDirect && encrypted == nil ? EntryCache() : nil
     }
 
     /// A node's name.
@@ -139,24 +140,39 @@ public final class ArchiveIndex: Sendable {
     /// A reader whose next entry is `entry`: a kept reader not past it, when that is nearer than the seek
     /// point before it; else one started at that seek point (tar.gz) or at the archive's start.
     func reader(for entry: Int) throws(ArchiverError) -> ArchiveReader {
-        let seekStart = seekPoints.map { $0.start(for: entryOffsets[entry]) } ?? xzBlocks.map { $0.start(for: entryOffsets[entry]) }
+        let seekStart = seekPlan?.start(for: entryOffsets[entry])
         let pooled = readers.take(before: entry) { next in
             guard let seekStart else { return true }
             return next < entryOffsets.count && entryOffsets[next] >= seekStart
         }
         if let pooled, var kept = pooled.reader.take() {
-            for _ in pooled.next..<entry { _ = try kept.next() }
+            for passed in pooled.next..<entry { try pass(&kept, passed) }
             return kept
         }
-        if let seekPoints {
-            return try ArchiveReader(tar: GzipStream(archive, points: seekPoints, from: entryOffsets[entry]), archive: archive)
-        }
-        if let xzBlocks {
-            return try ArchiveReader(tar: XzStream(archive, blocks: xzBlocks, from: entryOffsets[entry]), archive: archive)
+        if let seekPlan {
+            return try ArchiveReader(tar: seekPlan.stream(archive, from: entryOffsets[entry]), archive: archive)
         }
         var opened = try ArchiveReader(path: archive, password: password)
-        for _ in 0..<entry { _ = try opened.next() }
+        for passed in 0..<entry { try pass(&opened, passed) }
         return opened
+    }
+
+    /// Moves `reader` past entry `number` on the way to a later one. Its data is decoded either way, so
+    /// with a cache a small file's is kept; a failure there only means it is not kept.
+    private func pass(_ reader: inout ArchiveReader, _ number: Int) throws(ArchiverError) {
+        guard let entry = try reader.next(), let cache, entry.kind == .file, let size = entry.size,
+            size <= EntryCache.largest, cache.data(for: number) == nil
+        else { return }
+        var data: [UInt8] = []
+        data.reserveCapacity(Int(size))
+        do throws(ArchiverError) {
+            while let block = try reader.readBlock(entryName: "") {
+                // A hole of a sparse file: not worth the care, it is read again when asked for.
+                guard block.offset == Int64(data.count) else { return }
+                data.append(contentsOf: block.buffer)
+            }
+        } catch { return }
+        if data.count == Int(size) { cache.keep(data, for: number) }
     }
 
     /// Reads `archive`'s entries once and builds the tree. Entries go into the tree as they are read:
@@ -228,7 +244,7 @@ public final class ArchiveIndex: Sendable {
         for (number, entry) in waiting { tree.add(decoder.map { $0(entry) } ?? entry, number: number) }
 
         let (canDecrypt, isStream, oneFile) = (reader.canDecrypt, !reader.hasCheapHeaders, reader.readsOneFile)
-        let (seekPoints, headerPositions) = (reader.seekPoints, reader.headerPositions ?? [])
+        let (seekPlan, headerPositions) = (reader.seekPlan, reader.headerPositions ?? [])
         // Freed before the central directory is read below: libarchive holds its own copy of it.
         _ = consume reader
         var password: Secret?
@@ -247,14 +263,14 @@ public final class ArchiveIndex: Sendable {
         let zipDirect = zipDirectory?.names == zipNames
         return ArchiveIndex(
             tree: parts, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive,
-            password: password, isStream: isStream, seekPoints: seekPoints,
+            password: password, isStream: isStream, seekPlan: seekPlan,
             entryOffsets: zipDirect ? zipDirectory?.offsets ?? [] : headerPositions, zipDirect: zipDirect)
     }
 }
 
 /// The index as bytes for `IndexCache`, and back. Unreadable bytes (another version, cut short) give nil.
 extension ArchiveIndex {
-    static let codecVersion: UInt32 = 4
+    static let codecVersion: UInt32 = 5
 
     /// Nil for an index with a password: its tree is not kept where the password is not.
     func encoded() -> [UInt8]? {
@@ -302,14 +318,7 @@ extension ArchiveIndex {
             out.u32(child)
             out.spill()
         }
-        let points = seekPoints?.points ?? []
-        out.u32(GzipSeekPoints.decoderTag)
-        out.u32(UInt32(points.count))
-        for point in points {
-            out.i64(point.input)
-            out.i64(point.output)
-            out.bytes(point.state)
-        }
+        SeekPlan.encode(seekPlan, into: &out)
         out.u32(UInt32(entryOffsets.count))
         for offset in entryOffsets {
             out.i64(offset)
@@ -359,15 +368,7 @@ extension ArchiveIndex {
             let limit = node.kind == .directory ? tree.children.count : node.kind == .symlink ? names.count : Int.max
             guard UInt64(node.rangeStart) + UInt64(node.rangeCount) <= UInt64(limit) else { return nil }
         }
-        guard input.u32() == GzipSeekPoints.decoderTag, let pointCount = input.u32(), Int(pointCount) <= bound else {
-            return nil
-        }
-        var points: [GzipSeekPoints.Point] = []
-        for _ in 0..<pointCount {
-            guard let start = input.i64(), let output = input.i64(), let state = input.bytes() else { return nil }
-            points.append(.init(input: start, output: output, state: state))
-        }
-        guard let offsetCount = input.u32(), Int(offsetCount) <= bound / 8 else { return nil }
+        guard let seekPlan = SeekPlan.decode(from: &input, bound: bound), let offsetCount = input.u32(), Int(offsetCount) <= bound / 8 else { return nil }
         var offsets: [Int64] = []
         offsets.reserveCapacity(min(Int(offsetCount), 1 << 20))
         for _ in 0..<offsetCount {
@@ -377,7 +378,7 @@ extension ArchiveIndex {
         guard input.isAtEnd else { return nil }
         return ArchiveIndex(
             tree: tree, refused: refused, nameEncoding: encoding.map { String(decoding: $0, as: UTF8.self) },
-            archive: archive, password: nil, isStream: stream == 1, seekPoints: GzipSeekPoints(points), entryOffsets: offsets,
+            archive: archive, password: nil, isStream: stream == 1, seekPlan: seekPlan, entryOffsets: offsets,
             zipDirect: zipDirect == 1)
     }
 }

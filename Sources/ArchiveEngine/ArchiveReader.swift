@@ -75,12 +75,12 @@ struct ArchiveReader: ~Copyable {
         }
 
         let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
-        // A tar.gz is inflated by ISA-L, about twice as fast as libarchive's zlib; anything else, or a
-        // start ISA-L cannot read, goes to libarchive, which says what is wrong with it.
-        if source == nil, Self.startsLikeGzip(path), let gzip = try? GzipStream(path, recordingPoints: recordingSeekPoints),
-            let (handle, first) = Self.openTar(gzip)
+        // A tar.gz or tar.zst is decoded by us, on a thread of its own; anything else, or a start we cannot
+        // read, goes to libarchive, which says what is wrong with it.
+        if source == nil, let decoder = Self.ownDecoder(path, recording: recordingSeekPoints),
+            let (handle, first) = Self.openTar(decoder)
         {
-            try self.init(opened: handle, first: first, name: name, volumes: volumes, source: gzip, fileSize: gzip.total)
+            try self.init(opened: handle, first: first, name: name, volumes: volumes, source: decoder, fileSize: decoder.total)
         } else {
             let attempt = try Self.openHandle(path, name: name, password: password, source: source, volumes: volumes)
             try self.init(
@@ -89,7 +89,7 @@ struct ArchiveReader: ~Copyable {
         }
     }
 
-    /// Reads the tar inside a gzip or xz file from a seek point (`GzipStream`, `XzStream`), with its
+    /// Reads the tar inside a compressed file from a seek point (`SeekPlan.stream`), with its
     /// first header read.
     init(tar source: any ArchiveSource, archive path: FilePath) throws(ArchiverError) {
         let name = path.lastComponent?.string ?? path.string
@@ -100,21 +100,33 @@ struct ArchiveReader: ~Copyable {
         try self.init(opened: handle, first: first, name: name, volumes: volumes, source: source, fileSize: source.total)
     }
 
-    private static func startsLikeGzip(_ path: FilePath) -> Bool {
-        var magic: (UInt8, UInt8) = (0, 0)
+    /// Our own decoder for a gzip file (ISA-L, about twice as fast as libarchive's zlib, and it notes seek
+    /// points) or a zstd one (it notes frames), a few blocks ahead of the reader; nil for anything else.
+    private static func ownDecoder(_ path: FilePath, recording: Bool) -> (any ArchiveSource)? {
+        var magic = [UInt8](repeating: 0, count: 4)
         let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return read(descriptor, &magic, 2) == 2 && magic == (0x1F, 0x8B)
+        guard descriptor >= 0 else { return nil }
+        let count = read(descriptor, &magic, 4)
+        close(descriptor)
+        guard count == 4 else { return nil }
+        let decoder: (any ArchiveSource)?
+        if magic.starts(with: [0x1F, 0x8B]) {
+            decoder = try? GzipStream(path, recordingPoints: recording)
+        } else if magic == [0x28, 0xB5, 0x2F, 0xFD] || (magic[0] & 0xF0 == 0x50 && magic[1...] == [0x2A, 0x4D, 0x18]) {
+            // A zstd frame, or a skippable frame before one (pzstd starts with one).
+            decoder = try? ZstdStream(path, recordingFrames: recording)
+        } else {
+            decoder = nil
+        }
+        return decoder.map(ReadAhead.init)
     }
 
     /// A tar reader over `source` with its first header read; nil when that is not a tar header.
     private static func openTar(_ source: any ArchiveSource) -> (OpaquePointer, (Int32, OpaquePointer?))? {
         guard let handle = archive_read_new() else { return nil }
         archive_read_support_format_tar(handle)
-        source.setReadCallback(handle)
         var entry: OpaquePointer?
-        guard ArchiveStatus(rawValue: archive_read_open1(handle)).succeeded else {
+        guard ArchiveStatus(rawValue: source.attach(to: handle)).succeeded else {
             archive_read_free(handle)
             return nil
         }
@@ -174,7 +186,7 @@ struct ArchiveReader: ~Copyable {
         // Bids lowest, so any real format wins; `init` rejects raw matches that are not compressed.
         archive_read_support_format_raw(handle)
         if let password { _ = password.withCString { archive_read_add_passphrase(handle, $0) } }
-        let status = source?.open(handle) ?? path.withPlatformString { archive_read_open_filename(handle, $0, 128 * 1024) }
+        let status = source?.attach(to: handle) ?? path.withPlatformString { archive_read_open_filename(handle, $0, 128 * 1024) }
         guard ArchiveStatus(rawValue: status).succeeded else {
             let (message, code) = lastError(handle)
             archive_read_free(handle)
@@ -261,13 +273,18 @@ struct ArchiveReader: ~Copyable {
     }
 
     /// Bytes of the archive file consumed so far, for progress.
-    var bytesRead: Int64 { (source as? GzipStream)?.consumed ?? archive_filter_bytes(handle, -1) }
+    var bytesRead: Int64 { source?.consumed ?? archive_filter_bytes(handle, -1) }
 
     /// Whether the archive is one file, not a set of parts.
     var readsOneFile: Bool { !volumes.isMultiPart }
 
-    /// Where reading can start again, noted while reading a tar.gz opened with `recordingSeekPoints`.
-    var seekPoints: GzipSeekPoints? { (source as? GzipStream)?.seekPoints }
+    /// Where reading can start again: noted while reading a tar.gz or tar.zst opened with
+    /// `recordingSeekPoints`, and anywhere in a plain tar.
+    var seekPlan: SeekPlan? {
+        source?.seekPlan
+            ?? (archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR && archive_filter_count(handle) == 1
+                && source?.filterName == nil ? .plain : nil)
+    }
 
 
 
@@ -277,7 +294,7 @@ struct ArchiveReader: ~Copyable {
         let format = archive_format_name(handle).map { String(cString: $0) } ?? "unknown"
         let filters = (0..<max(0, archive_filter_count(handle) - 1)).compactMap { index in
             archive_filter_name(handle, index).map { String(cString: $0) }
-        } + (source is GzipStream ? ["gzip"] : [])
+        } + [source?.filterName].compactMap { $0 }
         return filters.isEmpty ? format : "\(format), \(filters.joined(separator: ", "))"
     }
 

@@ -70,6 +70,7 @@ public final class EntryStream: @unchecked Sendable {
         /// Keeps the reader for a later file further on (a copy of the whole folder reads the archive once);
         /// a read before the window then starts again with another.
         mutating func giveBack() {
+            if atEnd, failure == nil, windowStart == 0, window.count == size { index.cache?.keep(window, for: entry) }
             guard failure == nil, let kept = reader.take() else { return }
             index.readers.put(kept, next: entry + 1)
         }
@@ -83,6 +84,9 @@ public final class EntryStream: @unchecked Sendable {
         }
 
         private mutating func fill(to end: Int64, keepingFrom keep: Int64) throws(ArchiverError) {
+            if chunks == nil, reader == nil, !atEnd, let cached = index.cache?.data(for: entry) {
+                (window, windowStart, atEnd) = (cached, 0, true)
+            }
             if chunks == nil, reader == nil, !atEnd {
                 chunks = try index.chunks(for: entry, size: size, name: name)
             }
@@ -183,6 +187,51 @@ final class ReaderPool: @unchecked Sendable {
             if pooled.count > Self.limit, let oldest = pooled.indices.min(by: { pooled[$0].next < pooled[$1].next }) {
                 pooled.remove(at: oldest)
             }
+        }
+    }
+}
+
+/// The data of small files already decoded, for archives where reaching a file means decoding everything
+/// before it (a solid 7z or rar, a tar.xz or tar.zst of one block): a thumbnailer reading forty images in
+/// its own order then decodes the stream about once, not once per image going back. Files are kept as
+/// they are read or passed on the way to another, least recently used first out, within `budget`.
+final class EntryCache: Sendable {
+    static let budget = 32 << 20
+    /// Larger files are rarely read whole and would push out many small ones.
+    static let largest = 4 << 20
+
+    private struct Kept {
+        var data: [Int: [UInt8]] = [:]
+        /// Entries from least to most recently used.
+        var order: [Int] = []
+        var bytes = 0
+    }
+
+    private let kept = Mutex(Kept())
+
+    /// Bytes held now.
+    var bytes: Int { kept.withLock { $0.bytes } }
+
+    func data(for entry: Int) -> [UInt8]? {
+        kept.withLock { kept in
+            guard let data = kept.data[entry] else { return nil }
+            kept.order.removeAll { $0 == entry }
+            kept.order.append(entry)
+            return data
+        }
+    }
+
+    func keep(_ data: [UInt8], for entry: Int) {
+        guard data.count <= Self.largest else { return }
+        kept.withLock { kept in
+            guard kept.data[entry] == nil else { return }
+            while kept.bytes + data.count > Self.budget, !kept.order.isEmpty {
+                let oldest = kept.order.removeFirst()
+                kept.bytes -= kept.data.removeValue(forKey: oldest)?.count ?? 0
+            }
+            kept.data[entry] = data
+            kept.order.append(entry)
+            kept.bytes += data.count
         }
     }
 }

@@ -32,14 +32,7 @@ public final class GzipSeekPoints: Sendable {
     init(_ points: [Point]) { self.points = points }
 
     /// The last point at or before `offset`; nil: start from the file's beginning.
-    func point(before offset: Int64) -> Point? {
-        var low = 0, high = points.count
-        while low < high {
-            let middle = (low + high) / 2
-            if points[middle].output <= offset { low = middle + 1 } else { high = middle }
-        }
-        return low == 0 ? nil : points[low - 1]
-    }
+    func point(before offset: Int64) -> Point? { points.last(atOrBefore: offset, by: \.output) }
 
     /// Where inflating for `offset` would start: the point's output offset, or 0.
     func start(for offset: Int64) -> Int64 { point(before: offset)?.output ?? 0 }
@@ -49,30 +42,27 @@ public final class GzipSeekPoints: Sendable {
 /// recording seek points, or from a seek point on, handing out nothing before a given offset.
 /// Several gzip members one after another (pigz, `cat a.gz b.gz`) are one stream, as gzip reads them;
 /// each member's CRC is checked at its end.
-final class GzipStream: ArchiveSource {
+final class GzipStream: TarDecoder {
     private let state = UnsafeMutablePointer<inflate_state>.allocate(capacity: 1)
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
-    private let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+    let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
     private let descriptor: Int32
     let total: Int64
     /// The file offset of the next read.
     private var filePosition: Int64
     private var atFileEnd = false
-    /// The uncompressed offset of the next byte inflated.
-    private var position: Int64
-    /// Output before this offset is inflated but not handed out.
-    private let handOutFrom: Int64
+    var position: Int64
+    let handOutFrom: Int64
     private var finished = false
     /// Set while scanning: the points recorded so far.
     private var recorded: [GzipSeekPoints.Point]?
-    private(set) var lastErrno: Int32 = 0
-    private(set) var lastMessage = ""
+    var lastErrno: Int32 = 0
+    var lastMessage = ""
 
-    /// Bytes of the file consumed, for progress.
-    var consumed: Int64 { filePosition - Int64(state.pointee.avail_in) }
-
+    var consumed: Int64? { filePosition - Int64(state.pointee.avail_in) }
+    var filterName: String? { "gzip" }
     /// The points recorded, when asked for.
-    var seekPoints: GzipSeekPoints? { recorded.map(GzipSeekPoints.init) }
+    var seekPlan: SeekPlan? { recorded.map { .gzip(GzipSeekPoints($0)) } }
 
     /// Inflates `path` from its start, recording seek points if asked.
     convenience init(_ path: FilePath, recordingPoints: Bool) throws(ArchiverError) {
@@ -86,18 +76,14 @@ final class GzipStream: ArchiveSource {
     }
 
     private init(_ path: FilePath, point: GzipSeekPoints.Point?, handOutFrom offset: Int64) throws(ArchiverError) {
-        descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        let failure = errno
+        let opened = Self.openFile(path)
+        (descriptor, total) = (opened.descriptor, opened.size)
         isal_inflate_init(state)
         state.pointee.crc_flag = UInt32(ISAL_GZIP)
         handOutFrom = offset
         filePosition = point?.input ?? 0
         position = point?.output ?? 0
-        total = descriptor >= 0 ? Int64(lseek(descriptor, 0, SEEK_END)) : 0
-        guard descriptor >= 0 else {
-            throw ArchiverError(
-                .inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, TextValue.systemError(failure)), path: path.string)
-        }
+        if let failure = opened.failure { throw failure }
         guard let point else { return }
         var length = uLongf(CI_STATE_SIZE)
         let restored = UnsafeMutableRawPointer(state).withMemoryRebound(to: Bytef.self, capacity: Int(CI_STATE_SIZE)) {
@@ -117,21 +103,7 @@ final class GzipStream: ArchiveSource {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// The next block of output; 0 bytes at the end, -1 on failure (`lastMessage`).
-    func read() -> (UnsafeRawPointer?, Int) {
-        while !finished {
-            guard let produced = inflateBlock() else { return (nil, -1) }
-            let start = position
-            position += Int64(produced)
-            guard position > handOutFrom else { continue }
-            let skip = Int(max(0, handOutFrom - start))
-            return (UnsafeRawPointer(output.baseAddress! + skip), produced - skip)
-        }
-        return (UnsafeRawPointer(output.baseAddress), 0)
-    }
-
-    /// Fills `output` as far as the data goes; nil on failure.
-    private func inflateBlock() -> Int? {
+    func decode() -> Int? {
         let s = state
         s.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
         s.pointee.avail_out = UInt32(output.count)
@@ -190,7 +162,7 @@ final class GzipStream: ArchiveSource {
         }
         guard status == Z_OK else { return }
         packed.removeSubrange(Int(length)...)
-        recorded?.append(.init(input: consumed, output: here, state: packed))
+        recorded?.append(.init(input: filePosition - Int64(state.pointee.avail_in), output: here, state: packed))
     }
 
     /// Reads more of the file behind `keeping` bytes already at the buffer's start; nil on failure.
@@ -202,40 +174,6 @@ final class GzipStream: ArchiveSource {
             filePosition += Int64(count)
             state.pointee.next_in = input.baseAddress!.assumingMemoryBound(to: UInt8.self)
             state.pointee.avail_in = UInt32(kept + count)
-            return count
-        }
-    }
-
-    private func fail(_ code: Int32, _ message: String) -> Int? {
-        lastErrno = code
-        lastMessage = message
-        return nil
-    }
-}
-
-/// Bytes our own code hands to libarchive (parts of a split archive, a stream we inflate), instead of a
-/// file libarchive reads itself.
-protocol ArchiveSource: AnyObject {
-    /// The archive's size in bytes, for progress.
-    var total: Int64 { get }
-    /// The next block: 0 bytes at the end, -1 on failure, with `lastErrno` and `lastMessage` set.
-    func read() -> (UnsafeRawPointer?, Int)
-    var lastErrno: Int32 { get }
-    var lastMessage: String { get }
-}
-
-extension ArchiveSource {
-    /// Sets libarchive's read callback to this source; the caller keeps the source alive as long as the
-    /// handle. Call `archive_read_open1` after setting any other callbacks.
-    func setReadCallback(_ handle: OpaquePointer) {
-        archive_read_set_callback_data(handle, Unmanaged.passUnretained(self as AnyObject).toOpaque())
-        archive_read_set_read_callback(handle) { archive, context, block in
-            guard let context, let block,
-                let source = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue() as? any ArchiveSource
-            else { return -1 }
-            let (start, count) = source.read()
-            block.pointee = start
-            if count < 0 { ca_set_error(archive, source.lastErrno, source.lastMessage) }
             return count
         }
     }

@@ -84,7 +84,9 @@ final class VolumeSource: ArchiveSource {
     private(set) var lastErrno: Int32 = 0
     let lastMessage = "read failed"
 
-    init(_ paths: [FilePath]) throws(ArchiverError) {
+    /// The parts as one stream, read from `offset` on (a plain tar's entry header).
+    init(_ paths: [FilePath], from offset: Int64 = 0) throws(ArchiverError) {
+        position = offset
         var start: Int64 = 0
         var parts: [Part] = []
         for path in paths {
@@ -160,9 +162,8 @@ final class VolumeSource: ArchiveSource {
         return skipped
     }
 
-    /// Opens `handle` over this source; the caller keeps the source alive as long as the handle.
-    /// The corresponding C function is `archive_read_open1`.
-    func open(_ handle: OpaquePointer) -> Int32 {
+    /// With seeking and skipping: libarchive passes over data it does not need without reading it.
+    func attach(to handle: OpaquePointer) -> Int32 {
         setReadCallback(handle)
         archive_read_set_seek_callback(handle) { _, context, offset, whence in
             guard let context else { return -1 }

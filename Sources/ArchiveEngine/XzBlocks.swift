@@ -76,41 +76,34 @@ public struct XzBlocks: Sendable {
     }
 
     /// The last Block starting at or before `offset`.
-    func block(before offset: Int64) -> Int {
-        var low = 0, high = blocks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if blocks[middle].output <= offset { low = middle + 1 } else { high = middle }
-        }
-        return max(0, low - 1)
-    }
+    func block(before offset: Int64) -> Int { blocks.indices.last(atOrBefore: offset) { blocks[$0].output } ?? 0 }
 
     func start(for offset: Int64) -> Int64 { blocks[block(before: offset)].output }
 }
 
 /// An xz file decoded Block by Block from the one holding `offset`, handed to libarchive as a plain tar
 /// stream from `offset` on. Each Block's check is verified as it ends.
-final class XzStream: ArchiveSource {
+final class XzStream: TarDecoder {
     private let stream = UnsafeMutablePointer<lzma_stream>.allocate(capacity: 1)
     private let filters = UnsafeMutablePointer<lzma_filter>.allocate(capacity: Int(CL_FILTERS_MAX) + 1)
     /// The current Block's options: liblzma writes its sizes here when the Block ends.
     private let options = UnsafeMutablePointer<lzma_block>.allocate(capacity: 1)
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
-    private let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
+    let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
     private let descriptor: Int32
     private let blocks: XzBlocks
     private var next: Int
     private var inBlock = false
     private var filePosition: Int64 = 0
-    private var position: Int64
-    private let handOutFrom: Int64
+    var position: Int64
+    let handOutFrom: Int64
     let total: Int64
-    private(set) var lastErrno: Int32 = 0
-    private(set) var lastMessage = ""
+    var lastErrno: Int32 = 0
+    var lastMessage = ""
 
     init(_ path: FilePath, blocks: XzBlocks, from offset: Int64) throws(ArchiverError) {
-        descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        let failure = errno
+        let opened = Self.openFile(path)
+        (descriptor, total) = (opened.descriptor, opened.size)
         stream.initialize(to: lzma_stream())
         filters.initialize(repeating: lzma_filter(id: CL_VLI_UNKNOWN, options: nil), count: Int(CL_FILTERS_MAX) + 1)
         options.initialize(to: lzma_block())
@@ -118,11 +111,7 @@ final class XzStream: ArchiveSource {
         next = blocks.block(before: offset)
         position = blocks.blocks[next].output
         handOutFrom = offset
-        total = descriptor >= 0 ? Int64(lseek(descriptor, 0, SEEK_END)) : 0
-        guard descriptor >= 0 else {
-            throw ArchiverError(
-                .inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, TextValue.systemError(failure)), path: path.string)
-        }
+        if let failure = opened.failure { throw failure }
     }
 
     deinit {
@@ -136,20 +125,8 @@ final class XzStream: ArchiveSource {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    func read() -> (UnsafeRawPointer?, Int) {
-        while true {
-            guard let produced = decode() else { return (nil, -1) }
-            if produced == 0 { return (UnsafeRawPointer(output.baseAddress), 0) }
-            let start = position
-            position += Int64(produced)
-            guard position > handOutFrom else { continue }
-            let skip = Int(max(0, handOutFrom - start))
-            return (UnsafeRawPointer(output.baseAddress! + skip), produced - skip)
-        }
-    }
-
     /// Fills `output` from the current Block, starting the next one as each ends; 0 after the last.
-    private func decode() -> Int? {
+    func decode() -> Int? {
         stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
         stream.pointee.avail_out = output.count
         while stream.pointee.avail_out > 0 {
@@ -199,11 +176,5 @@ final class XzStream: ArchiveSource {
         stream.pointee.avail_in = 0
         inBlock = true
         return true
-    }
-
-    private func fail(_ code: Int32, _ message: String) -> Int? {
-        lastErrno = code
-        lastMessage = message
-        return nil
     }
 }

@@ -61,14 +61,11 @@ import Testing
         let (archive, files, scratch) = try archive()
         defer { withExtendedLifetime(scratch) {} }
         let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
-        let points = try #require(index.seekPoints).points
+        let points = try #require(index.gzipPoints)
         #expect(points.count >= 2, "18 MiB of output holds a point every 8 MiB")
         #expect(zip(points, points.dropFirst()).allSatisfy { $0.output < $1.output && $0.input < $1.input })
         // Damage the start of the compressed data: only a reader that starts there sees it.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
-        try handle.seek(toOffset: 4096)
-        handle.write(Data(repeating: 0x55, count: 64 * 1024))
-        try handle.close()
+        try damage(archive, at: 4096, count: 64 * 1024)
         #expect(try contents(index, "tree/deep/f5.bin") == files["tree/deep/f5.bin"])
         #expect(throws: ArchiverError.self) { _ = try contents(index, "tree/f0.bin") }
     }
@@ -77,7 +74,7 @@ import Testing
         let (archive, files, scratch) = try archive(multiMember: multiMember)
         defer { withExtendedLifetime(scratch) {} }
         let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
-        #expect(index.seekPoints != nil)
+        #expect(index.gzipPoints != nil)
         for (name, bytes) in files.sorted(by: { $0.key > $1.key }) {
             #expect(try contents(index, name, chunk: 131_072) == bytes, "\(name)")
         }
@@ -102,7 +99,7 @@ import Testing
         let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
         let encoded = try #require(index.encoded())
         let back = try #require(ArchiveIndex.decoded(encoded, archive: archive))
-        #expect(back.seekPoints?.points == index.seekPoints?.points)
+        #expect(back.gzipPoints == index.gzipPoints)
         #expect(back.entryOffsets == index.entryOffsets)
         #expect(try contents(back, "tree/deep/f4.bin") == files["tree/deep/f4.bin"])
         let size = try #require(FileSystem.size(of: archive))
@@ -117,16 +114,13 @@ import Testing
         let made = try Tool.run(["/bin/sh", "-c", "gzip -dc \"$0\" | xz -T2 -0 --block-size=1MiB > \"$1\"", gzipped.string, archive.string])
         try #require(made.status == 0, "\(made.output)")
         let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
-        let blocks = try #require(index.xzBlocks).blocks
+        let blocks = try #require(index.xzBlocks)
         #expect(blocks.count >= 18)
         for (name, bytes) in files.sorted(by: { $0.key > $1.key }) {
             #expect(try contents(index, name, chunk: 131_072) == bytes, "\(name)")
         }
         // Damage the first Block: only a reader that starts there sees it.
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
-        try handle.seek(toOffset: 200)
-        handle.write(Data(repeating: 0x55, count: 4096))
-        try handle.close()
+        try damage(archive, at: 200, count: 4096)
         #expect(try contents(index, "tree/deep/f5.bin") == files["tree/deep/f5.bin"])
         #expect(throws: ArchiverError.self) { _ = try contents(index, "tree/f0.bin") }
     }
@@ -138,13 +132,100 @@ import Testing
         let archive = FilePath(scratch.sub("one.tar.xz"))
         try #require(try Tool.run(["/bin/sh", "-c", "gzip -dc \"$0\" | xz -T1 -0 > \"$1\"", gzipped.string, archive.string]).status == 0)
         let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
-        #expect(index.xzBlocks == nil)
+        #expect(index.seekPlan == nil)
         #expect(try contents(index, "tree/deep/f4.bin") == files["tree/deep/f4.bin"])
     }
 
-    @Test(arguments: [false, true]) func aDamagedOrCutStreamIsRefusedWhenFirstRead(cut: Bool) throws {
-        let (archive, _, scratch) = try archive()
+    /// A zstd of several frames (pzstd writes one per chunk) is read from the frame holding the file, also
+    /// with the frames read back from the kept index.
+    @Test func aZstdOfSeveralFramesIsReadFromTheFrameHoldingTheFile() throws {
+        let (gzipped, files, scratch) = try archive()
         defer { withExtendedLifetime(scratch) {} }
+        let archive = FilePath(scratch.sub("tree.tar.zst"))
+        let made = try Tool.run(["/bin/sh", "-c", "gzip -dc \"$0\" | pzstd -q -p 2 -1 > \"$1\"", gzipped.string, archive.string])
+        try #require(made.status == 0, "\(made.output)")
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        let frames = try #require(index.zstdFrames)
+        #expect(frames.count >= 2, "18 MiB of output in frames, one noted every 8 MiB")
+        #expect(zip(frames, frames.dropFirst()).allSatisfy { $0.output < $1.output && $0.input < $1.input })
+        let encoded = try #require(index.encoded())
+        let back = try #require(ArchiveIndex.decoded(encoded, archive: archive))
+        #expect(back.zstdFrames == frames)
+        for (name, bytes) in files.sorted(by: { $0.key > $1.key }) {
+            #expect(try contents(back, name, chunk: 131_072) == bytes, "\(name)")
+        }
+        // Damage the first frame: only a reader that starts there sees it.
+        try damage(archive, at: 4096, count: 64 * 1024)
+        #expect(try contents(index, "tree/deep/f5.bin") == files["tree/deep/f5.bin"])
+        #expect(throws: ArchiverError.self) { _ = try contents(index, "tree/f0.bin") }
+    }
+
+    /// Our tar.zst is written in frames of 32 MiB: zstd itself reads it as one stream, and opened as a
+    /// folder a file at its end is decoded from the last frame, not from the start.
+    @Test func ourTarZstIsWrittenInFramesToSeekBy() throws {
+        let scratch = try ScratchDirectory()
+        var generator = SplitMix(seed: 5)
+        try FileManager.default.createDirectory(atPath: scratch.sub("big"), withIntermediateDirectories: true)
+        var last: [UInt8] = []
+        for number in 0..<5 {
+            var bytes = [UInt8](repeating: 0, count: 16 << 20)
+            bytes.withUnsafeMutableBytes { raw in
+                for word in 0..<raw.count / 8 { raw.storeBytes(of: generator.next(), toByteOffset: word * 8, as: UInt64.self) }
+            }
+            FileManager.default.createFile(atPath: scratch.sub("big/part\(number).bin"), contents: Data(bytes))
+            last = bytes
+        }
+        let made = try Compressor.run(inputs: [FilePath(scratch.sub("big"))], format: .tarZst, level: .normal, control: JobControl())
+        let listed = try Tool.run(["/usr/bin/zstd", "-lv", made.output.string])
+        #expect(listed.output.contains("# Zstandard Frames: 3"), "\(listed.output)")
+        let tested = try Tool.run(["/bin/sh", "-c", "zstd -dc \"$0\" | tar -tf - | wc -l", made.output.string])
+        #expect(tested.output.trimmingCharacters(in: .whitespacesAndNewlines) == "6", "\(tested.output)")
+        let index = try ArchiveIndex.scan(made.output, passwords: nil, control: JobControl())
+        #expect(index.zstdFrames?.count == 2)
+        // Damage the first frame: only a reader that starts there sees it.
+        try damage(made.output, at: 100_000, count: 4096)
+        #expect(try contents(index, "big/part4.bin", chunk: 1 << 20) == last)
+    }
+
+    /// A plain tar is read from the header of the file wanted: nothing before it is parsed.
+    @Test func aPlainTarIsReadFromTheEntrysOwnHeader() throws {
+        let (gzipped, files, scratch) = try archive()
+        defer { withExtendedLifetime(scratch) {} }
+        let archive = FilePath(scratch.sub("tree.tar"))
+        let made = try Tool.run(["/bin/sh", "-c", "gzip -dc \"$0\" > \"$1\"", gzipped.string, archive.string])
+        try #require(made.status == 0)
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        let encoded = try #require(index.encoded())
+        let back = try #require(ArchiveIndex.decoded(encoded, archive: archive))
+        #expect(back.seekPlan.map { if case .plain = $0 { true } else { false } } == true)
+        // Damage the first headers: only a reader that starts at the archive's start sees it.
+        try damage(archive, at: 0, count: 2048)
+        for (name, bytes) in files where name.contains("deep") {
+            #expect(try contents(back, name, chunk: 131_072) == bytes, "\(name)")
+        }
+    }
+
+    /// zstd's own multi-threaded output is one frame: nothing to seek by, and it reads as before.
+    @Test func aSingleFrameZstdHasNothingToSeekBy() throws {
+        let (gzipped, files, scratch) = try archive()
+        defer { withExtendedLifetime(scratch) {} }
+        let archive = FilePath(scratch.sub("one.tar.zst"))
+        let made = try Tool.run(["/bin/sh", "-c", "gzip -dc \"$0\" | zstd -q -T2 -3 > \"$1\"", gzipped.string, archive.string])
+        try #require(made.status == 0)
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        #expect(index.seekPlan == nil)
+        #expect(try contents(index, "tree/deep/f4.bin") == files["tree/deep/f4.bin"])
+    }
+
+    @Test(arguments: ["gz", "zst"], [false, true]) func aDamagedOrCutStreamIsRefusedWhenFirstRead(format: String, cut: Bool) throws {
+        let (gzipped, _, scratch) = try archive()
+        defer { withExtendedLifetime(scratch) {} }
+        var archive = gzipped
+        if format == "zst" {
+            archive = FilePath(scratch.sub("tree.tar.zst"))
+            let made = try Tool.run(["/bin/sh", "-c", "gzip -dc \"$0\" | zstd -q -1 > \"$1\"", gzipped.string, archive.string])
+            try #require(made.status == 0)
+        }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
         if cut {
             try handle.truncate(atOffset: 12_000_000)
@@ -170,4 +251,18 @@ private struct SplitMix {
         z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
         return z ^ (z >> 31)
     }
+}
+
+/// Overwrites `count` bytes of `archive` at `offset`.
+func damage(_ archive: FilePath, at offset: UInt64, count: Int, with byte: UInt8 = 0x55) throws {
+    let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: archive.string))
+    try handle.seek(toOffset: offset)
+    handle.write(Data(repeating: byte, count: count))
+    try handle.close()
+}
+
+extension ArchiveIndex {
+    var gzipPoints: [GzipSeekPoints.Point]? { if case .gzip(let points)? = seekPlan { points.points } else { nil } }
+    var xzBlocks: [XzBlocks.Block]? { if case .xz(let blocks)? = seekPlan { blocks.blocks } else { nil } }
+    var zstdFrames: [ZstdFrames.Frame]? { if case .zstd(let frames)? = seekPlan { frames.frames } else { nil } }
 }

@@ -1,0 +1,109 @@
+internal import CArchive
+import ArchiverCore
+import Glibc
+import SystemPackage
+
+/// Bytes our own code hands to libarchive (parts of a split archive, a stream we inflate), instead of a
+/// file libarchive reads itself.
+protocol ArchiveSource: AnyObject {
+    /// The archive's size in bytes, for progress.
+    var total: Int64 { get }
+    /// The next block: 0 bytes at the end, -1 on failure, with `lastErrno` and `lastMessage` set.
+    func read() -> (UnsafeRawPointer?, Int)
+    var lastErrno: Int32 { get }
+    var lastMessage: String { get }
+    /// Bytes of the file consumed so far, for progress; nil: libarchive counts them.
+    var consumed: Int64? { get }
+    /// The compression we undo, for `ArchiveReader.formatName`; nil when there is none.
+    var filterName: String? { get }
+    /// Where decoding can start again, noted while reading (a tar.gz's points, a tar.zst's frames).
+    var seekPlan: SeekPlan? { get }
+    /// Opens `handle` over this source (`archive_read_open1`); the caller keeps the source alive as long
+    /// as the handle.
+    func attach(to handle: OpaquePointer) -> Int32
+}
+
+extension ArchiveSource {
+    var consumed: Int64? { nil }
+    var filterName: String? { nil }
+    var seekPlan: SeekPlan? { nil }
+
+    func attach(to handle: OpaquePointer) -> Int32 {
+        setReadCallback(handle)
+        return archive_read_open1(handle)
+    }
+
+    /// Sets libarchive's read callback to this source; the caller keeps the source alive as long as the
+    /// handle. Call `archive_read_open1` after setting any other callbacks.
+    func setReadCallback(_ handle: OpaquePointer) {
+        archive_read_set_callback_data(handle, Unmanaged.passUnretained(self as AnyObject).toOpaque())
+        archive_read_set_read_callback(handle) { archive, context, block in
+            guard let context, let block,
+                let source = Unmanaged<AnyObject>.fromOpaque(context).takeUnretainedValue() as? any ArchiveSource
+            else { return -1 }
+            let (start, count) = source.read()
+            block.pointee = start
+            if count < 0 { ca_set_error(archive, source.lastErrno, source.lastMessage) }
+            return count
+        }
+    }
+}
+
+/// A decoder of a compressed tar (`GzipStream`, `XzStream`, `ZstdStream`): it fills `output` block by
+/// block from where its seek point starts, and hands libarchive the bytes from `handOutFrom` on.
+protocol TarDecoder: ArchiveSource {
+    var output: UnsafeMutableRawBufferPointer { get }
+    /// The uncompressed offset of the next byte decoded.
+    var position: Int64 { get set }
+    /// Output before this offset is decoded but not handed out.
+    var handOutFrom: Int64 { get }
+    var lastErrno: Int32 { get set }
+    var lastMessage: String { get set }
+    /// Fills `output` as far as the data goes: how many bytes, 0 at the end, nil on failure (`fail`).
+    func decode() -> Int?
+}
+
+extension TarDecoder {
+    func read() -> (UnsafeRawPointer?, Int) {
+        while true {
+            guard let produced = decode() else { return (nil, -1) }
+            if produced == 0 { return (UnsafeRawPointer(output.baseAddress), 0) }
+            let start = position
+            position += Int64(produced)
+            guard position > handOutFrom else { continue }
+            let skip = Int(max(0, handOutFrom - start))
+            return (UnsafeRawPointer(output.baseAddress! + skip), produced - skip)
+        }
+    }
+
+    /// Notes why decoding stopped, for libarchive's message; always nil.
+    func fail(_ code: Int32, _ message: String) -> Int? {
+        lastErrno = code
+        lastMessage = message
+        return nil
+    }
+
+    /// `path` opened for reading and its size, or why it cannot be: thrown by the initializer once every
+    /// property is set, so that `deinit` frees the buffers.
+    static func openFile(_ path: FilePath) -> (descriptor: Int32, size: Int64, failure: ArchiverError?) {
+        let descriptor = path.withPlatformString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            let failure = ArchiverError(
+                .inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, TextValue.systemError(errno)), path: path.string)
+            return (-1, 0, failure)
+        }
+        return (descriptor, Int64(lseek(descriptor, 0, SEEK_END)), nil)
+    }
+}
+
+extension RandomAccessCollection where Index == Int {
+    /// The last element whose `key` is at or before `offset`, for places sorted by it; nil: none is.
+    func last(atOrBefore offset: Int64, by key: (Element) -> Int64) -> Element? {
+        var low = startIndex, high = endIndex
+        while low < high {
+            let middle = (low + high) / 2
+            if key(self[middle]) <= offset { low = middle + 1 } else { high = middle }
+        }
+        return low == startIndex ? nil : self[low - 1]
+    }
+}
