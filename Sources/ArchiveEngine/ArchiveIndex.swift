@@ -107,7 +107,7 @@ public final class ArchiveIndex: Sendable {
     }
 
     /// Binary search among a folder's children, which are sorted by name.
-    func child(of node: Int, named name: ArraySlice<UInt8>) -> Int? {
+    public func child(of node: Int, named name: ArraySlice<UInt8>) -> Int? {
         let range = children(of: node)
         var low = range.startIndex, high = range.endIndex
         while low < high {

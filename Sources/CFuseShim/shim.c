@@ -1,86 +1,182 @@
 #define FUSE_USE_VERSION 314
-#include <fuse.h>
+#include <fuse_lowlevel.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include "CFuseShim.h"
 
 struct cfuse {
-    struct fuse *fuse;
+    struct fuse_session *session;
     const cfuse_operations *operations;
     void *context;
     double cache_seconds;
 };
 
-static struct cfuse *current(void) { return fuse_get_context()->private_data; }
+static struct cfuse *of(fuse_req_t request) { return fuse_req_userdata(request); }
 
-static void *on_init(struct fuse_conn_info *connection, struct fuse_config *config) {
-    struct cfuse *self = current();
-    // The archive never changes under the mount: let the kernel keep names, attributes and pages.
-    config->kernel_cache = 1;
-    config->entry_timeout = self->cache_seconds;
-    config->attr_timeout = self->cache_seconds;
-    config->negative_timeout = self->cache_seconds;
+static void on_init(void *data, struct fuse_conn_info *connection) {
+    struct cfuse *self = data;
     // Readahead out of order would make a compressed stream restart; one reader per handle reads in order.
     connection->want &= ~FUSE_CAP_ASYNC_READ;
     // Always readdirplus: a listing then brings every entry's attributes, so `find` or a file manager's
     // stat of each entry costs no request (the kernel's adaptive mode asks again for each one).
     connection->want &= ~FUSE_CAP_READDIRPLUS_AUTO;
     if (self->operations->ready) self->operations->ready(self->context);
-    return self;
 }
 
-static int on_getattr(const char *path, struct stat *status, struct fuse_file_info *file) {
+/* The archive never changes under the mount: the kernel may keep names, attributes and pages as long as
+   it likes. Inode numbers are the index's node numbers, so nothing is kept per inode here, and `forget`
+   has nothing to do. */
+static struct fuse_entry_param entry_of(struct cfuse *self, const struct stat *status) {
+    struct fuse_entry_param entry;
+    memset(&entry, 0, sizeof entry);
+    entry.ino = status->st_ino;
+    entry.attr = *status;
+    entry.attr_timeout = self->cache_seconds;
+    entry.entry_timeout = self->cache_seconds;
+    return entry;
+}
+
+static void on_lookup(fuse_req_t request, fuse_ino_t parent, const char *name) {
+    struct cfuse *self = of(request);
+    struct stat status;
+    memset(&status, 0, sizeof status);
+    int result = self->operations->lookup(self->context, parent, name, &status);
+    if (result == -ENOENT) status.st_ino = 0;  // a negative entry, kept by the kernel as long as a positive one
+    else if (result != 0) {
+        fuse_reply_err(request, -result);
+        return;
+    }
+    struct fuse_entry_param entry = entry_of(self, &status);
+    fuse_reply_entry(request, &entry);
+}
+
+static void on_forget(fuse_req_t request, fuse_ino_t node, uint64_t count) {
+    (void)node; (void)count;
+    fuse_reply_none(request);
+}
+
+static void on_forget_multi(fuse_req_t request, size_t count, struct fuse_forget_data *forgets) {
+    (void)count; (void)forgets;
+    fuse_reply_none(request);
+}
+
+static void on_getattr(fuse_req_t request, fuse_ino_t node, struct fuse_file_info *file) {
     (void)file;
-    return current()->operations->getattr(current()->context, path, status);
+    struct cfuse *self = of(request);
+    struct stat status;
+    memset(&status, 0, sizeof status);
+    int result = self->operations->getattr(self->context, node, &status);
+    if (result != 0) fuse_reply_err(request, -result);
+    else fuse_reply_attr(request, &status, self->cache_seconds);
 }
 
-static int on_readlink(const char *path, char *target, size_t size) {
-    return current()->operations->readlink(current()->context, path, target, size);
+static void on_readlink(fuse_req_t request, fuse_ino_t node) {
+    struct cfuse *self = of(request);
+    char target[4097];
+    int result = self->operations->readlink(self->context, node, target, sizeof target);
+    if (result != 0) fuse_reply_err(request, -result);
+    else fuse_reply_readlink(request, target);
 }
 
-struct fill_state { void *buffer; fuse_fill_dir_t filler; };
+struct fill_state {
+    fuse_req_t request;
+    struct cfuse *self;
+    char *buffer;
+    size_t size, used;
+    int plus;
+};
 
-/* With offsets, libfuse instantiates each entry from its attributes (readdirplus): a stat after a listing
-   then needs no request. libfuse 3.14 drops the attributes of entries given without offsets. */
+/* With readdirplus each entry brings its attributes: a stat after a listing then needs no request. */
 static int fill_one(void *state, const char *name, const struct stat *status, int64_t next) {
     struct fill_state *fill = state;
-    return fill->filler(fill->buffer, name, status, (off_t)next, FUSE_FILL_DIR_PLUS);
-}
-
-static int on_readdir(const char *path, void *buffer, fuse_fill_dir_t filler, off_t offset,
-                      struct fuse_file_info *file, enum fuse_readdir_flags flags) {
-    (void)file; (void)flags;
-    struct fill_state state = {buffer, filler};
-    return current()->operations->readdir(current()->context, path, (int64_t)offset, &state, fill_one);
-}
-
-static int on_open(const char *path, struct fuse_file_info *file) {
-    if ((file->flags & O_ACCMODE) != O_RDONLY) return -EROFS;
-    uint64_t handle = 0;
-    int result = current()->operations->open(current()->context, path, file->flags, &handle);
-    if (result == 0) {
-        file->fh = handle;
-        file->keep_cache = 1;
+    // "..": the kernel knows the parent itself and ignores what is given here beyond the type.
+    struct stat folder = {.st_ino = FUSE_ROOT_ID, .st_mode = S_IFDIR};
+    if (!status) status = &folder;
+    size_t room = fill->size - fill->used;
+    size_t needed;
+    if (fill->plus) {
+        struct fuse_entry_param entry = entry_of(fill->self, status);
+        needed = fuse_add_direntry_plus(fill->request, fill->buffer + fill->used, room, name, &entry, next);
+    } else {
+        needed = fuse_add_direntry(fill->request, fill->buffer + fill->used, room, name, status, next);
     }
-    return result;
+    if (needed > room) return 1;
+    fill->used += needed;
+    return 0;
 }
 
-static int on_read(const char *path, char *buffer, size_t size, off_t offset, struct fuse_file_info *file) {
-    (void)path;
-    return current()->operations->read(current()->context, file->fh, buffer, size, offset);
+static void list(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset, int plus) {
+    struct cfuse *self = of(request);
+    struct fill_state state = {request, self, calloc(1, size), size, 0, plus};
+    if (!state.buffer) {
+        fuse_reply_err(request, ENOMEM);
+        return;
+    }
+    int result = self->operations->readdir(self->context, node, (int64_t)offset, &state, fill_one);
+    if (result != 0) fuse_reply_err(request, -result);
+    else fuse_reply_buf(request, state.buffer, state.used);
+    free(state.buffer);
 }
 
-static int on_release(const char *path, struct fuse_file_info *file) {
-    (void)path;
-    return current()->operations->release(current()->context, file->fh);
+static void on_readdir(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset, struct fuse_file_info *file) {
+    (void)file;
+    list(request, node, size, offset, 0);
 }
 
-static const struct fuse_operations operations = {
+static void on_readdirplus(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset, struct fuse_file_info *file) {
+    (void)file;
+    list(request, node, size, offset, 1);
+}
+
+static void on_open(fuse_req_t request, fuse_ino_t node, struct fuse_file_info *file) {
+    struct cfuse *self = of(request);
+    if ((file->flags & O_ACCMODE) != O_RDONLY) {
+        fuse_reply_err(request, EROFS);
+        return;
+    }
+    uint64_t handle = 0;
+    int result = self->operations->open(self->context, node, file->flags, &handle);
+    if (result != 0) {
+        fuse_reply_err(request, -result);
+        return;
+    }
+    file->fh = handle;
+    file->keep_cache = 1;
+    if (fuse_reply_open(request, file) != 0) self->operations->release(self->context, handle);
+}
+
+static void on_read(fuse_req_t request, fuse_ino_t node, size_t size, off_t offset, struct fuse_file_info *file) {
+    (void)node;
+    struct cfuse *self = of(request);
+    char *buffer = malloc(size ? size : 1);
+    if (!buffer) {
+        fuse_reply_err(request, ENOMEM);
+        return;
+    }
+    int result = self->operations->read(self->context, file->fh, buffer, size, offset);
+    if (result < 0) fuse_reply_err(request, -result);
+    else fuse_reply_buf(request, buffer, (size_t)result);
+    free(buffer);
+}
+
+static void on_release(fuse_req_t request, fuse_ino_t node, struct fuse_file_info *file) {
+    (void)node;
+    struct cfuse *self = of(request);
+    self->operations->release(self->context, file->fh);
+    fuse_reply_err(request, 0);
+}
+
+static const struct fuse_lowlevel_ops operations = {
     .init = on_init,
+    .lookup = on_lookup,
+    .forget = on_forget,
+    .forget_multi = on_forget_multi,
     .getattr = on_getattr,
     .readlink = on_readlink,
     .readdir = on_readdir,
+    .readdirplus = on_readdirplus,
     .open = on_open,
     .read = on_read,
     .release = on_release,
@@ -95,13 +191,13 @@ cfuse *cfuse_mount(const char *mountpoint, const char *options, const cfuse_oper
     self->cache_seconds = cache_seconds;
     char *argv[] = {"archiver", "-o", (char *)options, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-    self->fuse = fuse_new(&args, &operations, sizeof operations, self);
-    if (!self->fuse) {
+    self->session = fuse_session_new(&args, &operations, sizeof operations, self);
+    if (!self->session) {
         free(self);
         return NULL;
     }
-    if (fuse_mount(self->fuse, mountpoint) != 0) {
-        fuse_destroy(self->fuse);
+    if (fuse_session_mount(self->session, mountpoint) != 0) {
+        fuse_session_destroy(self->session);
         free(self);
         return NULL;
     }
@@ -111,13 +207,13 @@ cfuse *cfuse_mount(const char *mountpoint, const char *options, const cfuse_oper
 int cfuse_serve(cfuse *self, unsigned threads) {
     struct fuse_loop_config *config = fuse_loop_cfg_create();
     fuse_loop_cfg_set_max_threads(config, threads);
-    int result = fuse_set_signal_handlers(fuse_get_session(self->fuse)) == 0 ? fuse_loop_mt(self->fuse, config) : -1;
+    int result = fuse_set_signal_handlers(self->session) == 0 ? fuse_session_loop_mt(self->session, config) : -1;
     fuse_loop_cfg_destroy(config);
-    fuse_remove_signal_handlers(fuse_get_session(self->fuse));
-    fuse_unmount(self->fuse);
-    fuse_destroy(self->fuse);
+    fuse_remove_signal_handlers(self->session);
+    fuse_session_unmount(self->session);
+    fuse_session_destroy(self->session);
     free(self);
     return result;
 }
 
-void cfuse_exit(cfuse *self) { fuse_exit(self->fuse); }
+void cfuse_exit(cfuse *self) { fuse_session_exit(self->session); }

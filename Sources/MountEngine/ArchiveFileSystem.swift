@@ -97,14 +97,14 @@ public final class ArchiveFileSystem: Sendable {
         return result
     }
 
-    private func node(_ path: UnsafePointer<CChar>?) -> Int? {
+    /// The node of inode `inode` (the node's number + 1, FUSE's root being 1), if there is one.
+    private func node(_ inode: UInt64) -> Int? {
         touch()
-        guard let path else { return nil }
-        return index.lookup(CString.bytes(path))
+        return inode >= 1 && inode <= UInt64(index.nodes.count) ? Int(inode - 1) : nil
     }
 
-    private func open(_ path: UnsafePointer<CChar>?) -> (handle: UInt64?, error: Int32) {
-        guard let node = node(path) else { return (nil, ENOENT) }
+    private func open(_ inode: UInt64) -> (handle: UInt64?, error: Int32) {
+        guard let node = node(inode) else { return (nil, ENOENT) }
         guard index.nodes[node].kind == .file, let stream = try? EntryStream(index, node: node) else { return (nil, EISDIR) }
         let handle = files.withLock { files in
             defer { files.next += 1 }
@@ -138,23 +138,31 @@ public final class ArchiveFileSystem: Sendable {
     /// The callbacks: C calls them on its own threads, so they only look up, copy and return -errno.
     private static let operations: cfuse_operations = {
         var table = cfuse_operations()
-        table.getattr = { context, path, status in
+        table.lookup = { context, parent, name, status in
             let this = this(context)
-            guard let node = this.node(path) else { return -ENOENT }
+            guard let parent = this.node(parent), let name else { return -ENOENT }
+            guard this.index.nodes[parent].kind == .directory else { return -ENOTDIR }
+            guard let child = this.index.child(of: parent, named: CString.bytes(name)[...]) else { return -ENOENT }
+            status?.pointee = this.status(of: child)
+            return 0
+        }
+        table.getattr = { context, inode, status in
+            let this = this(context)
+            guard let node = this.node(inode) else { return -ENOENT }
             status?.pointee = this.status(of: node)
             return 0
         }
-        table.readlink = { context, path, target, size in
+        table.readlink = { context, inode, target, size in
             let this = this(context)
-            guard let node = this.node(path), let link = this.index.linkTarget(of: node), let target, size > 0 else { return -EINVAL }
+            guard let node = this.node(inode), let link = this.index.linkTarget(of: node), let target, size > 0 else { return -EINVAL }
             let count = min(link.count, size - 1)
             link.withUnsafeBytes { if count > 0 { UnsafeMutableRawPointer(target).copyMemory(from: $0.baseAddress!, byteCount: count) } }
             target[count] = 0
             return 0
         }
-        table.readdir = { context, path, offset, buffer, fill in
+        table.readdir = { context, inode, offset, buffer, fill in
             let this = this(context)
-            guard let node = this.node(path), let fill else { return -ENOENT }
+            guard let node = this.node(inode), let fill else { return -ENOENT }
             guard this.index.nodes[node].kind == .directory else { return -ENOTDIR }
             // In the archive's order: a copy of the folder then reads a compressed stream front to back.
             let children = this.index.children(of: node).sorted()
@@ -178,8 +186,8 @@ public final class ArchiveFileSystem: Sendable {
             }
             return 0
         }
-        table.open = { context, path, _, handle in
-            let (opened, error) = this(context).open(path)
+        table.open = { context, inode, _, handle in
+            let (opened, error) = this(context).open(inode)
             guard let opened else { return -error }
             handle?.pointee = opened
             return 0

@@ -30,7 +30,7 @@ import Testing
             let name = String(format: "tree/%02d.bin", number)
             let bytes = (0..<size).map { _ in UInt8.random(in: 0...255) }
             files[name] = bytes
-            FileManager.default.createFile(atPath: scratch.sub(name), contents: Data(bytes))
+            _ = FileManager.default.createFile(atPath: scratch.sub(name), contents: Data(bytes))
         }
         let archive = scratch.sub("tree.tar.xz")
         let made = try Tool.run(["/bin/sh", "-c", "tar --sort=name -cf - tree | xz -T1 -0 > tree.tar.xz"], in: scratch.path)
@@ -67,7 +67,7 @@ import Testing
     /// Where a file can be reached by seeking (a zip member, a tar.gz seek point) nothing is kept.
     @Test func seekableArchivesKeepNothing() throws {
         let scratch = try ScratchDirectory()
-        FileManager.default.createFile(atPath: scratch.sub("a.txt"), contents: Data("hello".utf8))
+        _ = FileManager.default.createFile(atPath: scratch.sub("a.txt"), contents: Data("hello".utf8))
         for (name, command) in [("a.zip", "zip -q a.zip a.txt"), ("a.tar", "tar -cf a.tar a.txt")] {
             try #require(try Tool.run(["/bin/sh", "-c", command], in: scratch.path).status == 0)
             let index = try ArchiveIndex.scan(FilePath(scratch.sub(name)), passwords: nil, control: JobControl())

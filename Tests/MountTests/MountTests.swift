@@ -95,6 +95,34 @@ struct MountTests {
         try mounts.run(["--unmount", folder])
     }
 
+    /// Walking every name does not grow the daemon: inodes are the index's own node numbers, so nothing is
+    /// kept per name the kernel looked up (libfuse's high-level API kept about 160 bytes for each).
+    @Test func walkingEveryNameKeepsTheDaemonsMemory() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = mounts.scratch.sub("many.tar")
+        let made = try Tool.run(["/usr/bin/python3", "-c", """
+            import io, sys, tarfile
+            with tarfile.open(sys.argv[1], "w", format=tarfile.GNU_FORMAT) as tar:
+                for n in range(60000):
+                    tar.addfile(tarfile.TarInfo(f"d{n // 1000}/file-with-a-longish-name-{n}.txt"), io.BytesIO(b""))
+            """, archive])
+        try #require(made.status == 0, "\(made.output)")
+        let folder = try mounts.mount(archive)
+        let daemon = try #require(Mounts.daemon(serving: folder))
+        func resident() throws -> Int {
+            let status = try String(contentsOfFile: "/proc/\(daemon)/status", encoding: .utf8)
+            return Int(status.split(separator: "\n").first { $0.hasPrefix("VmRSS:") }?.split(separator: " ")[1] ?? "") ?? 0
+        }
+        let before = try resident()
+        // Every name looked up and stat'ed once: the kernel keeps them, and asks no more after this.
+        let walk = try Tool.run(["/usr/bin/find", folder, "-name", "*-59999.txt", "-size", "0"])
+        #expect(walk.output.contains("file-with-a-longish-name-59999.txt"))
+        let grown = try resident() - before
+        #expect(grown < 4096, "the daemon grew by \(grown) kB over a walk of 60,000 names")
+        try mounts.run(["--unmount", folder])
+    }
+
     /// The index of the first opening is kept in $XDG_CACHE_HOME: the next mount lists without reading the
     /// archive; a changed archive or a damaged index is scanned again.
     @Test func aKeptIndexListsWithoutReadingTheArchive() throws {

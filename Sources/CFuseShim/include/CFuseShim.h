@@ -1,6 +1,8 @@
-// A thin shim over libfuse3's high-level API: Swift cannot import its version macros (fuse_new,
-// fuse_loop_mt) and its callbacks carry no context pointer, so this file holds the operations table and
-// hands each call to plain functions with the context first.
+// A thin shim over libfuse3's low-level API: Swift cannot import its version macros
+// (fuse_session_loop_mt) and its reply functions, so this file holds the operations table and hands each
+// request to plain functions with the context first. Inodes are the caller's numbers (1: the root), so
+// libfuse keeps no table of names: memory stays what the caller's index takes, however many names the
+// kernel has looked up.
 #pragma once
 #include <stdint.h>
 #include <stddef.h>
@@ -10,12 +12,15 @@
 typedef int (*cfuse_fill)(void *buffer, const char *name, const struct stat *status, int64_t next);
 
 typedef struct cfuse_operations {
-    int (*getattr)(void *context, const char *path, struct stat *status);
-    int (*readlink)(void *context, const char *path, char *target, size_t size);
+    /// The attributes of `name` in folder `parent`, with `st_ino` its inode; -ENOENT when there is none.
+    int (*lookup)(void *context, uint64_t parent, const char *name, struct stat *status);
+    int (*getattr)(void *context, uint64_t node, struct stat *status);
+    /// Writes the target, NUL-terminated, into `target` of `size` bytes.
+    int (*readlink)(void *context, uint64_t node, char *target, size_t size);
     /// Lists from the entry after the `offset`th (0: from the start).
-    int (*readdir)(void *context, const char *path, int64_t offset, void *buffer, cfuse_fill fill);
+    int (*readdir)(void *context, uint64_t node, int64_t offset, void *buffer, cfuse_fill fill);
     /// Stores a handle for `read` and `release`; `flags` are open(2)'s.
-    int (*open)(void *context, const char *path, int flags, uint64_t *handle);
+    int (*open)(void *context, uint64_t node, int flags, uint64_t *handle);
     /// Returns the bytes read (0 at the end) or -errno.
     int (*read)(void *context, uint64_t handle, char *buffer, size_t size, int64_t offset);
     int (*release)(void *context, uint64_t handle);
