@@ -75,7 +75,7 @@ struct ArchiveReader: ~Copyable {
         }
 
         let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
-        // A tar.gz or tar.zst is decoded by us, on a thread of its own; anything else, or a start we cannot
+        // A tar.gz, tar.zst or tar.xz is decoded by us, on a thread of its own; anything else, or a start we cannot
         // read, goes to libarchive, which says what is wrong with it.
         if source == nil, let decoder = Self.ownDecoder(path, recording: recordingSeekPoints),
             let (handle, first) = Self.openTar(decoder)
@@ -101,7 +101,8 @@ struct ArchiveReader: ~Copyable {
     }
 
     /// Our own decoder for a gzip file (ISA-L, about twice as fast as libarchive's zlib, and it notes seek
-    /// points) or a zstd one (it notes frames), a few blocks ahead of the reader; nil for anything else.
+    /// points), a zstd one (it notes frames) or an xz one, a few blocks ahead of the reader; nil for
+    /// anything else.
     private static func ownDecoder(_ path: FilePath, recording: Bool) -> (any ArchiveSource)? {
         var magic = [UInt8](repeating: 0, count: 4)
         let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
@@ -115,6 +116,8 @@ struct ArchiveReader: ~Copyable {
         } else if magic == [0x28, 0xB5, 0x2F, 0xFD] || (magic[0] & 0xF0 == 0x50 && magic[1...] == [0x2A, 0x4D, 0x18]) {
             // A zstd frame, or a skippable frame before one (pzstd starts with one).
             decoder = try? ZstdStream(path, recordingFrames: recording)
+        } else if magic == [0xFD, 0x37, 0x7A, 0x58] {
+            decoder = XzStream(path)
         } else {
             decoder = nil
         }

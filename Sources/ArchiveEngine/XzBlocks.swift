@@ -81,9 +81,14 @@ public struct XzBlocks: Sendable {
     func start(for offset: Int64) -> Int64 { blocks[block(before: offset)].output }
 }
 
-/// An xz file decoded Block by Block from the one holding `offset`, handed to libarchive as a plain tar
-/// stream from `offset` on. Each Block's check is verified as it ends.
+/// An xz file handed to libarchive as a plain tar stream: either whole from its start (extraction,
+/// listing), by liblzma's threaded decoder where the Blocks and the memory allow; or Block by Block from
+/// the one holding `offset`, from `offset` on. Each Block's check is verified as it ends.
 final class XzStream: TarDecoder {
+    /// Memory the threaded decoder may take before it decodes in one thread: extraction stays within
+    /// 64 MiB. Files with small Blocks get two threads; `xz -T0`'s 24 MiB Blocks at -6 get one.
+    private static let threadingMemory: UInt64 = 40 << 20
+
     private let stream = UnsafeMutablePointer<lzma_stream>.allocate(capacity: 1)
     private let filters = UnsafeMutablePointer<lzma_filter>.allocate(capacity: Int(CL_FILTERS_MAX) + 1)
     /// The current Block's options: liblzma writes its sizes here when the Block ends.
@@ -91,7 +96,10 @@ final class XzStream: TarDecoder {
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 128 * 1024, alignment: 16)
     let output = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 * 1024, alignment: 16)
     private let descriptor: Int32
-    private let blocks: XzBlocks
+    /// Nil: the whole file, from its start.
+    private let blocks: XzBlocks?
+    private var atFileEnd = false
+    private var finished = false
     private var next: Int
     private var inBlock = false
     private var filePosition: Int64 = 0
@@ -114,6 +122,25 @@ final class XzStream: TarDecoder {
         if let failure = opened.failure { throw failure }
     }
 
+    /// Decodes `path` whole; nil when liblzma cannot start (no memory).
+    init?(_ path: FilePath) {
+        let opened = Self.openFile(path)
+        (descriptor, total) = (opened.descriptor, opened.size)
+        stream.initialize(to: lzma_stream())
+        filters.initialize(repeating: lzma_filter(id: CL_VLI_UNKNOWN, options: nil), count: Int(CL_FILTERS_MAX) + 1)
+        options.initialize(to: lzma_block())
+        (blocks, next, position, handOutFrom) = (nil, 0, 0, 0)
+        var threading = lzma_mt()
+        threading.threads = 2
+        threading.flags = CL_CONCATENATED
+        threading.memlimit_threading = Self.threadingMemory
+        threading.memlimit_stop = UInt64.max
+        guard opened.failure == nil, lzma_stream_decoder_mt(stream, &threading) == LZMA_OK else { return nil }
+    }
+
+    var consumed: Int64? { filePosition - Int64(stream.pointee.avail_in) }
+    var filterName: String? { "xz" }
+
     deinit {
         lzma_end(stream)
         lzma_filters_free(filters, nil)
@@ -125,10 +152,37 @@ final class XzStream: TarDecoder {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    /// Fills `output` from the current Block, starting the next one as each ends; 0 after the last.
     func decode() -> Int? {
         stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
         stream.pointee.avail_out = output.count
+        return blocks == nil ? decodeWhole() : decodeBlocks()
+    }
+
+    /// Fills `output` from the file; 0 after its end.
+    private func decodeWhole() -> Int? {
+        while stream.pointee.avail_out > 0, !finished {
+            if stream.pointee.avail_in == 0, !atFileEnd {
+                let count = pread(descriptor, input.baseAddress, input.count, off_t(filePosition))
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { return fail(errno, "Read error: \(String(cString: strerror(errno)))") }
+                filePosition += Int64(count)
+                stream.pointee.next_in = UnsafePointer(input.baseAddress!.assumingMemoryBound(to: UInt8.self))
+                stream.pointee.avail_in = count
+                atFileEnd = count == 0
+            }
+            switch lzma_code(stream, atFileEnd ? LZMA_FINISH : LZMA_RUN) {
+            case LZMA_OK: continue
+            case LZMA_STREAM_END: finished = true
+            case LZMA_BUF_ERROR: return fail(EIO, "Truncated input file: the xz data ends early")
+            case let status: return fail(EIO, "Damaged xz data (liblzma error \(status.rawValue))")
+            }
+        }
+        return output.count - stream.pointee.avail_out
+    }
+
+    /// Fills `output` from the current Block, starting the next one as each ends; 0 after the last.
+    private func decodeBlocks() -> Int? {
+        guard let blocks else { return nil }
         while stream.pointee.avail_out > 0 {
             if !inBlock {
                 guard next < blocks.blocks.count else { break }

@@ -6,4 +6,5 @@
 /* LZMA_FILTERS_MAX and LZMA_VLI_UNKNOWN are macros with casts Swift does not import. */
 static const unsigned int CL_FILTERS_MAX = LZMA_FILTERS_MAX;
 static const unsigned long long CL_VLI_UNKNOWN = LZMA_VLI_UNKNOWN;
+static const uint32_t CL_CONCATENATED = LZMA_CONCATENATED;
 #endif
