@@ -131,8 +131,8 @@ struct FileTree: RandomAccessCollection {
     mutating func append(_ kind: Kind, name: [UInt8], status: Status, symlinkTarget: [UInt8] = [], input: Int) {
         records.append(
             Record(
-                status: status, start: arena.count, nameCount: UInt32(name.count), targetCount: UInt32(symlinkTarget.count),
-                input: UInt32(input), kind: kind))
+                status: status, start: arena.count, nameCount: UInt32(name.count),
+                targetCount: UInt32(symlinkTarget.count), input: UInt32(input), kind: kind))
         arena += name
         arena += symlinkTarget
         if kind == .file { totalBytes += status.size }
@@ -147,7 +147,9 @@ struct FileTree: RandomAccessCollection {
         return tree
     }
 
-    private mutating func add(_ path: FilePath, as name: [UInt8], input: Int, control: JobControl) throws(ArchiverError) {
+    private mutating func add(_ path: FilePath, as name: [UInt8], input: Int, control: JobControl)
+        throws(ArchiverError)
+    {
         try control.check()
         guard let info = FileSystem.status(path) else {
             throw ArchiverError(.inputUnreadable, tr("“%@” disappeared while it was being read.", path), path: path.string)
