@@ -69,7 +69,7 @@ public enum Compressor {
                 path: plan.folder.string)
         }
         let tree = try FileTree.walk(plan.items, control: control)
-        if format.isSingleStream, let only = tree.items.first, only.kind != .file {
+        if format.isSingleStream, let only = tree.first, only.kind != .file {
             throw ArchiverError(
                 // TRANSLATORS: %1$@ is a format name (gz, xz, zst …), %2$@ the item given.
                 .usage, tr("The %1$@ format compresses one regular file, and “%2$@” is not one.", format.rawValue, only.source),
@@ -79,7 +79,7 @@ public enum Compressor {
 
         try preflight(tree.totalBytes)
         // 7z names are UTF-16: bytes that are not UTF-8 cannot survive, whoever writes them.
-        let renamed = format.container != .sevenZip ? [] : tree.items.filter { String(validating: $0.nameInArchive, as: UTF8.self) == nil }.map {
+        let renamed = format.container != .sevenZip ? [] : tree.filter { String(validating: $0.nameInArchive, as: UTF8.self) == nil }.map {
             // TRANSLATORS: %1$@ is a file name, %2$@ the replacement character “�”.
             JobWarning("name-not-utf8", tr("“%1$@” is stored with “%2$@” in place of the bytes that are not UTF-8: 7z names are Unicode. Use zip or tar to keep the name exactly.", $0.nameInArchive.displayName, "\u{FFFD}"))
         }
@@ -208,15 +208,15 @@ private struct Backend {
         with writer: borrowing ArchiveWriter, buffer: UnsafeMutableRawBufferPointer, done: inout Int64,
         folder folderName: String, progress: (Int64) -> Void
     ) throws(ArchiverError) {
-        for item in tree.items {
+        for item in tree {
             try control.check()
             let entry = ArchiveWriter.Entry()
-            entry.fill(path: item.nameInArchive, status: item.status, symlinkTarget: item.symlinkTarget)
+            entry.fill(path: item.nameInArchive, status: item.status.stat, symlinkTarget: item.symlinkTarget)
             guard item.kind == .file else {
                 try writer.writeHeader(entry, folder: folderName)
                 continue
             }
-            let file = item.source.withPlatformString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+            let file = withCString(item.sourceBytes) { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
             guard file >= 0 else {
                 throw ArchiverError(
                     // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
@@ -226,7 +226,7 @@ private struct Backend {
             defer { close(file) }
             _ = posix_fadvise(file, 0, 0, POSIX_FADV_SEQUENTIAL)
             try writer.writeHeader(entry, folder: folderName)
-            var remaining = Int64(item.status.st_size)
+            var remaining = item.status.size
             while remaining > 0 {
                 let count = read(file, buffer.baseAddress, min(buffer.count, Int(clamping: remaining)))
                 if count < 0 {
@@ -248,66 +248,6 @@ private struct Backend {
                 progress(done)
                 try control.check()
             }
-        }
-    }
-}
-
-/// The inputs of a compression, expanded into every item to store, in archive order.
-struct FileTree {
-    enum Kind { case file, directory, symlink }
-
-    struct Item {
-        var source: FilePath
-        var nameInArchive: [UInt8]
-        var status: stat
-        var kind: Kind
-        var symlinkTarget: [UInt8]?
-    }
-
-    var items: [Item] = []
-    var totalBytes: Int64 = 0
-    var warnings: [JobWarning] = []
-
-    func count(_ kind: Kind) -> Int { items.lazy.filter { $0.kind == kind }.count }
-
-    /// Lists every item under the planned inputs without following symlinks.
-    static func walk(_ inputs: [CompressPlan.Item], control: JobControl) throws(ArchiverError) -> FileTree {
-        var tree = FileTree()
-        for input in inputs {
-            try tree.add(input.source, as: input.nameInArchive, control: control)
-        }
-        return tree
-    }
-
-    private mutating func add(_ path: FilePath, as name: [UInt8], control: JobControl) throws(ArchiverError) {
-        try control.check()
-        guard let info = FileSystem.status(path) else {
-            throw ArchiverError(.inputUnreadable, tr("“%@” disappeared while it was being read.", path), path: path.string)
-        }
-        switch info.st_mode & S_IFMT {
-        case S_IFREG:
-            items.append(Item(source: path, nameInArchive: name, status: info, kind: .file))
-            totalBytes += Int64(info.st_size)
-        case S_IFDIR:
-            items.append(Item(source: path, nameInArchive: name, status: info, kind: .directory))
-            let children: [[UInt8]]
-            do {
-                children = try FileSystem.entries(of: path)
-            } catch {
-                throw ArchiverError(
-                    .inputUnreadable, tr("Cannot read the folder “%@”.", path), hint: tr("Check its permissions; no archive was made."),
-                    path: path.string)
-            }
-            for child in children.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                try add(path.appending(bytes: child), as: name + [UInt8(ascii: "/")] + child, control: control)
-            }
-        case S_IFLNK:
-            guard let target = FileSystem.symlinkTarget(path) else {
-                throw ArchiverError(.inputUnreadable, tr("Cannot read the symlink “%@”.", path), path: path.string)
-            }
-            items.append(Item(source: path, nameInArchive: name, status: info, kind: .symlink, symlinkTarget: target))
-        default:
-            warnings.append(JobWarning("special-file-skipped", tr("Skipped “%@”: sockets, pipes and device files are not archived.", path)))
         }
     }
 }
