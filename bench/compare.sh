@@ -6,6 +6,7 @@
 #   mixed: the shared corpus; big: one 2 GiB file; many: 100,000 small files in 100 folders
 #   RUNS=5              runs per measurement (the median is reported; one warm-up run is not counted)
 #   FORMATS="zip ..."   subset of: zip tar.gz tar.bz2 tar.xz tar.zst 7z
+#   OPERATIONS="..."    subset of: compress extract (extract alone makes our archive once, untimed)
 # Then a 10-file job: exec → exit with --no-notify, and exec → the notification daemon receiving the result
 # (python3-dbusmock on a private session bus), median of 11.
 #   CORPUS=DIR          time this folder instead of the shared corpus
@@ -14,6 +15,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-5}
 formats=${FORMATS:-"zip tar.gz tar.bz2 tar.xz tar.zst 7z"}
+operations=${OPERATIONS:-"compress extract"}
 which_corpus=${1:-mixed}
 work=$root/bench/out
 results=$root/bench/RESULTS.md
@@ -93,9 +95,10 @@ row() {
         "$(awk -v s="$size" 'BEGIN{printf "%.1f", s/1e6}')" "$(awk -v r="$rss" 'BEGIN{printf "%.0f", r/1024}')" >&2
 }
 
-for format in $formats; do
-    archive=$work/ours.$format
-    # Compress: ours, then bsdtar at the same level (and threads where ours uses them), then 7-Zip.
+# compress_rows FORMAT ARCHIVE: times creating ARCHIVE with ours, bsdtar at the same level (and threads where
+# ours uses them) and 7-Zip.
+compress_rows() {
+    local format=$1 archive=$2 ours base base_s
     ours=$(measure "$archive" "$bin/compress-with-archiver" --format "$format" --level normal --output "$archive" "$source_dir")
     case $format in
         zip) base=$(measure "$work/b.zip" bsdtar --format zip -cf "$work/b.zip" -C "$parent" "$name") ;;
@@ -121,6 +124,17 @@ for format in $formats; do
         7z) row compress "$format" "7zz -t7z -mx5 (threads)" \
                 "$(cd "$parent" && measure "$work/s.7z" 7zz a -t7z -mx5 -snl -bd "$work/s.7z" "$name")" "$base_s" ;;
     esac
+}
+
+for format in $formats; do
+    archive=$work/ours.$format
+    if [[ " $operations " == *" compress "* ]]; then
+        compress_rows "$format" "$archive"
+    else
+        "$bin/compress-with-archiver" --no-notify --format "$format" --level normal --output "$archive" "$source_dir" >/dev/null 2>&1 ||
+            (($? == 1)) || { echo "failed to make $archive" >&2; exit 1; }
+    fi
+    [[ " $operations " == *" extract "* ]] || continue
 
     # Extract our archive with each tool.
     ours=$(measure "$work/eo/x" "$bin/extract-with-archiver" --to "$work/eo/x" "$archive")

@@ -7,8 +7,8 @@ import SystemPackage
 struct ArchiveWriter: ~Copyable {
     private let handle: OpaquePointer
     private let container: ArchiveFormat.Container
-    /// Level and workers of our own zstd stage (`ZstdStage`); nil for the other filters.
-    private let zstd: (level: Int32, workers: Int)?
+    /// Our own compression stage after libarchive's tar stream (zstd, bzip2), with its level and workers.
+    private let stage: (kind: ArchiveFormat.Filter, level: Int32, workers: Int)?
 
     /// - Parameters:
     ///   - format: the output format.
@@ -30,9 +30,8 @@ struct ArchiveWriter: ~Copyable {
         switch format.filter {
         case .none: break
         case .gzip: archive_write_add_filter_gzip(handle)
-        case .bzip2: archive_write_add_filter_bzip2(handle)
         case .xz: archive_write_add_filter_xz(handle)
-        case .zstd: break  // ZstdStage, at open
+        case .zstd, .bzip2: break  // ZstdStage or Bzip2Stage, at open
         }
         var options = Self.options(format: format, settings: settings, threads: threads)
         if let password {
@@ -51,7 +50,12 @@ struct ArchiveWriter: ~Copyable {
         archive_write_set_bytes_per_block(handle, 128 * 1024)
         self.handle = handle
         container = format.container
-        zstd = format.filter == .zstd ? (Int32(settings.level ?? 3), threads) : nil
+        stage =
+            switch format.filter {
+            case .zstd: (.zstd, Int32(settings.level ?? 3), threads)
+            case .bzip2: (.bzip2, Int32(settings.level ?? 9), threads)
+            default: nil
+            }
     }
 
     deinit { archive_write_free(handle) }
@@ -73,9 +77,8 @@ struct ArchiveWriter: ~Copyable {
         case .tar, .raw:
             let module: String? =
                 switch format.filter {
-                case .none, .zstd: nil
+                case .none, .zstd, .bzip2: nil
                 case .gzip: "gzip"
-                case .bzip2: "bzip2"
                 case .xz: "xz"
                 }
             if let module, let level = settings.level { options.append("\(module):compression-level=\(level)") }
@@ -88,12 +91,15 @@ struct ArchiveWriter: ~Copyable {
     /// final flush of xz or 7z stops promptly.
     /// The corresponding C function is `archive_write_open2`.
     func open(sink: OutputSink, folder: String) throws(ArchiverError) {
-        var stage: ZstdStage?
-        if let zstd {
-            stage = ZstdStage(level: zstd.level, workers: zstd.workers, sink: sink)
-            if stage == nil { throw ArchiverError(.destination, tr("Out of memory while starting the archive.")) }
+        var compression: (any CompressionStage)?
+        switch stage?.kind {
+        case .zstd?:
+            compression = ZstdStage(level: stage!.level, workers: stage!.workers, sink: sink)
+            if compression == nil { throw ArchiverError(.destination, tr("Out of memory while starting the archive.")) }
+        case .bzip2?: compression = Bzip2Stage(level: stage!.level, workers: stage!.workers, sink: sink)
+        default: break
         }
-        let context = Unmanaged.passRetained(WriteTarget(sink: sink, zstd: stage)).toOpaque()
+        let context = Unmanaged.passRetained(WriteTarget(sink: sink, stage: compression)).toOpaque()
         let status = archive_write_open2(
             handle, context, nil,
             { archive, context, buffer, length in
@@ -186,31 +192,40 @@ struct ArchiveWriter: ~Copyable {
     }
 }
 
-/// Where an archive's bytes go: a file descriptor, or parts of a fixed size that it opens one after
-/// another, with the job's cancellation and budget checked before every write.
-/// Where libarchive's bytes go: the sink, through our zstd stage when there is one.
+/// Compression of libarchive's output by our own code (`ZstdStage`, `Bzip2Stage`), on the way to the sink.
+protocol CompressionStage: AnyObject {
+    /// Takes all of `input`: its length, or -1 on failure (`lastErrno` says why).
+    func write(_ input: UnsafeRawBufferPointer) -> Int
+    /// Writes out everything still held; false on failure.
+    func end() -> Bool
+    var lastErrno: Int32 { get }
+}
+
+/// Where libarchive's bytes go: the sink, through our compression stage when there is one.
 private final class WriteTarget {
     let sink: OutputSink
-    let zstd: ZstdStage?
+    let stage: (any CompressionStage)?
     private var ended = false
 
-    init(sink: OutputSink, zstd: ZstdStage?) {
+    init(sink: OutputSink, stage: (any CompressionStage)?) {
         self.sink = sink
-        self.zstd = zstd
+        self.stage = stage
     }
 
-    var lastErrno: Int32 { zstd?.lastErrno ?? sink.lastErrno }
+    var lastErrno: Int32 { stage?.lastErrno ?? sink.lastErrno }
 
-    func write(_ buffer: UnsafeRawBufferPointer) -> Int { zstd?.write(buffer) ?? sink.write(buffer) }
+    func write(_ buffer: UnsafeRawBufferPointer) -> Int { stage?.write(buffer) ?? sink.write(buffer) }
 
-    /// Ends the zstd frame once: libarchive calls close again from free when close was never called.
+    /// Ends the stage once: libarchive calls close again from free when close was never called.
     func end() -> Bool {
-        guard let zstd, !ended else { return true }
+        guard let stage, !ended else { return true }
         ended = true
-        return zstd.end()
+        return stage.end()
     }
 }
 
+/// Where an archive's bytes go: a file descriptor, or parts of a fixed size that it opens one after
+/// another, with the job's cancellation and budget checked before every write.
 final class OutputSink {
     /// Parts being written: `NAME.001`, `NAME.002`, … of `size` bytes in a private staging folder.
     private struct Parts {

@@ -8,7 +8,7 @@ import Glibc
 ///
 /// The archive is written as frames of `frameSize` input each, which every zstd reader reads as one
 /// stream: opened as a folder, an entry deep in it is decoded from its frame on, not from the start.
-final class ZstdStage {
+final class ZstdStage: CompressionStage {
     /// Input per frame: each frame starts without history, so a new one costs a little ratio and makes
     /// both workers wait for the last job; 32 MiB keeps both under 1 % (bench/RESULTS.md).
     static let frameSize = 32 << 20

@@ -150,6 +150,42 @@ private let pythonTarCheck = """
         }
     }
 
+    /// A tar.bz2 larger than one piece is written as several bzip2 streams, compressed on every core at
+    /// once, one after another: bzip2, bsdtar, GNU tar, Python and 7-Zip all read it as one.
+    @Test func ourTarBz2OfSeveralStreamsOpensEverywhere() throws {
+        try E2E.withScratch("ourtar-bz2-streams") { s in
+            try s.mkdir("Big")
+            // 6 MB of text that compresses like real files, so the pieces are full blocks.
+            try s.python("""
+                import random, sys
+                random.seed(3)
+                words = [''.join(random.choice('abcdefghij') for _ in range(random.randint(2, 9))) for _ in range(5000)]
+                for n in range(3):
+                    with open(f"{sys.argv[1]}/part{n}.txt", "w") as f:
+                        f.write(' '.join(random.choice(words) for _ in range(330000)))
+                """, [s.path("Big")])
+            let made = try s.compress(["--format", "tar.bz2", s.path("Big")])
+            #expect(made.status == 0, "\(made)")
+            let archive = s.path("Big.tar.bz2")
+            let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: archive)))
+            // Each stream starts byte-aligned with "BZh9" and the first block's magic.
+            let start: [UInt8] = Array("BZh9".utf8) + [0x31, 0x41, 0x59, 0x26, 0x53, 0x59]
+            let streams = (0...(bytes.count - start.count)).filter { bytes[$0] == 0x42 && Array(bytes[$0..<$0 + start.count]) == start }
+            #expect(streams.count >= 3, "\(streams.count) streams")
+            #expect(try s.tool("/usr/bin/bzip2", ["-t", archive]).status == 0)
+            #expect(try s.tool("/usr/bin/7zz", ["t", "-bd", archive]).status == 0)
+            for (tool, arguments) in [("/usr/bin/bsdtar", ["-xf", archive, "-C"]), ("/usr/bin/tar", ["-xf", archive, "-C"])] {
+                let into = try s.mkdir("by-" + (tool as NSString).lastPathComponent)
+                #expect(try s.tool(tool, arguments + [into]).status == 0)
+                let problems = Tree.differences(expected: s.path("Big"), actual: into + "/Big", .full)
+                #expect(problems.isEmpty, "\(tool): \(problems.joined(separator: "\n"))")
+            }
+            try s.python("import tarfile,sys\ntarfile.open(sys.argv[1]).extractall(sys.argv[2])", [archive, s.path("by-python")])
+            let problems = Tree.differences(expected: s.path("Big"), actual: s.path("by-python/Big"))
+            #expect(problems.isEmpty, "python: \(problems.joined(separator: "\n"))")
+        }
+    }
+
     @Test(arguments: ["tar", "tar.gz", "tar.bz2", "tar.xz", "tar.zst"])
     func ourTarsOpenInBsdtarGnuTarAndPython(format: String) throws {
         try E2E.withScratch("ourtar-\(format)") { s in
