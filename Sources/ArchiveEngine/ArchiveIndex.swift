@@ -377,8 +377,8 @@ extension ArchiveIndex {
         guard input.isAtEnd else { return nil }
         return ArchiveIndex(
             tree: tree, refused: refused, nameEncoding: encoding.map { String(decoding: $0, as: UTF8.self) },
-            archive: archive, password: nil, isStream: stream == 1, seekPoints: GzipSeekPoints(points), entryOffsets: offsets,
-            zipDirect: zipDirect == 1)
+            archive: archive, password: nil, isStream: stream == 1, seekPoints: points.isEmpty ? nil : GzipSeekPoints(points),
+            entryOffsets: offsets, zipDirect: zipDirect == 1)
     }
 }
 

@@ -129,6 +129,11 @@ import Testing
         try handle.close()
         #expect(try contents(index, "tree/deep/f5.bin") == files["tree/deep/f5.bin"])
         #expect(throws: ArchiverError.self) { _ = try contents(index, "tree/f0.bin") }
+        // A kept index finds the Blocks again (it has no gzip points to mistake the file for a gzip).
+        let encoded = try #require(index.encoded())
+        let back = try #require(ArchiveIndex.decoded(encoded, archive: archive))
+        #expect(back.seekPoints == nil && back.xzBlocks != nil)
+        #expect(try contents(back, "tree/deep/f4.bin") == files["tree/deep/f4.bin"])
     }
 
     /// A plain xz is one Block: nothing to seek by, and it reads as before.
