@@ -5,7 +5,7 @@ SWIFT ?= swift
 EXECUTABLES = compress-with-archiver extract-with-archiver compress-pdf-with-archiver compress-photos-with-archiver \
 	archiver-compress archiver-extract archiver-compress-pdf archiver-compress-photos open-with-archiver archiver
 # System packages: libarchive to build against; the other tools are what the tests check our archives with.
-APT_PACKAGES = libarchive-dev libzstd-dev zlib1g-dev libisal-dev liblzma-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
+APT_PACKAGES = libarchive-dev libzstd-dev zlib1g-dev libisal-dev liblzma-dev libbz2-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
 	libglib2.0-dev libglib2.0-bin dconf-gsettings-backend libnotify-dev libnotify-bin gsettings-desktop-schemas dbus python3-dbusmock \
 	desktop-file-utils shared-mime-info xdg-utils zenity python3-gi gir1.2-nautilus-4.0 python3-nautilus libxml2-utils xorriso shellcheck \
 	libvips-dev libvips-tools libqpdf-dev qpdf poppler-utils libimage-exiftool-perl libheif-examples python3-reportlab python3-pil \

@@ -27,6 +27,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CIsal", pkgConfig: "libisal", providers: [.apt(["libisal-dev"])]),
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
+        // libbz2 has no pkg-config file on Debian: the module map links it by name.
+        .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"])]),
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -35,7 +37,7 @@ let package = Package(
             name: "ArchiverCore",
             dependencies: ["CGettext", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma"]),
+        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma", "CBzip2"]),
         .target(
             name: "Desktop",
             dependencies: ["ArchiverCore", "CGLib", "CNotify", .product(name: "SystemPackage", package: "swift-system")]

@@ -44,10 +44,11 @@ public final class ArchiveIndex: Sendable {
     public let isStream: Bool
     /// Readers of closed files, kept to go on from where they stopped.
     let readers = ReaderPool()
-    /// For a tar.gz: where inflating can start; for a tar.xz of several Blocks, the Blocks; and where
-    /// each entry's header starts in the tar.
+    /// For a tar.gz: where inflating can start; for a tar.xz or tar.bz2 of several blocks, the blocks;
+    /// and where each entry's header starts in the tar.
     let seekPoints: GzipSeekPoints?
     let xzBlocks: XzBlocks?
+    let bzipBlocks: BzipBlocks?
     let entryOffsets: [Int64]
     /// For a zip in one file: members are read straight from their local headers (`entryOffsets`).
     let zipDirect: Bool
@@ -57,7 +58,7 @@ public final class ArchiveIndex: Sendable {
 
     init(
         tree: ArchiveTree.Parts, refused: [Text], nameEncoding: String?, archive: FilePath, password: Secret?, isStream: Bool,
-        seekPoints: GzipSeekPoints? = nil, entryOffsets: [Int64] = [], zipDirect: Bool = false,
+        seekPoints: GzipSeekPoints? = nil, bzipBlocks: BzipBlocks? = nil, entryOffsets: [Int64] = [], zipDirect: Bool = false,
         encrypted: EncryptedArchive? = nil, entryPaths: [[UInt8]] = []
     ) {
         self.zipDirect = zipDirect && !entryOffsets.isEmpty
@@ -70,9 +71,11 @@ public final class ArchiveIndex: Sendable {
         self.password = password
         self.isStream = isStream
         self.seekPoints = entryOffsets.isEmpty ? nil : seekPoints
+        self.bzipBlocks = entryOffsets.isEmpty ? nil : bzipBlocks
         // Read again from the file each time: the index at an xz file's end is small and cheap to read.
-        xzBlocks = entryOffsets.isEmpty || seekPoints != nil ? nil : XzBlocks(archive)
-        self.entryOffsets = self.seekPoints == nil && xzBlocks == nil && !self.zipDirect ? [] : entryOffsets
+        xzBlocks = entryOffsets.isEmpty || seekPoints != nil || bzipBlocks != nil ? nil : XzBlocks(archive)
+        let seeks = self.seekPoints != nil || xzBlocks != nil || self.bzipBlocks != nil
+        self.entryOffsets = !seeks && !self.zipDirect ? [] : entryOffsets
     }
 
     /// A node's name.
@@ -140,6 +143,7 @@ public final class ArchiveIndex: Sendable {
     /// point before it; else one started at that seek point (tar.gz) or at the archive's start.
     func reader(for entry: Int) throws(ArchiverError) -> ArchiveReader {
         let seekStart = seekPoints.map { $0.start(for: entryOffsets[entry]) } ?? xzBlocks.map { $0.start(for: entryOffsets[entry]) }
+            ?? bzipBlocks.map { $0.start(for: entryOffsets[entry]) }
         let pooled = readers.take(before: entry) { next in
             guard let seekStart else { return true }
             return next < entryOffsets.count && entryOffsets[next] >= seekStart
@@ -153,6 +157,9 @@ public final class ArchiveIndex: Sendable {
         }
         if let xzBlocks {
             return try ArchiveReader(tar: XzStream(archive, blocks: xzBlocks, from: entryOffsets[entry]), archive: archive)
+        }
+        if let bzipBlocks {
+            return try ArchiveReader(tar: BzipStream(archive, blocks: bzipBlocks, from: entryOffsets[entry]), archive: archive)
         }
         var opened = try ArchiveReader(path: archive, password: password)
         for _ in 0..<entry { _ = try opened.next() }
@@ -184,7 +191,7 @@ public final class ArchiveIndex: Sendable {
                 tree: tree.finished(), refused: tree.refused, nameEncoding: nil, archive: archive, password: password,
                 isStream: true, encrypted: encrypted, entryPaths: entries.map(\.path))
         }
-        // A tar.gz notes seek points and where each header starts on the way.
+        // A tar.gz notes seek points, a tar.bz2 its blocks, and where each header starts on the way.
         var reader = try ArchiveReader(path: archive, recordingSeekPoints: true)
         reader.headerPositions = []
         let family = reader.family
@@ -228,7 +235,7 @@ public final class ArchiveIndex: Sendable {
         for (number, entry) in waiting { tree.add(decoder.map { $0(entry) } ?? entry, number: number) }
 
         let (canDecrypt, isStream, oneFile) = (reader.canDecrypt, !reader.hasCheapHeaders, reader.readsOneFile)
-        let (seekPoints, headerPositions) = (reader.seekPoints, reader.headerPositions ?? [])
+        let (seekPoints, bzipBlocks, headerPositions) = (reader.seekPoints, reader.bzipBlocks, reader.headerPositions ?? [])
         // Freed before the central directory is read below: libarchive holds its own copy of it.
         _ = consume reader
         var password: Secret?
@@ -247,14 +254,14 @@ public final class ArchiveIndex: Sendable {
         let zipDirect = zipDirectory?.names == zipNames
         return ArchiveIndex(
             tree: parts, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive,
-            password: password, isStream: isStream, seekPoints: seekPoints,
+            password: password, isStream: isStream, seekPoints: seekPoints, bzipBlocks: bzipBlocks,
             entryOffsets: zipDirect ? zipDirectory?.offsets ?? [] : headerPositions, zipDirect: zipDirect)
     }
 }
 
 /// The index as bytes for `IndexCache`, and back. Unreadable bytes (another version, cut short) give nil.
 extension ArchiveIndex {
-    static let codecVersion: UInt32 = 4
+    static let codecVersion: UInt32 = 5
 
     /// Nil for an index with a password: its tree is not kept where the password is not.
     func encoded() -> [UInt8]? {
@@ -313,6 +320,15 @@ extension ArchiveIndex {
         out.u32(UInt32(entryOffsets.count))
         for offset in entryOffsets {
             out.i64(offset)
+            out.spill()
+        }
+        let blocks = bzipBlocks?.blocks ?? []
+        out.u32(UInt32(blocks.count))
+        for block in blocks {
+            out.i64(block.start)
+            out.i64(block.end)
+            out.i64(block.output)
+            out.u8(block.level)
             out.spill()
         }
     }
@@ -374,11 +390,18 @@ extension ArchiveIndex {
             guard let offset = input.i64() else { return nil }
             offsets.append(offset)
         }
+        guard let blockCount = input.u32(), Int(blockCount) <= bound / 25 else { return nil }
+        var blocks: [BzipBlocks.Block] = []
+        blocks.reserveCapacity(min(Int(blockCount), 1 << 20))
+        for _ in 0..<blockCount {
+            guard let start = input.i64(), let end = input.i64(), let output = input.i64(), let level = input.u8() else { return nil }
+            blocks.append(.init(start: start, end: end, output: output, level: level))
+        }
         guard input.isAtEnd else { return nil }
         return ArchiveIndex(
             tree: tree, refused: refused, nameEncoding: encoding.map { String(decoding: $0, as: UTF8.self) },
             archive: archive, password: nil, isStream: stream == 1, seekPoints: points.isEmpty ? nil : GzipSeekPoints(points),
-            entryOffsets: offsets, zipDirect: zipDirect == 1)
+            bzipBlocks: BzipBlocks(blocks), entryOffsets: offsets, zipDirect: zipDirect == 1)
     }
 }
 

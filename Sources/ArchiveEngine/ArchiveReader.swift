@@ -75,12 +75,16 @@ struct ArchiveReader: ~Copyable {
         }
 
         let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
-        // A tar.gz is inflated by ISA-L, about twice as fast as libarchive's zlib; anything else, or a
-        // start ISA-L cannot read, goes to libarchive, which says what is wrong with it.
-        if source == nil, Self.startsLikeGzip(path), let gzip = try? GzipStream(path, recordingPoints: recordingSeekPoints),
+        // A tar.gz is inflated by ISA-L, about twice as fast as libarchive's zlib, and a tar.bz2 decoded
+        // block by block on both cores; anything else, or a start they cannot read, goes to libarchive,
+        // which says what is wrong with it.
+        let magic = source == nil ? Self.magic(path) : []
+        if magic.starts(with: [0x1F, 0x8B]), let gzip = try? GzipStream(path, recordingPoints: recordingSeekPoints),
             let (handle, first) = Self.openTar(gzip)
         {
             try self.init(opened: handle, first: first, name: name, volumes: volumes, source: gzip, fileSize: gzip.total)
+        } else if magic.starts(with: Array("BZh".utf8)), let bzip = try? BzipStream(path), let (handle, first) = Self.openTar(bzip) {
+            try self.init(opened: handle, first: first, name: name, volumes: volumes, source: bzip, fileSize: bzip.total)
         } else {
             let attempt = try Self.openHandle(path, name: name, password: password, source: source, volumes: volumes)
             try self.init(
@@ -89,7 +93,7 @@ struct ArchiveReader: ~Copyable {
         }
     }
 
-    /// Reads the tar inside a gzip or xz file from a seek point (`GzipStream`, `XzStream`), with its
+    /// Reads the tar inside a gzip, xz or bzip2 file from a seek point (`GzipStream`, `XzStream`, `BzipStream`), with its
     /// first header read.
     init(tar source: any ArchiveSource, archive path: FilePath) throws(ArchiverError) {
         let name = path.lastComponent?.string ?? path.string
@@ -100,12 +104,14 @@ struct ArchiveReader: ~Copyable {
         try self.init(opened: handle, first: first, name: name, volumes: volumes, source: source, fileSize: source.total)
     }
 
-    private static func startsLikeGzip(_ path: FilePath) -> Bool {
-        var magic: (UInt8, UInt8) = (0, 0)
+    /// The file's first bytes, to choose a decoder by.
+    private static func magic(_ path: FilePath) -> [UInt8] {
+        var magic = [UInt8](repeating: 0, count: 4)
         let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { return false }
+        guard descriptor >= 0 else { return [] }
         defer { close(descriptor) }
-        return read(descriptor, &magic, 2) == 2 && magic == (0x1F, 0x8B)
+        let count = read(descriptor, &magic, 4)
+        return Array(magic.prefix(max(0, count)))
     }
 
     /// A tar reader over `source` with its first header read; nil when that is not a tar header.
@@ -261,7 +267,9 @@ struct ArchiveReader: ~Copyable {
     }
 
     /// Bytes of the archive file consumed so far, for progress.
-    var bytesRead: Int64 { (source as? GzipStream)?.consumed ?? archive_filter_bytes(handle, -1) }
+    var bytesRead: Int64 {
+        (source as? GzipStream)?.consumed ?? (source as? BzipStream)?.consumed ?? archive_filter_bytes(handle, -1)
+    }
 
     /// Whether the archive is one file, not a set of parts.
     var readsOneFile: Bool { !volumes.isMultiPart }
@@ -269,7 +277,8 @@ struct ArchiveReader: ~Copyable {
     /// Where reading can start again, noted while reading a tar.gz opened with `recordingSeekPoints`.
     var seekPoints: GzipSeekPoints? { (source as? GzipStream)?.seekPoints }
 
-
+    /// The blocks of a tar.bz2 read from its start, found on the way.
+    var bzipBlocks: BzipBlocks? { (source as? BzipStream)?.blocks }
 
     /// libarchive's name for the detected format, e.g. "ZIP 2.0 (deflation)".
     var formatName: String {
@@ -277,7 +286,7 @@ struct ArchiveReader: ~Copyable {
         let format = archive_format_name(handle).map { String(cString: $0) } ?? "unknown"
         let filters = (0..<max(0, archive_filter_count(handle) - 1)).compactMap { index in
             archive_filter_name(handle, index).map { String(cString: $0) }
-        } + (source is GzipStream ? ["gzip"] : [])
+        } + (source is GzipStream ? ["gzip"] : source is BzipStream ? ["bzip2"] : [])
         return filters.isEmpty ? format : "\(format), \(filters.joined(separator: ", "))"
     }
 

@@ -33,12 +33,8 @@ public final class GzipSeekPoints: Sendable {
 
     /// The last point at or before `offset`; nil: start from the file's beginning.
     func point(before offset: Int64) -> Point? {
-        var low = 0, high = points.count
-        while low < high {
-            let middle = (low + high) / 2
-            if points[middle].output <= offset { low = middle + 1 } else { high = middle }
-        }
-        return low == 0 ? nil : points[low - 1]
+        let count = points.countNotAfter(offset, by: \.output)
+        return count == 0 ? nil : points[count - 1]
     }
 
     /// Where inflating for `offset` would start: the point's output offset, or 0.

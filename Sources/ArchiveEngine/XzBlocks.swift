@@ -76,14 +76,7 @@ public struct XzBlocks: Sendable {
     }
 
     /// The last Block starting at or before `offset`.
-    func block(before offset: Int64) -> Int {
-        var low = 0, high = blocks.count
-        while low < high {
-            let middle = (low + high) / 2
-            if blocks[middle].output <= offset { low = middle + 1 } else { high = middle }
-        }
-        return max(0, low - 1)
-    }
+    func block(before offset: Int64) -> Int { max(0, blocks.countNotAfter(offset, by: \.output) - 1) }
 
     func start(for offset: Int64) -> Int64 { blocks[block(before: offset)].output }
 }
