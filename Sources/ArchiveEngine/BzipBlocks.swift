@@ -153,8 +153,10 @@ final class BzipMagicFinder {
     private func scan() {
         let bytes = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
         let mask: UInt64 = (1 << 48) - 1
+        // Locals: a class's stored properties are checked for exclusive access at each use.
         var window = self.window
         var index = scanned
+        let filled = self.filled
         Self.filter.withUnsafeBufferPointer { filter in
             while index < filled {
                 window = (window << 8) | UInt64(bytes[index])
@@ -293,7 +295,7 @@ final class BzipBlockDecoder {
 /// A bzip2 file decoded block by block and handed to libarchive as a plain tar stream: either from the
 /// start, finding the blocks by their magic numbers and recording them, or from the block holding a given
 /// offset, handing out nothing before it. Blocks ahead are decoded on other threads while libarchive reads
-/// the current one, so the two cores both decode. Concatenated streams (pbzip2, lbzip2, `cat`) are read
+/// the current one, so every core decodes. Concatenated streams (pbzip2, lbzip2, `cat`) are read
 /// one after another, as bzip2 does; anything that is not another stream after the last is ignored.
 final class BzipStream: ArchiveSource {
     /// Where a block lies, and what follows it: another block, a stream's end, or (nil) the file's end.
@@ -302,8 +304,7 @@ final class BzipStream: ArchiveSource {
         let next: BzipMagicFinder.Kind?
     }
 
-    /// Blocks with more output than this are not decoded ahead but as they are handed out: a block of
-    /// 900 kB can hold 45 MB of runs.
+    /// What a block decoded ahead may hold before its thread waits for the reader.
     static let aheadLimit = 4 << 20
 
     private let file: BzipFile
@@ -314,9 +315,10 @@ final class BzipStream: ArchiveSource {
     private var nextKnown: Int
     private let depth: Int
     private var ahead: [BzipJob] = []
-    /// The block being handed out: decoded ahead (`held`), or decoded as it goes (`decoder`, with the
-    /// bytes of it handed out before a retry to skip).
+    /// The block being handed out: from its job, a piece at a time (`held`), or after a retry from a
+    /// decoder of its own (`decoder`, with the bytes of it handed out before to skip).
     private var plan: Plan?
+    private var job: BzipJob?
     private var held: [UInt8] = []
     private var heldOffset = 0
     private var decoder: BzipBlockDecoder?
@@ -344,7 +346,10 @@ final class BzipStream: ArchiveSource {
         total = file.size
         guard let planner = BzipPlanner(file) else { return nil }
         self.planner = planner
-        (known, nextKnown, depth, position, handOutFrom) = ([], 0, 2, 0, 0)
+        // One decoder a core, the reader's block's included: more only take turns and evict each other's
+        // tables from the cache (a third on 2 cores cost 15 % more CPU time and no speed).
+        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        (known, nextKnown, depth, position, handOutFrom) = ([], 0, min(3, max(1, cores - 1)), 0, 0)
         output = .allocate(byteCount: 256 * 1024, alignment: 16)
     }
 
@@ -357,12 +362,13 @@ final class BzipStream: ArchiveSource {
         nextKnown = blocks.block(before: offset)
         position = known[nextKnown].output
         handOutFrom = offset
-        // One block ahead: an open file's reader keeps little, and sequential reads still use both cores.
+        // One block ahead: an open file's reader keeps little, and sequential reads still use two cores.
         depth = 1
         output = .allocate(byteCount: 256 * 1024, alignment: 16)
     }
 
     deinit {
+        job?.cancel()
         for job in ahead { job.cancel() }
         output.deallocate()
     }
@@ -392,18 +398,21 @@ final class BzipStream: ArchiveSource {
                 if skip < count, let piece = handOut(UnsafeRawPointer(output.baseAddress! + skip), count - skip) { return piece }
                 continue
             }
-            guard let job = nextJob() else { break }
-            startBlock(job.plan)
-            switch job.wait() {
-            case .bytes(let bytes, let crc):
-                held = bytes
-                heldOffset = 0
-                if !finishBlock(crc: crc) { return (nil, -1) }
-            case .tooLarge:
-                decoder = BzipBlockDecoder(file, job.plan.span)
-            case .failed(let message):
-                if !retry(message) { return (nil, -1) }
+            if let job {
+                switch job.next() {
+                case .piece(let bytes): (held, heldOffset) = (bytes, 0)
+                case .end(let crc):
+                    self.job = nil
+                    if !finishBlock(crc: crc) { return (nil, -1) }
+                case .failed(let message):
+                    self.job = nil
+                    if !retry(message) { return (nil, -1) }
+                }
+                continue
             }
+            guard let next = nextJob() else { break }
+            startBlock(next.plan)
+            job = next
         }
         return failed ? (nil, -1) : (UnsafeRawPointer(output.baseAddress), 0)
     }
@@ -560,52 +569,87 @@ final class BzipPlanner {
     }
 }
 
-/// One block decoded on another thread, its output held whole unless it grows past a limit.
+/// One block decoded on a thread of its own, its output handed over in pieces. A job ahead of the reader
+/// holds at most `limit` bytes and then waits: a block of 900 kB can hold 45 MB of runs.
 final class BzipJob: Sendable {
-    enum Outcome: Sendable {
-        case bytes([UInt8], crc: UInt32)
-        case tooLarge
+    enum Item: Sendable {
+        case piece([UInt8])
+        /// The block is whole and libbz2 found its CRC right.
+        case end(crc: UInt32)
         case failed(String)
     }
 
+    private struct Queue {
+        var items: [Item] = []
+        var bytes = 0
+        var limit: Int
+        var producerWaits = false
+        var cancelled = false
+    }
+
     let plan: BzipStream.Plan
-    private let outcome = Mutex<Outcome?>(nil)
-    private let done = DispatchSemaphore(value: 0)
-    private let cancelled = Atomic<Bool>(false)
+    private let queue: Mutex<Queue>
+    /// Signalled once for each item queued, and for room when the decoding thread waits for it.
+    private let ready = DispatchSemaphore(value: 0)
+    private let room = DispatchSemaphore(value: 0)
 
     init(_ plan: BzipStream.Plan, file: BzipFile, limit: Int) {
         self.plan = plan
-        Self.detach { [self] in
-            let decoder = BzipBlockDecoder(file, plan.span)
-            var bytes: [UInt8] = []
-            var large = false
-            let whole = decoder.decodeAll { piece in
-                guard !cancelled.load(ordering: .relaxed) else { return false }
-                guard bytes.count + piece.count <= limit else {
-                    large = true
-                    return false
-                }
-                bytes.append(contentsOf: piece)
-                return true
-            }
-            let result: Outcome = whole ? .bytes(bytes, crc: decoder.crc) : large ? .tooLarge : .failed(decoder.message)
-            outcome.withLock { $0 = result }
-            done.signal()
+        queue = Mutex(Queue(limit: limit))
+        let started = Self.detach { [self] in decode(file) }
+        if !started {
+            // Decoded here, before the reader takes anything, so all of it is held.
+            queue.withLock { $0.limit = .max }
+            decode(file)
         }
     }
 
-    /// Waits for the block; call once.
-    func wait() -> Outcome {
-        done.wait()
-        return outcome.withLock { $0 } ?? .failed("Damaged bzip2 data")
+    private func decode(_ file: BzipFile) {
+        let decoder = BzipBlockDecoder(file, plan.span)
+        let whole = decoder.decodeAll { piece in
+            let (wait, cancelled) = queue.withLock { queue in
+                queue.items.append(.piece(Array(piece)))
+                queue.bytes += piece.count
+                queue.producerWaits = queue.bytes > queue.limit && !queue.cancelled
+                return (queue.producerWaits, queue.cancelled)
+            }
+            ready.signal()
+            if wait { room.wait() }
+            return !cancelled && !queue.withLock { $0.cancelled }
+        }
+        let last: Item = whole ? .end(crc: decoder.crc) : .failed(decoder.message)
+        queue.withLock { $0.items.append(last) }
+        ready.signal()
     }
 
-    func cancel() { cancelled.store(true, ordering: .relaxed) }
+    /// The block's next piece, its end or its failure, waiting for it; nothing is asked after the last.
+    func next() -> Item {
+        ready.wait()
+        let (item, wake) = queue.withLock { queue in
+            let item = queue.items.removeFirst()
+            if case .piece(let bytes) = item { queue.bytes -= bytes.count }
+            let wake = queue.producerWaits && queue.bytes <= queue.limit
+            if wake { queue.producerWaits = false }
+            return (item, wake)
+        }
+        if wake { room.signal() }
+        return item
+    }
+
+    /// Stops the decoding thread at its next piece.
+    func cancel() {
+        let wake = queue.withLock { queue in
+            queue.cancelled = true
+            defer { queue.producerWaits = false }
+            return queue.producerWaits
+        }
+        if wake { room.signal() }
+    }
 
     /// Runs `work` on a thread of its own, not a shared pool's: a reader waiting for its block may itself
     /// be on a pool thread, and the pool's threads may all be waiting so. A thread costs little next to
-    /// a block's 30 ms; if none can be made, the work runs here.
-    private static func detach(_ work: @escaping @Sendable () -> Void) {
+    /// a block's 30 ms. False when none could be made.
+    private static func detach(_ work: @escaping @Sendable () -> Void) -> Bool {
         final class Work {
             let run: @Sendable () -> Void
             init(_ run: @escaping @Sendable () -> Void) { self.run = run }
@@ -616,11 +660,11 @@ final class BzipJob: Sendable {
             Unmanaged<Work>.fromOpaque(context!).takeRetainedValue().run()
             return nil
         }, context)
-        if made == 0 {
-            pthread_detach(thread)
-        } else {
+        guard made == 0 else {
             Unmanaged<Work>.fromOpaque(context).release()
-            work()
+            return false
         }
+        pthread_detach(thread)
+        return true
     }
 }

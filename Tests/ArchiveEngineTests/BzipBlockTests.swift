@@ -158,6 +158,21 @@ import Testing
         #expect(entries == files.count + 3)
     }
 
+    /// Runs make a 100 kB block hold 5 MB, more than a block decoded ahead may hold: its thread waits for
+    /// the reader, and every byte still comes once, in order.
+    @Test func blocksOfRunsLargerThanWhatIsDecodedAheadReadWhole() throws {
+        var runs = [UInt8](repeating: 0, count: 24 << 20)
+        for index in stride(from: 0, to: runs.count, by: 3_000_001) { runs[index] = 7 }
+        let (tar, files, scratch) = try tree(first: ("tree/a.bin", runs))
+        defer { withExtendedLifetime(scratch) {} }
+        let archive = try compressed(tar, scratch)
+        let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
+        let blocks = try #require(index.bzipBlocks).blocks
+        #expect(zip(blocks, blocks.dropFirst()).contains { $1.output - $0.output > Int64(BzipStream.aheadLimit) })
+        #expect(try entryContents(index, "tree/a.bin", chunk: 1 << 20) == runs)
+        #expect(try entryContents(index, "tree/deep/r4.bin") == files["tree/deep/r4.bin"])
+    }
+
     @Test(arguments: [false, true]) func aDamagedOrCutFileIsRefusedWhenFirstRead(cut: Bool) throws {
         let (tar, _, scratch) = try tree()
         defer { withExtendedLifetime(scratch) {} }
