@@ -140,8 +140,9 @@ public final class ArchiveIndex: Sendable {
     }
 
     /// A reader whose next entry is `entry`: a kept reader not past it, when that is nearer than the seek
-    /// point before it; else one started at that seek point (tar.gz) or at the archive's start.
-    func reader(for entry: Int) throws(ArchiverError) -> ArchiveReader {
+    /// point before it; else one started at that seek point (tar.gz) or at the archive's start. `name`
+    /// is the entry's, for a failure to say.
+    func reader(for entry: Int, name: String? = nil) throws(ArchiverError) -> ArchiveReader {
         let seekStart = seekPoints.map { $0.start(for: entryOffsets[entry]) } ?? xzBlocks.map { $0.start(for: entryOffsets[entry]) }
             ?? bzipBlocks.map { $0.start(for: entryOffsets[entry]) }
         let pooled = readers.take(before: entry) { next in
@@ -153,13 +154,16 @@ public final class ArchiveIndex: Sendable {
             return kept
         }
         if let seekPoints {
-            return try ArchiveReader(tar: GzipStream(archive, points: seekPoints, from: entryOffsets[entry]), archive: archive)
+            return try ArchiveReader(
+                tar: GzipStream(archive, points: seekPoints, from: entryOffsets[entry]), archive: archive, entry: name)
         }
         if let xzBlocks {
-            return try ArchiveReader(tar: XzStream(archive, blocks: xzBlocks, from: entryOffsets[entry]), archive: archive)
+            return try ArchiveReader(
+                tar: XzStream(archive, blocks: xzBlocks, from: entryOffsets[entry]), archive: archive, entry: name)
         }
         if let bzipBlocks {
-            return try ArchiveReader(tar: BzipStream(archive, blocks: bzipBlocks, from: entryOffsets[entry]), archive: archive)
+            return try ArchiveReader(
+                tar: BzipStream(archive, blocks: bzipBlocks, from: entryOffsets[entry]), archive: archive, entry: name)
         }
         var opened = try ArchiveReader(path: archive, password: password)
         for _ in 0..<entry { _ = try opened.next() }

@@ -95,10 +95,11 @@ struct ArchiveReader: ~Copyable {
 
     /// Reads the tar inside a gzip, xz or bzip2 file from a seek point (`GzipStream`, `XzStream`, `BzipStream`), with its
     /// first header read.
-    init(tar source: any ArchiveSource, archive path: FilePath) throws(ArchiverError) {
+    /// - Parameter entry: the entry it is opened for, named in a failure (the log says which file).
+    init(tar source: any ArchiveSource, archive path: FilePath, entry: String? = nil) throws(ArchiverError) {
         let name = path.lastComponent?.string ?? path.string
         guard let (handle, first) = Self.openTar(source) else {
-            throw FailureClassifier.describeReadFailure(message: source.lastMessage, archive: name, place: nil)
+            throw FailureClassifier.describeReadFailure(message: source.lastMessage, archive: name, place: entry.map { .at($0) })
         }
         let volumes = VolumeSet(parts: [path], name: path.lastComponent?.bytes ?? [])
         try self.init(opened: handle, first: first, name: name, volumes: volumes, source: source, fileSize: source.total)
