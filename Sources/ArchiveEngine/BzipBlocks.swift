@@ -128,7 +128,7 @@ final class BzipMagicFinder {
     init(_ file: BzipFile, from bit: Int64) {
         self.file = file
         from = bit
-        // Seven bytes before: a magic starting at `from` ends at most 48 bits after it.
+        // A magic starting at `from` or later lies in the byte holding `from` and those after it.
         bufferStart = max(0, bit / 8)
     }
 
@@ -331,6 +331,8 @@ final class BzipStream: ArchiveSource {
     private var streamCRC: UInt32 = 0
     private var failed = false
     private(set) var recorded: [BzipBlocks.Block] = []
+    /// Blocks started so far.
+    private var blocksStarted = 0
     private(set) var lastErrno: Int32 = 0
     private(set) var lastMessage = ""
 
@@ -418,7 +420,9 @@ final class BzipStream: ArchiveSource {
     }
 
     /// The next block's job, with those after it started so that `depth` run ahead; nil after the last.
+    /// An open file's first block goes alone: a small read (a thumbnail, a header) decodes no other.
     private func nextJob() -> BzipJob? {
+        let depth = planner == nil && blocksStarted == 0 ? 0 : self.depth
         while ahead.count <= depth, let plan = nextPlan() {
             ahead.append(BzipJob(plan, file: file, limit: Self.aheadLimit))
         }
@@ -433,6 +437,7 @@ final class BzipStream: ArchiveSource {
     }
 
     private func startBlock(_ plan: Plan) {
+        blocksStarted += 1
         self.plan = plan
         blockOutput = position
         (held, heldOffset, decoderSkip) = ([], 0, 0)
