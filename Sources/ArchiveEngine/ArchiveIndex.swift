@@ -138,8 +138,9 @@ public final class ArchiveIndex: Sendable {
     }
 
     /// A reader whose next entry is `entry`: a kept reader not past it, when that is nearer than the seek
-    /// point before it; else one started at that seek point (tar.gz) or at the archive's start.
-    func reader(for entry: Int) throws(ArchiverError) -> ArchiveReader {
+    /// point before it; else one started at that seek point or at the archive's start. `name` is the
+    /// entry's, for a failure to say.
+    func reader(for entry: Int, name: String? = nil) throws(ArchiverError) -> ArchiveReader {
         let seekStart = seekPlan?.start(for: entryOffsets[entry])
         let pooled = readers.take(before: entry) { next in
             guard let seekStart else { return true }
@@ -150,7 +151,7 @@ public final class ArchiveIndex: Sendable {
             return kept
         }
         if let seekPlan {
-            return try ArchiveReader(tar: seekPlan.stream(archive, from: entryOffsets[entry]), archive: archive)
+            return try ArchiveReader(tar: seekPlan.stream(archive, from: entryOffsets[entry]), archive: archive, entry: name)
         }
         var opened = try ArchiveReader(path: archive, password: password)
         for passed in 0..<entry { try pass(&opened, passed) }
@@ -200,7 +201,7 @@ public final class ArchiveIndex: Sendable {
                 tree: tree.finished(), refused: tree.refused, nameEncoding: nil, archive: archive, password: password,
                 isStream: true, encrypted: encrypted, entryPaths: entries.map(\.path))
         }
-        // A tar.gz notes seek points and where each header starts on the way.
+        // A compressed tar notes where decoding can start again, and where each header starts, on the way.
         var reader = try ArchiveReader(path: archive, recordingSeekPoints: true)
         reader.headerPositions = []
         let family = reader.family

@@ -75,8 +75,8 @@ struct ArchiveReader: ~Copyable {
         }
 
         let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
-        // A tar.gz, tar.zst or tar.xz is decoded by us, on a thread of its own; anything else, or a start we cannot
-        // read, goes to libarchive, which says what is wrong with it.
+        // A tar.gz, tar.zst, tar.xz or tar.bz2 is decoded by us, on threads of its own; anything else, or a
+        // start we cannot read, goes to libarchive, which says what is wrong with it.
         if source == nil, let decoder = Self.ownDecoder(path, recording: recordingSeekPoints),
             let (handle, first) = Self.openTar(decoder)
         {
@@ -91,18 +91,19 @@ struct ArchiveReader: ~Copyable {
 
     /// Reads the tar inside a compressed file from a seek point (`SeekPlan.stream`), with its
     /// first header read.
-    init(tar source: any ArchiveSource, archive path: FilePath) throws(ArchiverError) {
+    /// - Parameter entry: the entry it is opened for, named in a failure (the log says which file).
+    init(tar source: any ArchiveSource, archive path: FilePath, entry: String? = nil) throws(ArchiverError) {
         let name = path.lastComponent?.string ?? path.string
         guard let (handle, first) = Self.openTar(source) else {
-            throw FailureClassifier.describeReadFailure(message: source.lastMessage, archive: name, place: nil)
+            throw FailureClassifier.describeReadFailure(message: source.lastMessage, archive: name, place: entry.map { .at($0) })
         }
         let volumes = VolumeSet(parts: [path], name: path.lastComponent?.bytes ?? [])
         try self.init(opened: handle, first: first, name: name, volumes: volumes, source: source, fileSize: source.total)
     }
 
     /// Our own decoder for a gzip file (ISA-L, about twice as fast as libarchive's zlib, and it notes seek
-    /// points), a zstd one (it notes frames) or an xz one, a few blocks ahead of the reader; nil for
-    /// anything else.
+    /// points), a zstd one (it notes frames) or an xz one, a few blocks ahead of the reader; a bzip2 one
+    /// decodes its blocks on every core itself (and notes them); nil for anything else.
     private static func ownDecoder(_ path: FilePath, recording: Bool) -> (any ArchiveSource)? {
         var magic = [UInt8](repeating: 0, count: 4)
         let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
@@ -110,6 +111,7 @@ struct ArchiveReader: ~Copyable {
         let count = read(descriptor, &magic, 4)
         close(descriptor)
         guard count == 4 else { return nil }
+        if magic.starts(with: Array("BZh".utf8)) { return try? BzipStream(path) }
         let decoder: (any ArchiveSource)?
         if magic.starts(with: [0x1F, 0x8B]) {
             decoder = try? GzipStream(path, recordingPoints: recording)

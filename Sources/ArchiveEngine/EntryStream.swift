@@ -91,7 +91,7 @@ public final class EntryStream: @unchecked Sendable {
                 chunks = try index.chunks(for: entry, size: size, name: name)
             }
             if chunks == nil, reader == nil, !atEnd {
-                var opened = try index.reader(for: entry)
+                var opened = try index.reader(for: entry, name: name)
                 guard try opened.next() != nil else {
                     throw ArchiverError(.corrupt, tr("“%@” ended before this entry.", index.archive.lastComponent?.string ?? ""))
                 }

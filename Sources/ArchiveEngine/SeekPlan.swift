@@ -10,6 +10,8 @@ public enum SeekPlan: Sendable {
     case xz(XzBlocks)
     /// A tar.zst of several frames: where they start.
     case zstd(ZstdFrames)
+    /// A tar.bz2 of several blocks: where they lie, found while it was first read.
+    case bzip2(BzipBlocks)
     /// A tar without compression (in one file or parts): any header is a place to start.
     case plain
 
@@ -19,6 +21,7 @@ public enum SeekPlan: Sendable {
         case .gzip(let points): points.start(for: offset)
         case .xz(let blocks): blocks.start(for: offset)
         case .zstd(let frames): frames.start(for: offset)
+        case .bzip2(let blocks): blocks.start(for: offset)
         case .plain: offset
         }
     }
@@ -29,6 +32,7 @@ public enum SeekPlan: Sendable {
         case .gzip(let points): try GzipStream(archive, points: points, from: offset)
         case .xz(let blocks): try XzStream(archive, blocks: blocks, from: offset)
         case .zstd(let frames): try ZstdStream(archive, frames: frames, from: offset)
+        case .bzip2(let blocks): try BzipStream(archive, blocks: blocks, from: offset)
         case .plain: try VolumeSource(VolumeSet.find(archive).parts, from: offset)
         }
     }
@@ -37,7 +41,7 @@ public enum SeekPlan: Sendable {
 /// The plan in a kept index. An xz file's Blocks are read again from its own index, so they are not kept.
 extension SeekPlan {
     private enum Kind: UInt8 {
-        case none, gzip, zstd, plain
+        case none, gzip, zstd, plain, bzip2
     }
 
     static func encode(_ plan: SeekPlan?, into out: inout IndexBytes.Writer) {
@@ -58,6 +62,15 @@ extension SeekPlan {
                 out.i64(frame.input)
                 out.i64(frame.output)
             }
+        case .bzip2(let blocks):
+            out.u8(Kind.bzip2.rawValue)
+            out.u32(UInt32(blocks.blocks.count))
+            for block in blocks.blocks {
+                out.i64(block.start)
+                out.i64(block.end)
+                out.i64(block.output)
+                out.u8(block.level)
+            }
         case .plain:
             out.u8(Kind.plain.rawValue)
         case .xz, nil:
@@ -73,6 +86,17 @@ extension SeekPlan {
             return .some(nil)
         case .plain:
             return .plain
+        case .bzip2:
+            guard let count = input.u32(), Int(count) <= bound / 25 else { return nil }
+            var blocks: [BzipBlocks.Block] = []
+            blocks.reserveCapacity(min(Int(count), 1 << 20))
+            for _ in 0..<count {
+                guard let start = input.i64(), let end = input.i64(), let output = input.i64(), let level = input.u8() else {
+                    return nil
+                }
+                blocks.append(.init(start: start, end: end, output: output, level: level))
+            }
+            return BzipBlocks(blocks).map(SeekPlan.bzip2)
         case .gzip:
             guard input.u32() == GzipSeekPoints.decoderTag, let count = input.u32(), Int(count) <= bound else { return nil }
             var points: [GzipSeekPoints.Point] = []

@@ -46,15 +46,7 @@ import Testing
     }
 
     private func contents(_ index: ArchiveIndex, _ path: String, chunk: Int = 100_000) throws -> [UInt8] {
-        let node = try #require(index.lookup(Array(path.utf8)))
-        let stream = try EntryStream(index, node: node)
-        var bytes: [UInt8] = []
-        var buffer = [UInt8](repeating: 0, count: chunk)
-        while true {
-            let count = try buffer.withUnsafeMutableBytes { try stream.read(into: $0, at: Int64(bytes.count)) }
-            if count == 0 { return bytes }
-            bytes += buffer[..<count]
-        }
+        try entryContents(index, path, chunk: chunk)
     }
 
     @Test func aDeepFileIsReadWithoutInflatingTheStart() throws {
@@ -75,21 +67,7 @@ import Testing
         defer { withExtendedLifetime(scratch) {} }
         let index = try ArchiveIndex.scan(archive, passwords: nil, control: JobControl())
         #expect(index.gzipPoints != nil)
-        for (name, bytes) in files.sorted(by: { $0.key > $1.key }) {
-            #expect(try contents(index, name, chunk: 131_072) == bytes, "\(name)")
-        }
-        var generator = SplitMix(seed: 11)
-        let names = files.keys.sorted()
-        for _ in 0..<40 {
-            let name = names[Int(generator.next() % UInt64(names.count))]
-            let offset = Int(generator.next() % UInt64(3 << 20))
-            let node = try #require(index.lookup(Array(name.utf8)))
-            let stream = try EntryStream(index, node: node)
-            var buffer = [UInt8](repeating: 0, count: 4096)
-            let count = try buffer.withUnsafeMutableBytes { try stream.read(into: $0, at: Int64(offset)) }
-            let expected = files[name]![offset..<min(offset + 4096, 3 << 20)]
-            #expect(buffer[..<count] == expected, "\(name) at \(offset)")
-        }
+        try expectEveryFileReads(index, files, randomReads: 40, seed: 11)
     }
 
     /// A second opening reads the points from the cache and reaches the same bytes through them.
@@ -123,6 +101,11 @@ import Testing
         try damage(archive, at: 200, count: 4096)
         #expect(try contents(index, "tree/deep/f5.bin") == files["tree/deep/f5.bin"])
         #expect(throws: ArchiverError.self) { _ = try contents(index, "tree/f0.bin") }
+        // A kept index finds the Blocks again (it has no gzip points to mistake the file for a gzip).
+        let encoded = try #require(index.encoded())
+        let back = try #require(ArchiveIndex.decoded(encoded, archive: archive))
+        #expect(back.gzipPoints == nil && back.xzBlocks != nil)
+        #expect(try contents(back, "tree/deep/f4.bin") == files["tree/deep/f4.bin"])
     }
 
     /// A plain xz is one Block: nothing to seek by, and it reads as before.
@@ -240,8 +223,39 @@ import Testing
     }
 }
 
+/// A file's bytes read through the index, `chunk` bytes a call, as the mount reads them.
+func entryContents(_ index: ArchiveIndex, _ path: String, chunk: Int = 100_000) throws -> [UInt8] {
+    let node = try #require(index.lookup(Array(path.utf8)))
+    let stream = try EntryStream(index, node: node)
+    var bytes: [UInt8] = []
+    var buffer = [UInt8](repeating: 0, count: chunk)
+    while true {
+        let count = try buffer.withUnsafeMutableBytes { try stream.read(into: $0, at: Int64(bytes.count)) }
+        if count == 0 { return bytes }
+        bytes += buffer[..<count]
+    }
+}
+
+/// Every file of `files` read whole through the index, then 4 KiB at `randomReads` places.
+func expectEveryFileReads(_ index: ArchiveIndex, _ files: [String: [UInt8]], randomReads: Int, seed: UInt64) throws {
+    for (name, bytes) in files.sorted(by: { $0.key > $1.key }) {
+        #expect(try entryContents(index, name, chunk: 131_072) == bytes, "\(name)")
+    }
+    var generator = SplitMix(seed: seed)
+    let names = files.keys.sorted()
+    for _ in 0..<randomReads {
+        let name = names[Int(generator.next() % UInt64(names.count))]
+        let bytes = try #require(files[name])
+        let offset = Int(generator.next() % UInt64(bytes.count))
+        let stream = try EntryStream(index, node: try #require(index.lookup(Array(name.utf8))))
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let count = try buffer.withUnsafeMutableBytes { try stream.read(into: $0, at: Int64(offset)) }
+        #expect(buffer[..<count] == bytes[offset..<min(offset + 4096, bytes.count)], "\(name) at \(offset)")
+    }
+}
+
 /// Fast repeatable bytes that do not compress.
-private struct SplitMix {
+struct SplitMix {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
@@ -265,4 +279,5 @@ extension ArchiveIndex {
     var gzipPoints: [GzipSeekPoints.Point]? { if case .gzip(let points)? = seekPlan { points.points } else { nil } }
     var xzBlocks: [XzBlocks.Block]? { if case .xz(let blocks)? = seekPlan { blocks.blocks } else { nil } }
     var zstdFrames: [ZstdFrames.Frame]? { if case .zstd(let frames)? = seekPlan { frames.frames } else { nil } }
+    var bzipBlocks: BzipBlocks? { if case .bzip2(let blocks)? = seekPlan { blocks } else { nil } }
 }
