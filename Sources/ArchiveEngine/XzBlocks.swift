@@ -85,9 +85,10 @@ public struct XzBlocks: Sendable {
 /// listing), by liblzma's threaded decoder where the Blocks and the memory allow; or Block by Block from
 /// the one holding `offset`, from `offset` on. Each Block's check is verified as it ends.
 final class XzStream: TarDecoder {
-    /// Memory the threaded decoder may take before it decodes in one thread: extraction stays within
-    /// 64 MiB. Files with small Blocks get two threads; `xz -T0`'s 24 MiB Blocks at -6 get one.
-    private static let threadingMemory: UInt64 = 40 << 20
+    /// Memory the threaded decoder may take before it decodes in one thread, without buffering whole
+    /// Blocks: extraction stays within 64 MiB (at 40 MiB, one thread buffering `xz -T0`'s 24 MiB Blocks
+    /// at -6 made it 65 MiB). Files with small Blocks still get two threads.
+    private static let threadingMemory: UInt64 = 16 << 20
 
     private let stream = UnsafeMutablePointer<lzma_stream>.allocate(capacity: 1)
     private let filters = UnsafeMutablePointer<lzma_filter>.allocate(capacity: Int(CL_FILTERS_MAX) + 1)
