@@ -82,18 +82,6 @@ extension TarDecoder {
         lastMessage = message
         return nil
     }
-
-    /// `path` opened for reading and its size, or why it cannot be: thrown by the initializer once every
-    /// property is set, so that `deinit` frees the buffers.
-    static func openFile(_ path: FilePath) -> (descriptor: Int32, size: Int64, failure: ArchiverError?) {
-        let descriptor = path.withPlatformString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else {
-            let failure = ArchiverError(
-                .inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, TextValue.systemError(errno)), path: path.string)
-            return (-1, 0, failure)
-        }
-        return (descriptor, Int64(lseek(descriptor, 0, SEEK_END)), nil)
-    }
 }
 
 extension RandomAccessCollection where Index == Int {

@@ -74,15 +74,10 @@ final class Bzip2Stage: CompressionStage {
                 lastErrno = ENOMEM
                 return false
             }
-            var sent = 0
-            while sent < Int(produced[index]) {
-                let rest = UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(outputs[index])[sent..<Int(produced[index])])
-                let written = sink.write(rest)
-                if written <= 0 {
-                    lastErrno = sink.lastErrno
-                    return false
-                }
-                sent += written
+            // The sink writes all of it or fails.
+            guard sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(outputs[index])[..<Int(produced[index])])) >= 0 else {
+                lastErrno = sink.lastErrno
+                return false
             }
         }
         return true

@@ -51,36 +51,20 @@ final class BzipFile: Sendable {
     let size: Int64
 
     init(_ path: FilePath) throws(ArchiverError) {
-        descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        let failure = errno
-        size = descriptor >= 0 ? Int64(lseek(descriptor, 0, SEEK_END)) : 0
-        guard descriptor >= 0 else {
-            throw ArchiverError(
-                .inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, TextValue.systemError(failure)), path: path.string)
-        }
+        let opened = FileSystem.openForReading(path)
+        if let failure = opened.failure { throw failure }
+        (descriptor, size) = (opened.descriptor, opened.size)
     }
 
-    deinit { if descriptor >= 0 { close(descriptor) } }
+    deinit { close(descriptor) }
 
     /// Reads up to `count` bytes at `offset`, fewer only at the file's end; nil on a read error.
     func read(into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Int? {
-        var done = 0
-        while done < count {
-            let got = pread(descriptor, buffer + done, count - done, off_t(offset + Int64(done)))
-            if got < 0, errno == EINTR { continue }
-            if got < 0 { return nil }
-            if got == 0 { break }
-            done += got
-        }
-        return done
+        FileSystem.readFully(descriptor, into: buffer, count: count, at: offset)
     }
 
     /// `count` bytes at `offset`, or nil when the file has fewer there.
-    func bytes(at offset: Int64, count: Int) -> [UInt8]? {
-        var bytes = [UInt8](repeating: 0, count: count)
-        let got = bytes.withUnsafeMutableBytes { read(into: $0.baseAddress!, count: count, at: offset) }
-        return got == count ? bytes : nil
-    }
+    func bytes(at offset: Int64, count: Int) -> [UInt8]? { FileSystem.bytes(descriptor, at: offset, count: count) }
 }
 
 /// Finds bzip2's 48-bit block and end-of-stream magic numbers at any bit of a file, in order. Compressed

@@ -17,6 +17,39 @@ package enum FileSystem {
         return file.withPlatformString { stat($0, &info) } == 0 ? Int64(info.st_size) : nil
     }
 
+    /// `path` opened for reading and its size, or why it cannot be. A decoder throws the failure once
+    /// every property is set, so that its `deinit` frees its buffers.
+    static func openForReading(_ path: FilePath) -> (descriptor: Int32, size: Int64, failure: ArchiverError?) {
+        let descriptor = path.withPlatformString { Glibc.open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else {
+            let failure = ArchiverError(
+                .inputUnreadable, tr("Cannot open “%1$@”: %2$@.", path, TextValue.systemError(errno)), path: path.string)
+            return (-1, 0, failure)
+        }
+        return (descriptor, Int64(lseek(descriptor, 0, SEEK_END)), nil)
+    }
+
+    /// Reads up to `count` bytes at `offset` into `buffer`, fewer only at the file's end; nil on a read error.
+    static func readFully(_ descriptor: Int32, into buffer: UnsafeMutableRawPointer, count: Int, at offset: Int64) -> Int? {
+        var done = 0
+        while done < count {
+            let got = pread(descriptor, buffer + done, count - done, off_t(offset + Int64(done)))
+            if got < 0, errno == EINTR { continue }
+            if got < 0 { return nil }
+            if got == 0 { break }
+            done += got
+        }
+        return done
+    }
+
+    /// `count` bytes at `offset`, or nil when the file has fewer there or cannot be read.
+    static func bytes(_ descriptor: Int32, at offset: Int64, count: Int) -> [UInt8]? {
+        guard offset >= 0, count >= 0 else { return nil }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = bytes.withUnsafeMutableBytes { readFully(descriptor, into: $0.baseAddress!, count: count, at: offset) }
+        return got == count ? bytes : nil
+    }
+
     /// The sum of the files' sizes, following symlinks; a file that cannot be reached counts 0.
     package static func size(of files: [FilePath]) -> Int64 {
         files.reduce(0) { $0 + (size(of: $1) ?? 0) }

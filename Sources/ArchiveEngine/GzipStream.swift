@@ -76,7 +76,7 @@ final class GzipStream: TarDecoder {
     }
 
     private init(_ path: FilePath, point: GzipSeekPoints.Point?, handOutFrom offset: Int64) throws(ArchiverError) {
-        let opened = Self.openFile(path)
+        let opened = FileSystem.openForReading(path)
         (descriptor, total) = (opened.descriptor, opened.size)
         isal_inflate_init(state)
         state.pointee.crc_flag = UInt32(ISAL_GZIP)

@@ -111,7 +111,7 @@ final class XzStream: TarDecoder {
     var lastMessage = ""
 
     init(_ path: FilePath, blocks: XzBlocks, from offset: Int64) throws(ArchiverError) {
-        let opened = Self.openFile(path)
+        let opened = FileSystem.openForReading(path)
         (descriptor, total) = (opened.descriptor, opened.size)
         stream.initialize(to: lzma_stream())
         filters.initialize(repeating: lzma_filter(id: CL_VLI_UNKNOWN, options: nil), count: Int(CL_FILTERS_MAX) + 1)
@@ -125,7 +125,7 @@ final class XzStream: TarDecoder {
 
     /// Decodes `path` whole; nil when liblzma cannot start (no memory).
     init?(_ path: FilePath) {
-        let opened = Self.openFile(path)
+        let opened = FileSystem.openForReading(path)
         (descriptor, total) = (opened.descriptor, opened.size)
         stream.initialize(to: lzma_stream())
         filters.initialize(repeating: lzma_filter(id: CL_VLI_UNKNOWN, options: nil), count: Int(CL_FILTERS_MAX) + 1)

@@ -31,7 +31,7 @@ final class ZipMember: EntryChunks {
     /// Nil unless a plain (not encrypted) stored or deflated member's local header is at `offset`.
     init?(_ archive: FilePath, headerAt offset: Int64, size: Int64, entryName: String) {
         descriptor = archive.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        let header = descriptor >= 0 ? ZipDirectory.bytes(descriptor, at: offset, count: 30) : nil
+        let header = descriptor >= 0 ? FileSystem.bytes(descriptor, at: offset, count: 30) : nil
         func u16(_ at: Int) -> Int { ZipDirectory.u16(header!, at) }
         func u32(_ at: Int) -> UInt32 { ZipDirectory.u32(header!, at) }
         guard header != nil, u32(0) == 0x0403_4B50 else {
@@ -180,7 +180,7 @@ enum ZipDirectory {
         defer { close(descriptor) }
         let size = Int64(lseek(descriptor, 0, SEEK_END))
         let tailSize = Int(min(size, 65_557 + 20))
-        guard tailSize >= 22, let tail = bytes(descriptor, at: size - Int64(tailSize), count: tailSize) else { return nil }
+        guard tailSize >= 22, let tail = FileSystem.bytes(descriptor, at: size - Int64(tailSize), count: tailSize) else { return nil }
         guard let end = (0...(tailSize - 22)).reversed().first(where: { u32(tail, $0) == 0x0605_4B50 }) else { return nil }
         let endPosition = size - Int64(tailSize) + Int64(end)
         var count = Int64(u16(tail, end + 10)), directorySize = Int64(u32(tail, end + 12))
@@ -190,13 +190,13 @@ enum ZipDirectory {
             // Zip64: the locator just before the end record points at the Zip64 end record.
             guard end >= 20, u32(tail, end - 20) == 0x0706_4B50 else { return nil }
             let recordAt = Int64(u64(tail, end - 12))
-            guard let record = bytes(descriptor, at: recordAt, count: 56), u32(record, 0) == 0x0606_4B50 else { return nil }
+            guard let record = FileSystem.bytes(descriptor, at: recordAt, count: 56), u32(record, 0) == 0x0606_4B50 else { return nil }
             (count, directorySize, directoryOffset) = (Int64(u64(record, 32)), Int64(u64(record, 40)), Int64(u64(record, 48)))
             directoryEnd = recordAt
         }
         let shift = directoryEnd - directorySize - directoryOffset
         guard shift >= 0, directorySize >= 0, directorySize <= size, count <= directorySize / 46 + 1,
-            let directory = bytes(descriptor, at: directoryOffset + shift, count: Int(directorySize))
+            let directory = FileSystem.bytes(descriptor, at: directoryOffset + shift, count: Int(directorySize))
         else { return nil }
         var records: [Record] = []
         records.reserveCapacity(Int(count))
@@ -235,19 +235,6 @@ enum ZipDirectory {
     /// FNV-1a: enough to tell whether two lists of names match one for one.
     static func hash(_ name: some Collection<UInt8>) -> UInt64 {
         name.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    }
-
-    static func bytes(_ descriptor: Int32, at offset: Int64, count: Int) -> [UInt8]? {
-        guard offset >= 0, count >= 0 else { return nil }
-        var data = [UInt8](repeating: 0, count: count)
-        var done = 0
-        while done < count {
-            let read = data.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress! + done, count - done, off_t(offset) + off_t(done)) }
-            if read < 0, errno == EINTR { continue }
-            guard read > 0 else { return nil }
-            done += read
-        }
-        return data
     }
 
     static func u16(_ data: [UInt8], _ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }

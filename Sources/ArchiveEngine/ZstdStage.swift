@@ -81,14 +81,10 @@ final class ZstdStage: CompressionStage {
             lastErrno = ENOMEM
             return nil
         }
-        var sent = 0
-        while sent < target.pos {
-            let written = sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(output)[sent..<target.pos]))
-            if written <= 0 {
-                lastErrno = sink.lastErrno
-                return nil
-            }
-            sent += written
+        // The sink writes all of it or fails.
+        guard sink.write(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(output)[..<target.pos])) >= 0 else {
+            lastErrno = sink.lastErrno
+            return nil
         }
         return remaining
     }

@@ -61,7 +61,7 @@ final class ZstdStream: TarDecoder {
     }
 
     private init(_ path: FilePath, frame: ZstdFrames.Frame?, handOutFrom offset: Int64) throws(ArchiverError) {
-        let opened = Self.openFile(path)
+        let opened = FileSystem.openForReading(path)
         (descriptor, total) = (opened.descriptor, opened.size)
         guard let context = ZSTD_createDCtx() else { fatalError("zstd: out of memory") }
         self.context = context
