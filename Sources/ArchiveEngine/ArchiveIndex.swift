@@ -1,4 +1,5 @@
 import ArchiverCore
+internal import CArchive
 import Glibc
 import SystemPackage
 
@@ -246,8 +247,10 @@ public final class ArchiveIndex: Sendable {
 
         let (canDecrypt, isStream, oneFile) = (reader.canDecrypt, !reader.hasCheapHeaders, reader.readsOneFile)
         let (seekPlan, headerPositions) = (reader.seekPlan, reader.headerPositions ?? [])
-        // Freed before the central directory is read below: libarchive holds its own copy of it.
+        // Freed before the central directory is read below: libarchive holds its own copy of it. Its
+        // many small blocks lie between the tree's, so their pages go back to the system only when asked.
         _ = consume reader
+        ca_release_free_memory()
         var password: Secret?
         if let probe {
             guard canDecrypt, let passwords else { throw EncryptionSupport.cannotDecrypt(name, family: family) }

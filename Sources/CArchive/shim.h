@@ -33,4 +33,8 @@ static inline int ca_unshare_working_folder(void) { return (int)syscall(SYS_unsh
 static inline int ca_rename_noreplace(const char *from, const char *to) {
     return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
 }
+/* Glibc's module leaves out malloc.h: gives the free pages inside the heap back to the system (libarchive
+   frees a zip's whole central directory, in small blocks between ones still in use). */
+#include <malloc.h>
+static inline void ca_release_free_memory(void) { malloc_trim(0); }
 #endif
