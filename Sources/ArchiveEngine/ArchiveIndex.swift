@@ -202,6 +202,25 @@ public final class ArchiveIndex: Sendable {
                 tree: tree.finished(), refused: tree.refused, nameEncoding: nil, archive: archive, password: password,
                 isStream: true, encrypted: encrypted, entryPaths: entries.map(\.path))
         }
+        // A zip in one file is listed from its central directory alone, as unzip -l and fuse-zip do:
+        // libarchive would read every member's local header too, a read per entry across the whole file.
+        if !volumes.isMultiPart, let directory = ZipDirectory(archive) {
+            var tree = ArchiveTree(archive: archive)
+            var waiting: [(number: Int, entry: ArchiveEntryInfo)] = []
+            var number = 0
+            let listed = try directory.eachEntry(of: archive, control: control) { entry in
+                defer { number += 1 }
+                if NameEncoding.needsDecoding(entry.path) { waiting.append((number, entry)) } else { tree.add(entry, number: number) }
+            }
+            if listed {
+                let encoding = addDecoded(waiting, family: .zip, to: &tree)
+                let size = FileSystem.size(of: archive) ?? 0
+                progress(size, size)
+                return ArchiveIndex(
+                    tree: tree.finished(), refused: tree.refused, nameEncoding: encoding, archive: archive, password: nil,
+                    isStream: false, entryOffsets: directory.offsets, zipDirect: true)
+            }
+        }
         // A compressed tar notes where decoding can start again, and where each header starts, on the way.
         var reader = try ArchiveReader(path: archive, recordingSeekPoints: true)
         reader.headerPositions = []
@@ -241,9 +260,7 @@ public final class ArchiveIndex: Sendable {
                 waiting[index].entry.size = total
             }
         }
-        let named = waiting.map(\.entry)
-        let decoder = Extractor.keepingNamesApart(Extractor.guessNames(named, family: family), named).decoder
-        for (number, entry) in waiting { tree.add(decoder.map { $0(entry) } ?? entry, number: number) }
+        let encoding = addDecoded(waiting, family: family, to: &tree)
 
         let (canDecrypt, isStream, oneFile) = (reader.canDecrypt, !reader.hasCheapHeaders, reader.readsOneFile)
         let (seekPlan, headerPositions) = (reader.seekPlan, reader.headerPositions ?? [])
@@ -263,12 +280,25 @@ public final class ArchiveIndex: Sendable {
         // Each zip member straight from its local header, when the central directory lists exactly the
         // entries libarchive returned, in its order.
         let parts = tree.finished()
-        let zipDirectory = family == .zip && oneFile ? ZipDirectory.offsets(archive) : nil
+        let zipDirectory = family == .zip && oneFile ? ZipDirectory(archive) : nil
         let zipDirect = zipDirectory?.names == zipNames
         return ArchiveIndex(
-            tree: parts, refused: tree.refused, nameEncoding: decoder?.encoding, archive: archive,
+            tree: parts, refused: tree.refused, nameEncoding: encoding, archive: archive,
             password: password, isStream: isStream, seekPlan: seekPlan,
             entryOffsets: zipDirect ? zipDirectory?.offsets ?? [] : headerPositions, zipDirect: zipDirect)
+    }
+}
+
+extension ArchiveIndex {
+    /// Adds the entries whose names wait for a code page, guessed from all of them as extraction guesses
+    /// it; the code page, if one was.
+    private static func addDecoded(
+        _ waiting: [(number: Int, entry: ArchiveEntryInfo)], family: EncryptionSupport.Family, to tree: inout ArchiveTree
+    ) -> String? {
+        let named = waiting.map(\.entry)
+        let decoder = Extractor.keepingNamesApart(Extractor.guessNames(named, family: family), named).decoder
+        for (number, entry) in waiting { tree.add(decoder.map { $0(entry) } ?? entry, number: number) }
+        return decoder?.encoding
     }
 }
 

@@ -15,6 +15,7 @@ protocol EntryChunks: AnyObject {
 /// copy of the central directory. Stored and deflated (ISA-L) members only; the CRC is checked at the end.
 final class ZipMember: EntryChunks {
     private let descriptor: Int32
+    private let ownsDescriptor: Bool
     private let size: Int64
     private let deflated: Bool
     /// The CRC from the local header; nil when it follows the data (flag bit 3).
@@ -29,20 +30,31 @@ final class ZipMember: EntryChunks {
     private let input = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 * 1024, alignment: 16)
 
     /// Nil unless a plain (not encrypted) stored or deflated member's local header is at `offset`.
-    init?(_ archive: FilePath, headerAt offset: Int64, size: Int64, entryName: String) {
-        descriptor = archive.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+    convenience init?(_ archive: FilePath, headerAt offset: Int64, size: Int64, entryName: String) {
+        let descriptor = archive.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        self.init(archive, descriptor: descriptor, owned: true, headerAt: offset, size: size, entryName: entryName)
+    }
+
+    /// The same from `descriptor`, `archive` opened, which stays open and the caller's.
+    convenience init?(_ archive: FilePath, descriptor: Int32, headerAt offset: Int64, size: Int64, entryName: String) {
+        self.init(archive, descriptor: descriptor, owned: false, headerAt: offset, size: size, entryName: entryName)
+    }
+
+    private init?(_ archive: FilePath, descriptor: Int32, owned: Bool, headerAt offset: Int64, size: Int64, entryName: String) {
+        self.descriptor = descriptor
+        ownsDescriptor = owned
         let header = descriptor >= 0 ? FileSystem.bytes(descriptor, at: offset, count: 30) : nil
         func u16(_ at: Int) -> Int { ZipDirectory.u16(header!, at) }
         func u32(_ at: Int) -> UInt32 { ZipDirectory.u32(header!, at) }
         guard header != nil, u32(0) == 0x0403_4B50 else {
             input.deallocate()
-            if descriptor >= 0 { close(descriptor) }
+            if owned, descriptor >= 0 { close(descriptor) }
             return nil
         }
         let flags = u16(6), method = u16(8)
         guard flags & 1 == 0, method == 0 || method == 8 else {
             input.deallocate()
-            close(descriptor)
+            if owned { close(descriptor) }
             return nil
         }
         self.size = size
@@ -62,7 +74,7 @@ final class ZipMember: EntryChunks {
     deinit {
         state?.deallocate()
         input.deallocate()
-        if descriptor >= 0 { close(descriptor) }
+        if ownsDescriptor, descriptor >= 0 { close(descriptor) }
     }
 
     func read(into buffer: UnsafeMutableRawBufferPointer) throws(ArchiverError) -> Int {
@@ -141,103 +153,3 @@ final class ToolChunks: EntryChunks {
     }
 }
 
-/// Where each member's local header is, from a zip's central directory, in the order libarchive's
-/// seekable zip reader returns the entries (by local header offset). A zip with bytes in front of it
-/// (a self-extractor) has its offsets moved as libarchive moves them.
-enum ZipDirectory {
-    /// Names one after another, as one order-sensitive hash and a count: two lists match one for one
-    /// when these do.
-    struct NameSequence: Equatable {
-        private var hash: UInt64 = 0xCBF2_9CE4_8422_2325
-        private var count = 0
-
-        mutating func add(_ name: some Collection<UInt8>) { add(hash: ZipDirectory.hash(name)) }
-
-        fileprivate mutating func add(hash name: UInt64) {
-            hash = (hash ^ name) &* 0x100_0000_01B3 &+ UInt64(count)
-            count += 1
-        }
-    }
-
-    /// The local header offsets in the order libarchive reads the members (by offset), and their names.
-    /// Nil when there is no readable central directory in `path` (then libarchive reads every member).
-    static func offsets(_ path: FilePath) -> (offsets: [Int64], names: NameSequence)? {
-        guard var records = records(path) else { return nil }
-        records.sort { $0.offset < $1.offset }
-        var names = NameSequence()
-        for record in records { names.add(hash: record.nameHash) }
-        return (records.map(\.offset), names)
-    }
-
-    private struct Record {
-        let offset: Int64
-        let nameHash: UInt64
-    }
-
-    private static func records(_ path: FilePath) -> [Record]? {
-        let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
-        guard descriptor >= 0 else { return nil }
-        defer { close(descriptor) }
-        let size = Int64(lseek(descriptor, 0, SEEK_END))
-        let tailSize = Int(min(size, 65_557 + 20))
-        guard tailSize >= 22, let tail = FileSystem.bytes(descriptor, at: size - Int64(tailSize), count: tailSize) else { return nil }
-        guard let end = (0...(tailSize - 22)).reversed().first(where: { u32(tail, $0) == 0x0605_4B50 }) else { return nil }
-        let endPosition = size - Int64(tailSize) + Int64(end)
-        var count = Int64(u16(tail, end + 10)), directorySize = Int64(u32(tail, end + 12))
-        var directoryOffset = Int64(u32(tail, end + 16))
-        var directoryEnd = endPosition
-        if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
-            // Zip64: the locator just before the end record points at the Zip64 end record.
-            guard end >= 20, u32(tail, end - 20) == 0x0706_4B50 else { return nil }
-            let recordAt = Int64(u64(tail, end - 12))
-            guard let record = FileSystem.bytes(descriptor, at: recordAt, count: 56), u32(record, 0) == 0x0606_4B50 else { return nil }
-            (count, directorySize, directoryOffset) = (Int64(u64(record, 32)), Int64(u64(record, 40)), Int64(u64(record, 48)))
-            directoryEnd = recordAt
-        }
-        let shift = directoryEnd - directorySize - directoryOffset
-        guard shift >= 0, directorySize >= 0, directorySize <= size, count <= directorySize / 46 + 1,
-            let directory = FileSystem.bytes(descriptor, at: directoryOffset + shift, count: Int(directorySize))
-        else { return nil }
-        var records: [Record] = []
-        records.reserveCapacity(Int(count))
-        var at = 0
-        while at + 46 <= directory.count, u32(directory, at) == 0x0201_4B50 {
-            let nameLength = u16(directory, at + 28), extraLength = u16(directory, at + 30), commentLength = u16(directory, at + 32)
-            guard at + 46 + nameLength + extraLength <= directory.count else { return nil }
-            var offset = Int64(u32(directory, at + 42))
-            if offset == 0xFFFF_FFFF {
-                // The Zip64 extra field holds, in order, those of the sizes and the offset that overflowed.
-                var field = at + 46 + nameLength
-                let fieldsEnd = field + extraLength
-                var found = false
-                while field + 4 <= fieldsEnd {
-                    let id = u16(directory, field), length = u16(directory, field + 2)
-                    if id == 1 {
-                        var value = field + 4
-                        if u32(directory, at + 24) == 0xFFFF_FFFF { value += 8 }
-                        if u32(directory, at + 20) == 0xFFFF_FFFF { value += 8 }
-                        guard value + 8 <= field + 4 + length else { return nil }
-                        offset = Int64(u64(directory, value))
-                        found = true
-                        break
-                    }
-                    field += 4 + length
-                }
-                guard found else { return nil }
-            }
-            records.append(Record(offset: offset + shift, nameHash: hash(directory[(at + 46)..<(at + 46 + nameLength)])))
-            at += 46 + nameLength + extraLength + commentLength
-        }
-        guard Int64(records.count) == count else { return nil }
-        return records
-    }
-
-    /// FNV-1a: enough to tell whether two lists of names match one for one.
-    static func hash(_ name: some Collection<UInt8>) -> UInt64 {
-        name.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
-    }
-
-    static func u16(_ data: [UInt8], _ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
-    static func u32(_ data: [UInt8], _ at: Int) -> UInt32 { UInt32(u16(data, at)) | UInt32(u16(data, at + 2)) << 16 }
-    private static func u64(_ data: [UInt8], _ at: Int) -> UInt64 { UInt64(u32(data, at)) | UInt64(u32(data, at + 4)) << 32 }
-}
