@@ -126,9 +126,10 @@ import Testing
 
     /// A block whose data holds the block magic by chance: the candidate fails to decode as a block end,
     /// and the block runs on to the next magic. The magic is put in the block's table of the byte values
-    /// it uses (16 bits for each 16 values), which the data's bytes decide.
-    @Test func aMagicNumberInsideABlockIsNoBlockStart() throws {
-        let magic = BzipMagicFinder.blockMagic
+    /// it uses (16 bits for each 16 values), which the data's bytes decide. The end-of-stream magic the
+    /// same way: the stream does not end there, and the files after it still read.
+    @Test(arguments: [BzipMagicFinder.Kind.block, .end]) func aMagicNumberInsideABlockIsNoBlockStart(kind: BzipMagicFinder.Kind) throws {
+        let magic = kind == .block ? BzipMagicFinder.blockMagic : BzipMagicFinder.endMagic
         var used: [UInt8] = []
         for bit in 0..<48 where (magic >> UInt64(47 - bit)) & 1 == 1 { used.append(UInt8(128 + bit)) }
         var generator = SplitMix(seed: 3)
@@ -146,7 +147,7 @@ import Testing
         let file = try BzipFile(archive)
         let inside = try #require(BzipMagicFinder(file, from: blocks[0].start + 1).next())
         #expect(inside.bit < blocks[0].end)
-        #expect(inside.kind == BzipMagicFinder.Kind.block)
+        #expect(inside.kind == kind)
         #expect(!blocks.contains { $0.start == inside.bit })
         for (name, contents) in files.sorted(by: { $0.key > $1.key }) {
             #expect(try entryContents(index, name) == contents, "\(name)")
