@@ -130,8 +130,14 @@ public final class ArchiveIndex: Sendable {
     func chunks(for entry: Int, size: Int64, name: String) throws(ArchiverError) -> (any EntryChunks)? {
         if let encrypted {
             let tool = try encrypted.entryData(entryPaths[entry], password: password)
-            // TRANSLATORS: %1$@ is a file inside the archive %2$@.
-            let failure = ArchiverError(.corrupt, tr("7-Zip could not read “%1$@” from “%2$@”.", name, archive.lastComponent?.string ?? ""))
+            let archiveName = archive.lastComponent?.string ?? ""
+            let failure =
+                switch encrypted.tool {
+                // TRANSLATORS: %1$@ is a file inside the archive %2$@.
+                case .sevenZip: ArchiverError(.corrupt, tr("7-Zip could not read “%1$@” from “%2$@”.", name, archiveName))
+                // TRANSLATORS: %1$@ is a file inside the archive %2$@; a rar may give some files a password of their own.
+                case .unrar: ArchiverError(.corrupt, tr("unrar could not read “%1$@” from “%2$@”; the password may not open it.", name, archiveName))
+                }
             return ToolChunks(tool, failure: failure)
         }
         guard zipDirect, password == nil else { return nil }
@@ -189,12 +195,7 @@ public final class ArchiveIndex: Sendable {
         let volumes = try VolumeSet.find(archive)
         let name = archive.lastComponent?.string ?? archive.string
         if let encrypted = try EncryptedArchive(volumes.parts[0], control: control) {
-            // 7-Zip reads each file out; unrar cannot be tested here, so encrypted rar waits.
-            guard encrypted.tool == .sevenZip else {
-                throw ArchiverError(
-                    .notAnArchive, tr("“%@” is an encrypted rar, which cannot be opened as a folder yet.", name),
-                    hint: tr("Extract it instead."), path: archive.string)
-            }
+            // 7-Zip or unrar reads each file out.
             let (entries, password) = try encrypted.browse(passwords: passwords, control: control)
             var tree = ArchiveTree(archive: archive)
             for (number, entry) in entries.enumerated() { tree.add(entry, number: number) }

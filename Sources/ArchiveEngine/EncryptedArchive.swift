@@ -95,9 +95,12 @@ struct EncryptedArchive: Sendable {
         }
     }
 
-    /// The program writing the data of the entry at `path` to its standard output (7z only).
+    /// The program writing the data of the entry at `path` to its standard output.
     func entryData(_ path: [UInt8], password: Secret?) throws(ArchiverError) -> ChildProcess.Reading {
-        try SevenZip.entryData(archive, path: path, password: password)
+        switch tool {
+        case .sevenZip: try SevenZip.entryData(archive, path: path, password: password)
+        case .unrar: try UnRAR.entryData(archive, path: path, password: password)
+        }
     }
 
     private func verifiedPassword(

@@ -166,6 +166,30 @@ extension UnRAR {
         destination: FilePath? = nil, names: [[UInt8]] = [], password: Secret?, control: JobControl? = nil,
         showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
     ) throws(ArchiverError) -> ToolRun {
+        let (unrar, common) = try invocation(archive, password: password)
+        let folder = destination.map { [$0.madeAbsolute.bytes + [UInt8(ascii: "/")]] } ?? []
+        let arguments =
+            ([command] + switches + common).map { Array($0.utf8) } + raw + [Array("--".utf8), archive.bytes] + folder
+            + names
+        return try ToolRun.run(
+            unrar, arguments, password: password, control: control, showsProgress: showsProgress, progress: progress)
+    }
+
+    /// unrar writing the data of the entry at `path` to its standard output, for a file of an archive
+    /// opened as a folder; the password goes to its standard input.
+    static func entryData(_ archive: FilePath, path: [UInt8], password: Secret?) throws(ArchiverError) -> ChildProcess.Reading {
+        guard !isPattern(path) else {
+            throw ArchiverError(.corrupt, tr("unrar cannot be given “%@”: it reads * and ? in a file name as patterns.", path.displayName))
+        }
+        let (unrar, common) = try invocation(archive, password: password)
+        // -inul: nothing but the file's data on standard output.
+        let arguments = (["p", "-inul"] + common).map { Array($0.utf8) } + [Array("--".utf8), archive.madeAbsolute.bytes, path]
+        return try ChildProcess.startReading(
+            unrar, arguments, environment: ToolRun.environment, input: password.map { .secret($0, times: 1) } ?? .nothing)
+    }
+
+    /// The program and the switches every run gives it, once `archive` and `password` are known to suit it.
+    private static func invocation(_ archive: FilePath, password: Secret?) throws(ArchiverError) -> (FilePath, [String]) {
         try password?.checkFitsOneLine(for: "unrar")
         guard let unrar = executable else {
             throw ArchiverError(
@@ -180,13 +204,7 @@ extension UnRAR {
         }
         // -cfg-: neither a .rarrc nor the RAR variable may change what the switches say; -idc: no banner;
         // -@: a name starting with @ is a name, not a list of names to read.
-        let common = ["-cfg-", "-idc", "-@", password == nil ? "-p-" : "-p"]
-        let folder = destination.map { [$0.madeAbsolute.bytes + [UInt8(ascii: "/")]] } ?? []
-        let arguments =
-            ([command] + switches + common).map { Array($0.utf8) } + raw + [Array("--".utf8), archive.bytes] + folder
-            + names
-        return try ToolRun.run(
-            unrar, arguments, password: password, control: control, showsProgress: showsProgress, progress: progress)
+        return (unrar, ["-cfg-", "-idc", "-@", password == nil ? "-p-" : "-p"])
     }
 
     /// The technical listing of every volume.

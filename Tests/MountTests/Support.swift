@@ -72,13 +72,24 @@ struct Mounts {
     }
 
     /// Mounts with `--mount` and returns the folder.
-    func mount(_ archive: String, _ extra: [String] = [], input: String? = nil) throws -> String {
-        let result = try run(["--mount"] + extra + [archive], input: input)
+    func mount(_ archive: String, _ extra: [String] = [], input: String? = nil, environment: [String: String] = [:]) throws -> String {
+        let result = try run(["--mount"] + extra + [archive], input: input, environment: environment)
         #expect(result.status == 0, "\(result.output) \(errors)")
         return result.output.trimmingCharacters(in: .newlines)
     }
 
     var errors: String { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
+
+    /// No process's command line or environment holds `secret`.
+    static func expectNowhereInProc(_ secret: String, sourceLocation: SourceLocation = #_sourceLocation) {
+        let processes = ((try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []).filter { Int($0) != nil }
+        for process in processes {
+            for place in ["cmdline", "environ"] {
+                guard let data = try? Data(contentsOf: URL(fileURLWithPath: "/proc/\(process)/\(place)")) else { continue }
+                #expect(data.range(of: Data(secret.utf8)) == nil, "the password is in /proc/\(process)/\(place)", sourceLocation: sourceLocation)
+            }
+        }
+    }
 
     /// Our mount points now, from /proc/self/mountinfo.
     static func ours() -> [String] {

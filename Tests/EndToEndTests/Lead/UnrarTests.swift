@@ -7,39 +7,18 @@ import Testing
 /// without it, or without the fixtures, the tests say "skipped".
 extension Lead {
     @Suite struct UnrarTests {
-        /// An unrar installed where Archiver looks for it (PATH, then /usr/bin).
-        static let installed: String? = {
-            let path = (ProcessInfo.processInfo.environment["PATH"] ?? "") + ":/usr/bin"
-            return path.split(separator: ":").map { "\($0)/unrar" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-        }()
-
-        /// The unrar to test with: $ARCHIVER_TEST_UNRAR, else the installed one.
-        static let unrar: String? = {
-            if let named = ProcessInfo.processInfo.environment["ARCHIVER_TEST_UNRAR"], !named.isEmpty { return named }
-            return installed
-        }()
+        static var installed: String? { TestUnrar.installed }
+        static var unrar: String? { TestUnrar.program }
 
         /// Why these tests cannot run here, printed as the skip; nil when they can.
         static var missing: String? {
             if !RarFixtures.present { return "skipped: fixtures not present (\(RarFixtures.fixtures))" }
-            if unrar == nil { return "skipped: unrar not installed (set ARCHIVER_TEST_UNRAR; see scripts/build-test-unrar.sh)" }
-            return nil
+            return TestUnrar.missing
         }
 
-        /// A folder whose `unrar` records its arguments and environment in `record`, then runs the real one.
+        /// A PATH whose `unrar` records its arguments and environment in `record`, then runs the real one.
         static func recordingUnrar(_ s: Scratch) throws -> [String: String] {
-            let folder = s.sub("bin")
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            try Tool.installScript(
-                """
-                #!/bin/sh
-                printf 'argv:' >> '\(s.sub("record"))'
-                printf ' %s' "$@" >> '\(s.sub("record"))'
-                printf '\\n' >> '\(s.sub("record"))'
-                env >> '\(s.sub("record"))'
-                exec '\(unrar!)' "$@"
-                """, at: folder + "/unrar")
-            return ["PATH": folder + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
+            ["PATH": try TestUnrar.recordingFolder(in: s.path) + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")]
         }
 
         static func fixture(_ name: String) -> String { RarFixtures.fixtures + "/" + name }
