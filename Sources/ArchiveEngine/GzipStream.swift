@@ -161,8 +161,8 @@ final class GzipStream: TarDecoder {
             compress2(&packed, &length, $0, uLong(CI_STATE_SIZE), 1)
         }
         guard status == Z_OK else { return }
-        packed.removeSubrange(Int(length)...)
-        recorded?.append(.init(input: filePosition - Int64(state.pointee.avail_in), output: here, state: packed))
+        // A copy of its length: the buffer keeps the capacity of the bound, twice what it holds.
+        recorded?.append(.init(input: filePosition - Int64(state.pointee.avail_in), output: here, state: Array(packed[..<Int(length)])))
     }
 
     /// Reads more of the file behind `keeping` bytes already at the buffer's start; nil on failure.

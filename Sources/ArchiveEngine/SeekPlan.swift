@@ -54,6 +54,7 @@ extension SeekPlan {
                 out.i64(point.input)
                 out.i64(point.output)
                 out.bytes(point.state)
+                out.spill()
             }
         case .zstd(let frames):
             out.u8(Kind.zstd.rawValue)
