@@ -14,6 +14,11 @@ struct Mounts {
     var keptIndexes: [String] {
         ((try? FileManager.default.contentsOfDirectory(atPath: cache + "/io.github.archiver/indexes")) ?? []).filter { $0.hasSuffix(".index") }
     }
+    /// Waits up to 5 s until `count` indexes are kept: a daemon keeps its index in the background once
+    /// the folder is ready.
+    func waitForKeptIndexes(_ count: Int) {
+        for _ in 0..<100 where keptIndexes.count != count { usleep(50_000) }
+    }
     /// The daemon keeps the starter's standard error, so it goes to a file: a pipe would stay open as long
     /// as the daemon lives.
     var log: String { scratch.sub("daemon.log") }
