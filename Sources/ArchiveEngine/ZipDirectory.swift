@@ -8,15 +8,21 @@ import SystemPackage
 /// self-extractor) has its offsets moved as libarchive moves them.
 struct ZipDirectory {
     /// Names one after another, as one order-sensitive hash and a count: two lists match one for one
-    /// when these do.
+    /// when these do. The hash is Swift's, keyed afresh in each process, so that no zip can be made for
+    /// two different lists to match.
     struct NameSequence: Equatable {
-        private var hash: UInt64 = 0xCBF2_9CE4_8422_2325
+        private var hasher = Hasher()
         private var count = 0
 
         mutating func add(_ name: some Collection<UInt8>) {
-            hash = (hash ^ ZipDirectory.hash(name)) &* 0x100_0000_01B3 &+ UInt64(count)
+            hasher.combine(name.count)
+            if name.withContiguousStorageIfAvailable({ hasher.combine(bytes: UnsafeRawBufferPointer($0)) }) == nil {
+                Array(name).withUnsafeBytes { hasher.combine(bytes: $0) }
+            }
             count += 1
         }
+
+        static func == (a: Self, b: Self) -> Bool { a.count == b.count && a.hasher.finalize() == b.hasher.finalize() }
     }
 
     private let bytes: [UInt8]
@@ -226,11 +232,6 @@ struct ZipDirectory {
         if u32(data, at + 20) == 0xFFFF_FFFF { _ = next() }
         let offset = u32(data, at + 42) == 0xFFFF_FFFF ? next() : nil
         return (size, offset)
-    }
-
-    /// FNV-1a: enough to tell whether two lists of names match one for one.
-    static func hash(_ name: some Collection<UInt8>) -> UInt64 {
-        name.reduce(0xCBF2_9CE4_8422_2325) { ($0 ^ UInt64($1)) &* 0x100_0000_01B3 }
     }
 
     static func u16(_ data: [UInt8], _ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
