@@ -42,15 +42,25 @@ let package = Package(
             name: "Desktop",
             dependencies: ["ArchiverCore", "CGLib", "CNotify", .product(name: "SystemPackage", package: "swift-system")]
         ),
+        // What the tools and the windows say to each other: events, outcomes, exit status, argv (pure).
+        .target(name: "JobProtocol", dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")]),
+        // One job session for every command: flags, budget, signals, progress, reports, exit status.
         .target(
-            name: "ArchiverCLI",
+            name: "JobKit",
             dependencies: [
-                "ArchiverCore", "ArchiveEngine", "Desktop",
+                "ArchiverCore", "JobProtocol", "Desktop", "ArchiveEngine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "compress-with-archiver", dependencies: ["ArchiverCLI"]),
-        .executableTarget(name: "extract-with-archiver", dependencies: ["ArchiverCLI"]),
+        .target(
+            name: "ArchiverCLI",
+            dependencies: [
+                "ArchiverCore", "ArchiveEngine", "Desktop", "JobKit", "JobProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .executableTarget(name: "compress-with-archiver", dependencies: ["ArchiverCLI", "JobKit"]),
+        .executableTarget(name: "extract-with-archiver", dependencies: ["ArchiverCLI", "JobKit"]),
 
         // Compress Photos: its own C shim, engine and CLI, so that the archive executables never link libvips.
         .target(name: "CPhotoShim", dependencies: ["CVips"]),
@@ -61,11 +71,11 @@ let package = Package(
         .target(
             name: "PhotoCLI",
             dependencies: [
-                "PhotoEngine", "ArchiverCLI", "ArchiverCore", "Desktop",
+                "PhotoEngine", "JobKit", "JobProtocol", "ArchiverCore", "Desktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "compress-photos-with-archiver", dependencies: ["PhotoCLI"]),
+        .executableTarget(name: "compress-photos-with-archiver", dependencies: ["PhotoCLI", "JobKit"]),
         // PDF compression: its own engine and CLI, so that the archive executables never link qpdf or libvips.
         // zlib: the estimate inflates only the first rows of a Flate image.
         .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"], linkerSettings: [.linkedLibrary("z")]),
@@ -73,16 +83,16 @@ let package = Package(
         .target(
             name: "PDFCLI",
             dependencies: [
-                "ArchiverCore", "ArchiverCLI", "PDFEngine", "Desktop",
+                "ArchiverCore", "JobKit", "JobProtocol", "PDFEngine", "Desktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "compress-pdf-with-archiver", dependencies: ["PDFCLI"]),
+        .executableTarget(name: "compress-pdf-with-archiver", dependencies: ["PDFCLI", "JobKit"]),
 
         // The windows (Compress…, Extract…): GTK 4 + libadwaita through a thin shim, in executables of their
         // own so that the command-line tools never link GTK. A window runs its job by starting the CLI.
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]),
-        .target(name: "UI", dependencies: ["ArchiverCore", "Desktop", "CGtk"]),
+        .target(name: "UI", dependencies: ["ArchiverCore", "JobProtocol", "Desktop", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
         .executableTarget(name: "archiver-compress-pdf", dependencies: ["UI"]),
@@ -98,11 +108,11 @@ let package = Package(
         .target(
             name: "MountCLI",
             dependencies: [
-                "MountEngine", "ArchiverCLI", "ArchiveEngine", "ArchiverCore", "Desktop",
+                "MountEngine", "JobKit", "JobProtocol", "ArchiveEngine", "ArchiverCore", "Desktop",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .executableTarget(name: "open-with-archiver", dependencies: ["MountCLI"]),
+        .executableTarget(name: "open-with-archiver", dependencies: ["MountCLI", "JobKit"]),
 
         .target(
             name: "ArchiverTestSupport",
@@ -112,7 +122,8 @@ let package = Package(
         ),
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
         .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),
-        .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
+        .testTarget(name: "JobProtocolTests", dependencies: ["JobProtocol", "ArchiverCore"]),
+        .testTarget(name: "JobKitTests", dependencies: ["JobKit", "ArchiverCore"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "DesktopIntegrationTests"),

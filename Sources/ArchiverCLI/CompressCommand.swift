@@ -2,6 +2,8 @@ import ArchiveEngine
 import ArchiverCore
 import ArgumentParser
 import Desktop
+import JobKit
+import JobProtocol
 import SystemPackage
 
 extension ArchiveFormat: ExpressibleByArgument {}
@@ -14,7 +16,7 @@ public struct CompressCommand: ParsableCommand {
             commandName: "compress-with-archiver",
             abstract: tr("Compress files and folders into one archive.").localized,
             discussion: helpDiscussion(tr("One item a.pdf becomes a.zip beside it, a folder Photos becomes Photos.zip holding Photos/, several items become Archive.zip in their common folder. Nothing is overwritten: Archive (2).zip, (3)…")),
-            version: archiverVersion)
+            version: archiverVersion(library: ArchiveEngineSetup.libarchiveVersion))
     }
 
     @Option(name: [.short, .long], help: ArgumentHelp(tr("zip, 7z, tar, tar.gz, tar.bz2, tar.xz, tar.zst, gz, bz2, xz or zst (default: the default-format setting, zip).")))
@@ -68,7 +70,7 @@ public struct CompressCommand: ParsableCommand {
     }
 
     /// The part size: `--split`, the dialog for `--split ask`, else the split-size setting.
-    private func partSize(settings: ArchiverSettings, what: JobSubject) throws(ArchiverError) -> Int64? {
+    private func askPartSize(settings: ArchiverSettings, what: JobSubject) throws(ArchiverError) -> Int64? {
         guard let split else { return settings.splitSize }
         if split == "0" { return nil }
         if split != "ask" { return PartSize.parse(split) }
@@ -103,34 +105,18 @@ public struct CompressCommand: ParsableCommand {
         let destination: CompressPlan.Destination =
             if let output { .path(raw.path(for: output)) } else if let name { .name(raw.bytes(for: name)) } else { .automatic }
         let what = JobSubject(inputs)
-        let couldNot = what.say({ tr("Could not compress “%@”", $0) }, { ntr("Could not compress %ld item", "Could not compress %ld items", $0) })
-        let stream = events.stream()
-        let notify = job.notifications(json: job.json || stream != nil)
         // Asked before the job's clock starts: the time budget is for compressing, not for typing.
-        let password: Secret?
-        let partSize: Int64?
-        do {
-            partSize = try self.partSize(settings: settings, what: what)
-            password = try encrypt ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil
-        } catch {
-            // From a menu there is no terminal: the notification is where "install zenity" is read.
-            JobReport(operation: "compress", json: job.json, events: stream).failed(error, elapsed: 0)
-            DesktopFeedback(title: "", notify: notify, settings: settings, control: JobControl())
-                .failed(summary: couldNot.localized, error)
-            throw ExitCode(error.code.exitStatus)
+        let asked = Result { () throws(ArchiverError) in
+            (try askPartSize(settings: settings, what: what),
+             try encrypt ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil)
         }
-        let control = JobControl(budget: settings.budget(flag: job.timeBudget))
-        CommandRunner.installSignalHandlers(control)
-        // TRANSLATORS: the start of the terminal's progress line.
-        let progress = TerminalProgress(label: tr("Compressing").localized, enabled: events.terminalProgress)
-        let report = JobReport(operation: "compress", json: job.json, events: stream)
-        let title = what.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) })
-        let desktop = DesktopFeedback(title: title.localized, notify: notify, settings: settings, control: control)
-        let failed = { (error: ArchiverError) in
-            report.failed(error, elapsed: progress.elapsed)
-            desktop.failed(summary: couldNot.localized, error)
-        }
-        CommandRunner.onAbandon = failed
+        let session = JobSession(
+            operation: CompressOutcome.operation, job: job, events: events, label: tr("Compressing"),
+            title: what.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) }),
+            couldNot: what.say({ tr("Could not compress “%@”", $0) }, { ntr("Could not compress %ld item", "Could not compress %ld items", $0) }),
+            settings: settings)
+        // From a menu there is no terminal: the notification is where "install zenity" is read.
+        let (partSize, password) = try asked.get(or: session)
         // --each: one job after another, each named after its item; the batch goes on past a failure.
         let groups = each ? inputs.map { [$0] } : [inputs]
         var made: [CompressResult] = []
@@ -138,49 +124,92 @@ public struct CompressCommand: ParsableCommand {
         for (index, group) in groups.enumerated() {
             if groups.count > 1 {
                 // TRANSLATORS: %1$@ is the item's name; %2$ld of %3$ld count the archives of the batch.
-                desktop.title = tr("Compressing “%1$@” (%2$ld of %3$ld)", group[0].lastComponent?.string ?? "", index + 1, groups.count).localized
+                session.desktop.title = tr("Compressing “%1$@” (%2$ld of %3$ld)", group[0].lastComponent?.string ?? "", index + 1, groups.count).localized
             }
             do throws(ArchiverError) {
                 let result = try Compressor.run(
-                    inputs: group, format: format, level: level, destination: destination, control: control,
+                    inputs: group, format: format, level: level, destination: destination, control: session.control,
                     password: password, partSize: partSize,
                     preflight: { bytes throws(ArchiverError) in
                         if let partSize, let refusal = PartSize.check(partSize, inputBytes: bytes) { throw refusal }
-                        if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: control.budget) {
+                        if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: session.control.budget) {
                             throw refusal
                         }
                     },
-                    progress: {
-                        progress.update(done: $0, total: $1)
-                        desktop.update(done: $0, total: $1)
-                        stream?.progress(done: $0, total: $1)
-                    })
-                progress.finish()
-                for warning in result.warnings { report.warn(warning) }
+                    progress: session.progressHandler)
+                session.endProgress()
+                for warning in result.warnings { session.warn(warning) }
                 made.append(result)
+                session.tally.succeeded += 1
             } catch {
-                progress.finish()
                 guard each, error.code != .cancelled, error.code != .budget else {
-                    failed(error)
-                    Self.count(made, settings: settings)
-                    throw ExitCode(error.code.exitStatus)
+                    let exit = session.failed(error)
+                    Self.count(made, session)
+                    throw exit
                 }
-                printProblem(error)
+                session.itemFailed(error)
                 failures.append(error)
             }
         }
-        guard !made.isEmpty, let first = made.first else {
-            failed(failures[0])
-            throw ExitCode(failures[0].code.exitStatus)
+        guard !made.isEmpty else { throw session.failed(failures[0]) }
+        if !session.json { Self.describe(made) }
+        Self.notify(session.desktop, made: made, failures: failures)
+        throw session.finish(
+            outcome: Self.outcome(made, failure: failures.first), statistics: (.archiveMade, made.map { ($0.inputBytes, $0.size) }))
+    }
+}
+
+extension CompressCommand {
+    /// The archives made, in the statistics: their inputs' size and their own (every part). Counted after
+    /// the result is shown, so that a wait for the statistics' lock never delays it.
+    static func count(_ made: [CompressResult], _ session: JobSession) {
+        recordStatistics(.archiveMade, made.map { ($0.inputBytes, $0.size) }, settings: session.settings)
+    }
+
+    static func outcome(_ made: [CompressResult], failure: ArchiverError?) -> CompressOutcome {
+        CompressOutcome(
+            outputs: made.map { .init(path: $0.output.string, size: $0.size, parts: $0.parts.map(\.string)) },
+            inputBytes: made.reduce(0) { $0 + $1.inputBytes }, files: Int64(made.reduce(0) { $0 + $1.files }),
+            folders: Int64(made.reduce(0) { $0 + $1.folders }), symlinks: Int64(made.reduce(0) { $0 + $1.symlinks }),
+            error: failure.map(ErrorReport.init))
+    }
+
+    /// `Created /x/Photos.zip: 12 MB, 40 % smaller (3 files, 1 folder).`, one line per archive.
+    static func describe(_ made: [CompressResult]) {
+        for result in made {
+            let name = result.parts.count > 1 ? outputName(result, in: result.output.removingLastComponent()) : .verbatim("\(result.output)")
+            let counts = countWords(files: result.files, folders: result.folders, symlinks: result.symlinks)
+            let line =
+                if let saving = Saving.visible(before: result.inputBytes, after: result.size) {
+                    // TRANSLATORS: %1$@ the archive, %2$@ its size, %3$ld how much smaller than its input, %4$@ “3 files, 1 folder”.
+                    tr("Created %1$@: %2$@, %3$ld %% smaller (%4$@).", name, .bytes(result.size), saving, counts)
+                } else {
+                    tr("Created %1$@: %2$@ (%3$@).", name, .bytes(result.size), counts)
+                }
+            print(line.localized)
         }
-        report.succeeded(compress: made, failures: failures, elapsed: progress.elapsed)
-        let name = JobReport.outputName(first)
+    }
+
+    /// The archive's file name, or a split one's first and last parts: `x.zip.001 … x.zip.003 (3 parts)`.
+    /// - Parameter folder: written before the first part, for a line that names the whole path.
+    static func outputName(_ result: CompressResult, in folder: FilePath? = nil) -> Text {
+        let name = result.output.lastComponent?.string ?? result.output.string
+        guard result.parts.count > 1, let last = result.parts.last?.lastComponent?.string else { return .verbatim(name) }
+        let first = folder.map { "\($0)/\(name)" } ?? name
+        // TRANSLATORS: the first and the last part of a split archive, and how many parts there are.
+        return ntr("%2$@ … %3$@ (%1$ld part)", "%2$@ … %3$@ (%1$ld parts)", result.parts.count, first, last)
+    }
+
+    /// The result notification: the archive with its saving, or the batch and its first failure.
+    static func notify(_ desktop: DesktopFeedback, made: [CompressResult], failures: [ArchiverError]) {
+        guard let first = made.first else { return }
+        let name = outputName(first)
         // TRANSLATORS: the second line of a result notification; %@ is the folder.
         let folder = tr("in %@", first.output.removingLastComponent())
         if made.count == 1, failures.isEmpty {
             let counts = countWords(files: first.files, folders: first.folders, symlinks: first.symlinks)
             let line =
-                if let saving = JobReport.saving(first) {
+                if let saving = Saving.visible(before: first.inputBytes, after: first.size) {
                     // TRANSLATORS: %1$@ “3 files, 1 folder”, %2$@ the archive, %3$@ its size, %4$ld how much smaller than its input.
                     tr("%1$@ → %2$@, %3$@, %4$ld %% smaller", counts, name, .bytes(first.size), saving)
                 } else {
@@ -189,27 +218,16 @@ public struct CompressCommand: ParsableCommand {
             desktop.succeeded(
                 summary: tr("Compressed to %@", name).localized, body: Text.sentences([line, folder], separator: "\n").localized,
                 item: first.output, attachable: first.parts.count > 1 ? nil : first.output)
-        } else {
-            var lines = [Text.verbatim(made.map { JobReport.outputName($0).localized }.joined(separator: ", ")), folder]
-            if let failure = failures.first {
-                // TRANSLATORS: %1$ld items of an --each batch could not be compressed; %2$@ is the first one's error.
-                lines.append(ntr("%1$ld failed: %2$@", "%1$ld failed: %2$@", failures.count, failure.message))
-            }
-            desktop.succeeded(
-                summary: ntr("Compressed %ld archive", "Compressed %ld archives", made.count).localized,
-                body: Text.sentences(lines, separator: "\n").localized, item: first.output)
+            return
         }
-        Self.count(made, settings: settings)
-        desktop.waitForAction()
-        throw ExitCode(failures.isEmpty && made.allSatisfy(\.warnings.isEmpty) ? ExitStatus.success : ExitStatus.warnings)
-    }
-}
-
-extension CompressCommand {
-    /// The archives made, in the statistics: their inputs' size and their own (every part). Counted after
-    /// the result is shown, so that a wait for the statistics' lock never delays it.
-    static func count(_ made: [CompressResult], settings: ArchiverSettings) {
-        recordStatistics(.archiveMade, made.map { ($0.inputBytes, $0.size) }, settings: settings)
+        var lines = [Text.verbatim(made.map { outputName($0).localized }.joined(separator: ", ")), folder]
+        if let failure = failures.first {
+            // TRANSLATORS: %1$ld items of an --each batch could not be compressed; %2$@ is the first one's error.
+            lines.append(ntr("%1$ld failed: %2$@", "%1$ld failed: %2$@", failures.count, failure.message))
+        }
+        desktop.succeeded(
+            summary: ntr("Compressed %ld archive", "Compressed %ld archives", made.count).localized,
+            body: Text.sentences(lines, separator: "\n").localized, item: first.output)
     }
 
     /// The password for `--encrypt`, once the format is known to carry one (tar is refused before asking).
@@ -219,13 +237,3 @@ extension CompressCommand {
         return try Passwords.forNewArchive(prompt: prompt, fromStandardInput: fromStandardInput)
     }
 }
-
-package let archiverVersion = "Archiver 0.1 (\(ArchiveEngineSetup.libarchiveVersion))"
-
-/// The exit codes, the last paragraph of every executable's `--help`.
-private var exitCodes: Text {
-    tr("Exit codes: 0 done, 1 done with warnings, 2 usage error, 3 input missing or unreadable, 4 not an archive or unsupported, 5 corrupt or truncated, 6 password needed or wrong, 7 cannot write the destination, 8 cancelled, 9 time budget exceeded.")
-}
-
-/// An executable's `--help` discussion: `body`, then the exit codes after a blank line, in the user's language.
-package func helpDiscussion(_ body: Text) -> String { Text.sentences([body, exitCodes], separator: "\n\n").localized }

@@ -3,6 +3,8 @@ import ArchiverCore
 import ArgumentParser
 import Desktop
 import Glibc
+import JobKit
+import JobProtocol
 import SystemPackage
 
 /// `extract-with-archiver`: archives → files, beside them or where `--to` says.
@@ -12,7 +14,7 @@ public struct ExtractCommand: ParsableCommand {
             commandName: "extract-with-archiver",
             abstract: tr("Extract archives, safely, without overwriting anything.").localized,
             discussion: helpDiscussion(tr("An archive holding one top-level item extracts it as is; otherwise a folder named after the archive holds everything. --entry NAME (repeatable) extracts only those entries (a folder selects everything under it). Put -- before the archives when a name may start with a dash.")),
-            version: archiverVersion)
+            version: archiverVersion(library: ArchiveEngineSetup.libarchiveVersion))
     }
 
     @Option(name: [.short, .long], help: ArgumentHelp(tr("Extract into this folder (created if missing).")))
@@ -71,23 +73,14 @@ public struct ExtractCommand: ParsableCommand {
 
     public func run() throws {
         if job.forgets { try forgetHistory(job) }
-        let settings = UserSettings.current
         var raw = RawArguments.current()
         let archivePaths = VolumeName.oncePerSet(archives.map { raw.path(for: $0).madeAbsolute })
-        let entries = entries.map { raw.bytes(for: $0) }
-        let control = JobControl(budget: settings.budget(flag: job.timeBudget))
-        CommandRunner.installSignalHandlers(control, watchesProgress: true)
-        let stream = events.stream()
-        if list {
-            try listArchives(archivePaths, control: control, stream: stream)
-            return
-        }
+        if list { throw listArchives(archivePaths) }
         let environment = ProcessEnvironment.current
         var destination = to.map { raw.path(for: $0) }
         if chooseFolder { destination = try Self.askForFolder(near: archivePaths[0], environment: environment) }
-        try extractArchives(
-            archivePaths, entries: entries, destination: destination, settings: settings, environment: environment, control: control,
-            stream: stream)
+        throw extractArchives(
+            archivePaths, entries: entries.map { raw.bytes(for: $0) }, destination: destination, environment: environment)
     }
 
     /// "Extract to…": the folder the person picks; cancelling the dialog cancels the job.
@@ -109,96 +102,75 @@ public struct ExtractCommand: ParsableCommand {
     }
 
     private func extractArchives(
-        _ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, settings: ArchiverSettings,
-        environment: ProcessEnvironment, control: JobControl, stream: EventStream?
-    ) throws {
+        _ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, environment: ProcessEnvironment
+    ) -> ExitCode {
+        let what = JobSubject(archives)
+        let session = JobSession(
+            operation: ExtractOutcome.operation, job: job, events: events, label: tr("Extracting"),
+            title: what.say({ tr("Extracting “%@”", $0) }, { ntr("Extracting %ld archive", "Extracting %ld archives", $0) }),
+            couldNot: Self.couldNotExtract(what), watchesProgress: true)
+        let settings = session.settings
         let places = ExtractDestination(home: environment.home, environment: environment.variables)
         let userDirs = environment.readFile(places.configFolder.appending("user-dirs.dirs"))
         let options = ExtractOptions(
             folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
             places: places, here: here, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
-            passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: control),
+            passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: session.control),
             names: encoding.flatMap(NameDecoder.init))
-        let report = JobReport(operation: "extract", json: job.json, events: stream)
-        // TRANSLATORS: the start of the terminal's progress line.
-        let progress = TerminalProgress(label: tr("Extracting").localized, enabled: events.terminalProgress)
-        let what = JobSubject(archives)
-        let title = what.say({ tr("Extracting “%@”", $0) }, { ntr("Extracting %ld archive", "Extracting %ld archives", $0) })
-        let desktop = DesktopFeedback(
-            title: title.localized, notify: job.notifications(json: report.json), settings: settings, control: control)
-        CommandRunner.onAbandon = {
-            report.failed($0, elapsed: progress.elapsed)
-            desktop.failed(summary: Self.couldNotExtract(what).localized, $0)
-        }
-        var results: [JSON] = []
-        var failures: [ArchiverError] = []
+        var results: [ExtractOutcome.Archive] = []
         var made: [(archive: FilePath, result: ExtractResult)] = []
+        var failures: [ArchiverError] = []
         // For the statistics: the archive's size (all its parts), taken before --trash-archive moves them.
         var counted: [(before: Int64, after: Int64)] = []
-        var warned = false
         for (index, archive) in archives.enumerated() {
             if archives.count > 1 {
                 // TRANSLATORS: %1$@ is the archive's name; %2$ld of %3$ld count the archives of the batch.
-                desktop.title = tr("Extracting “%1$@” (%2$ld of %3$ld)", archive.lastComponent?.string ?? "", index + 1, archives.count).localized
+                session.desktop.title = tr("Extracting “%1$@” (%2$ld of %3$ld)", archive.lastComponent?.string ?? "", index + 1, archives.count).localized
             }
             do throws(ArchiverError) {
                 let result = try Extractor.run(
-                    archive: archive, options: options, control: control,
-                    progress: {
-                        progress.update(done: $0, total: $1)
-                        desktop.update(done: $0, total: $1)
-                        stream?.progress(done: $0, total: $1)
-                    },
+                    archive: archive, options: options, control: session.control, progress: session.progressHandler,
                     preflight: { bytes throws(ArchiverError) in
-                        if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: control.budget) { throw refusal }
+                        if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: session.control.budget) { throw refusal }
                     })
-                progress.finish()
-                for refused in result.refused {
-                    // TRANSLATORS: %1$@ is an entry of the archive; %2$@ the reason, such as “its path is absolute”.
-                    report.warn(JobWarning("entry-refused", tr("Refused “%1$@”: %2$@.", refused.path, refused.reason)))
-                }
-                for warning in result.warnings { report.warn(warning) }
-                warned = warned || result.hasWarnings
+                session.endProgress()
+                report(result, session)
                 if result.output != nil { counted.append((FileSystem.size(of: result.parts), result.bytes)) }
                 // Only a complete extraction lets the archive go, and only to the trash.
                 if trashArchive ?? settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
                     do throws(ArchiverError) {
                         for part in result.parts { try Trash.move(part) }
                     } catch {
-                        report.warn(JobWarning("trash-failed", error.message))
-                        warned = true
+                        session.warn(JobWarning("trash-failed", error.message))
                     }
                 }
-                results.append(Self.json(archive: archive, result: result, error: nil))
+                results.append(Self.outcome(archive: archive, result: result))
                 made.append((archive, result))
-                if !report.json { Self.describe(archive: archive, result: result) }
+                session.tally.succeeded += 1
+                if !session.json { Self.describe(archive: archive, result: result) }
             } catch {
-                progress.finish()
-                printProblem(error)
+                session.itemFailed(error)
                 failures.append(error)
-                results.append(Self.json(archive: archive, result: nil, error: error))
+                var failed = ExtractOutcome.Archive(archive: archive.string)
+                failed.error = ErrorReport(error)
+                results.append(failed)
                 // Cancellation and the budget stop the whole batch.
                 if error.code == .cancelled || error.code == .budget { break }
             }
         }
-        Self.notify(desktop, what: what, made: made, failures: failures)
-        let status: Int32 =
-            if failures.count == results.count, let first = failures.first, failures.count == archives.count {
-                first.code.exitStatus
-            } else if let stop = failures.first(where: { $0.code == .cancelled || $0.code == .budget }) {
-                stop.code.exitStatus
-            } else if !failures.isEmpty || warned {
-                ExitStatus.warnings
-            } else {
-                ExitStatus.success
-            }
-        if report.json { report.emit(exitCode: status, elapsed: progress.elapsed, [("results", .array(results))]) }
-        // After the result is shown: a wait for the statistics' lock never delays it.
-        recordStatistics(.archiveExtracted, counted, settings: settings)
-        desktop.waitForAction()
-        throw ExitCode(status)
+        Self.notify(session.desktop, what: what, made: made, failures: failures)
+        return session.finish(outcome: ExtractOutcome(results: results), statistics: (.archiveExtracted, counted))
     }
 
+    /// An archive's refused entries and warnings, as warnings of the job.
+    private func report(_ result: ExtractResult, _ session: JobSession) {
+        for refused in result.refused {
+            // TRANSLATORS: %1$@ is an entry of the archive; %2$@ the reason, such as “its path is absolute”.
+            session.warn(JobWarning("entry-refused", tr("Refused “%1$@”: %2$@.", refused.path, refused.reason)))
+        }
+        for warning in result.warnings { session.warn(warning) }
+        if result.hasWarnings { session.tally.warned = true }
+    }
 
     private static func couldNotExtract(_ what: JobSubject) -> Text {
         what.say({ tr("Could not extract “%@”", $0) }, { ntr("Could not extract %ld archive", "Could not extract %ld archives", $0) })
@@ -246,78 +218,58 @@ public struct ExtractCommand: ParsableCommand {
         }
     }
 
-    private static func json(archive: FilePath, result: ExtractResult?, error: ArchiverError?) -> JSON {
-        var fields: [(String, JSON)] = [("archive", .string(archive.string))]
-        if let result {
-            fields += [
-                ("output", result.output.map { .string($0.string) } ?? .null),
-                ("format", .string(result.format)), ("nameEncoding", result.nameEncoding.map(JSON.string) ?? .null),
-                ("files", .int(result.files)), ("folders", .int(result.folders)), ("symlinks", .int(result.symlinks)),
-                ("bytes", .int(result.bytes)),
-                ("refused", .array(result.refused.map { .object([("path", .string($0.path)), ("reason", .string($0.reason.english)), ("reasonCode", .string($0.refusal.code))]) })),
-                ("skippedJunk", .array(result.skippedJunk.map(JSON.string))),
-            ] + JobReport.json(result.warnings)
-        } else {
-            fields += [
-                ("output", .null), ("format", .null), ("nameEncoding", .null), ("files", .int(0)), ("folders", .int(0)), ("symlinks", .int(0)),
-                ("bytes", .int(0)), ("refused", .array([])), ("skippedJunk", .array([])),
-            ] + JobReport.json([])
-        }
-        fields.append(("error", error.map(JobReport.json) ?? .null))
-        return .object(fields)
+    private static func outcome(archive: FilePath, result: ExtractResult) -> ExtractOutcome.Archive {
+        var outcome = ExtractOutcome.Archive(archive: archive.string)
+        outcome.output = result.output?.string
+        outcome.format = result.format
+        outcome.nameEncoding = result.nameEncoding
+        outcome.files = Int64(result.files)
+        outcome.folders = Int64(result.folders)
+        outcome.symlinks = Int64(result.symlinks)
+        outcome.bytes = result.bytes
+        outcome.refused = result.refused.map { .init(path: $0.path, reason: $0.reason.english, reasonCode: $0.refusal.code) }
+        outcome.skippedJunk = result.skippedJunk
+        outcome.warnings = result.warnings.map(WarningEvent.init)
+        return outcome
     }
 
     /// `--list`; with `--progress-json`, each entry is also an event as soon as it is read.
-    private func listArchives(_ archives: [FilePath], control: JobControl, stream: EventStream?) throws {
-        let report = JobReport(operation: "list", json: job.json, events: stream)
-        let clock = ContinuousClock()
-        let start = clock.now
-        CommandRunner.onAbandon = {
-            report.failed($0, elapsed: (clock.now - start).inSeconds)
-        }
-        var listed: [JSON] = []
-        var firstFailure: ArchiverError?
-        var failures = 0
+    private func listArchives(_ archives: [FilePath]) -> ExitCode {
+        let session = JobSession(
+            operation: ListOutcome.operation, job: job, events: events, label: tr("Listing"), title: .verbatim(""),
+            couldNot: .verbatim(""), watchesProgress: true, notifies: false)
+        let stream = session.stream
+        var listed: [ListOutcome.Archive] = []
         for archive in archives {
             do {
                 let (format, entries, names) = try Extractor.list(
-                    archive: archive, control: control,
-                    passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was listed")).notCounted(by: control),
-                    names: encoding.flatMap(NameDecoder.init), each: { stream?.entry(Self.fields($0)) })
+                    archive: archive, control: session.control,
+                    passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was listed")).notCounted(by: session.control),
+                    names: encoding.flatMap(NameDecoder.init), each: { stream?.entry(Self.listed($0)) })
                 // The stream's result counts the entries it already carried: repeating 100,000 of them in one
                 // line would double what the reader (a window) holds.
-                let listing: (String, JSON) =
-                    stream == nil ? ("entries", .array(entries.map { .object(Self.fields($0)) })) : ("entryCount", .int(entries.count))
-                listed.append(.object([
-                    ("archive", .string(archive.string)), ("format", .string(format)),
-                    ("nameEncoding", names.map(JSON.string) ?? .null), listing, ("error", .null),
-                ]))
-                if !report.json {
+                listed.append(.init(
+                    archive: archive.string, format: format, nameEncoding: names,
+                    entries: stream == nil ? entries.map(Self.listed) : nil, entryCount: Int64(entries.count), error: nil))
+                session.tally.succeeded += 1
+                if !session.json {
                     Self.printListing(archive: archive, format: format, names: names, entries: entries, several: archives.count > 1)
                 }
             } catch {
-                printProblem(error)
-                firstFailure = firstFailure ?? error
-                failures += 1
-                let none: (String, JSON) = stream == nil ? ("entries", .array([])) : ("entryCount", .int(0))
-                listed.append(.object([("archive", .string(archive.string)), none, ("error", JobReport.json(error))]))
+                session.itemFailed(error)
+                listed.append(.init(
+                    archive: archive.string, format: nil, nameEncoding: nil, entries: stream == nil ? [] : nil, entryCount: 0,
+                    error: ErrorReport(error)))
             }
         }
-        let status: Int32 =
-            if let firstFailure { failures == archives.count ? firstFailure.code.exitStatus : ExitStatus.warnings } else { 0 }
-        if report.json { report.emit(exitCode: status, elapsed: (clock.now - start).inSeconds, [("archives", .array(listed))]) }
-        throw ExitCode(status)
+        return session.finish(outcome: ListOutcome(archives: listed))
     }
 
     /// An entry of `--list --json`, and of `--progress-json`'s entry events.
-    private static func fields(_ entry: ArchiveEntryInfo) -> [(String, JSON)] {
-        [
-            ("path", .string(entry.path.displayName)), ("type", .string(entry.kind.rawValue)),
-            ("size", entry.size.map(JSON.int) ?? .null), ("packedSize", entry.packedSize.map(JSON.int) ?? .null),
-            ("mtime", entry.modified.map { .string(HumanFormat.iso8601($0)) } ?? .null),
-            ("encrypted", .bool(entry.encrypted)),
-            ("linkTarget", entry.linkTarget.map { .string($0.displayName) } ?? .null),
-        ]
+    private static func listed(_ entry: ArchiveEntryInfo) -> ListedEntry {
+        ListedEntry(
+            path: entry.path.displayName, type: entry.kind.rawValue, size: entry.size, packedSize: entry.packedSize,
+            mtime: entry.modified.map(HumanFormat.iso8601), encrypted: entry.encrypted, linkTarget: entry.linkTarget?.displayName)
     }
 
     private static func printListing(

@@ -1,3 +1,4 @@
+import Glibc
 import SystemPackage
 
 extension FilePath.Component {
@@ -35,5 +36,17 @@ public enum CString {
             cursor += 1
         }
         return result
+    }
+}
+
+extension CString {
+    /// A malloc'd NUL-terminated copy of `bytes` (argv for C), to be freed with `free`.
+    public static func duplicate(_ bytes: [UInt8]) -> UnsafeMutablePointer<CChar>? {
+        let copy = malloc(bytes.count + 1)?.assumingMemoryBound(to: CChar.self)
+        bytes.withUnsafeBytes { source in
+            if let copy, let base = source.baseAddress { memcpy(copy, base, bytes.count) }
+        }
+        copy?[bytes.count] = 0
+        return copy
     }
 }

@@ -83,8 +83,7 @@ public enum PDFNaming {
     /// `98 % smaller`; a saving under half a percent is `less than 1 % smaller`, and anything left is
     /// never `100 %`.
     public static func saving(before: Int64, after: Int64) -> Text {
-        guard before > 0, after < before else { return tr("not smaller") }
-        let percent = min(99, 100 - Int((Double(after) * 100 / Double(before)).rounded()))
+        guard let percent = Saving.percent(before: before, after: after) else { return tr("not smaller") }
         return percent < 1 ? tr("less than 1 %% smaller") : tr("%ld %% smaller", percent)
     }
 

@@ -1,5 +1,6 @@
 import ArchiveEngine
-import ArchiverCLI
+import JobKit
+import JobProtocol
 import ArchiverCore
 import Dispatch
 import Glibc

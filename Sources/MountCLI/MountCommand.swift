@@ -1,5 +1,6 @@
 import ArchiveEngine
-import ArchiverCLI
+import JobKit
+import JobProtocol
 import ArchiverCore
 import ArgumentParser
 import Desktop
@@ -16,7 +17,7 @@ public struct MountCommand: ParsableCommand {
             commandName: "open-with-archiver",
             abstract: tr("Open an archive as a read-only folder, without extracting it.").localized,
             discussion: helpDiscussion(tr("open-with-archiver ARCHIVE… mounts each archive under $XDG_RUNTIME_DIR/archiver, opens the folder in the file manager and says so in a notification with an Unmount button; opening the same archive again reuses the folder. --mount ARCHIVE [FOLDER] only mounts and prints the folder, for scripts; --unmount FOLDER unmounts it. The folder is unmounted and removed by itself once nothing has been read for the mount-idle-timeout setting's seconds.")),
-            version: archiverVersion)
+            version: archiverVersion(library: ArchiveEngineSetup.libarchiveVersion))
     }
 
     @Flag(help: ArgumentHelp(tr("Mount without opening the file manager or notifying, and print the folder: open-with-archiver --mount ARCHIVE [FOLDER].")))

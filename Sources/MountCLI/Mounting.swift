@@ -1,5 +1,6 @@
 import ArchiveEngine
-import ArchiverCLI
+import JobKit
+import JobProtocol
 import ArchiverCore
 import ArgumentParser
 import Desktop
@@ -112,9 +113,11 @@ enum Mounting {
         // Our ends stay ours: the daemon must see the end of its input when we go.
         for end in [toDaemon[1], fromDaemon[0]] { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         let me = FilePath(bytes: FileSystem.symlinkTarget(FilePath("/proc/self/exe")) ?? Array(CommandLine.arguments[0].utf8))
-        let arguments = ["--serve", "--idle-timeout", "\(idleTimeout)", "--", archive.string, folder.string]
+        // Bytes, not strings: an archive named in Latin-1 reaches the daemon under its own name.
+        var arguments = Arguments(["--serve", "--idle-timeout", "\(idleTimeout)"])
+        arguments.operands([archive, folder])
         let pid = try ChildProcess.startDaemon(
-            me, arguments.map { Array($0.utf8) }, stdin: toDaemon[0], stdout: fromDaemon[1])
+            me, arguments.argv, stdin: toDaemon[0], stdout: fromDaemon[1])
         close(toDaemon[0])
         close(fromDaemon[1])
         var pending: [UInt8] = []

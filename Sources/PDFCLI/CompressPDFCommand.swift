@@ -1,5 +1,6 @@
 import ArchiveEngine
-import ArchiverCLI
+import JobKit
+import JobProtocol
 import ArchiverCore
 import ArgumentParser
 import Dispatch
@@ -16,7 +17,7 @@ public struct CompressPDFCommand: ParsableCommand {
         commandName: "compress-pdf-with-archiver",
         abstract: tr("Make smaller copies of PDFs: images resampled, text, links and outline kept.").localized,
         discussion: Self.discussion,
-        version: archiverVersion)
+        version: archiverVersion(library: "qpdf, libvips"))
 
     @Option(
         name: [.short, .long],
@@ -75,100 +76,63 @@ public struct CompressPDFCommand: ParsableCommand {
     public func run() throws {
         if job.forgets { try forgetHistory(job) }
         if estimate { try runEstimate() }
-        let settings = UserSettings.current
-        let quality = quality ?? settings.pdfQuality
         var raw = RawArguments.current()
         let inputs = files.map { raw.path(for: $0) }
         let outputPath = output.map { raw.path(for: $0) }
         // The one input's name, or nil for several: each sentence about them has both forms.
         let single = inputs.count == 1 ? inputs[0].lastComponent?.string ?? inputs[0].string : nil
-        let notCompressed = single.map { tr("Could not compress “%@”", $0) }
-            ?? ntr("Could not compress %ld PDF", "Could not compress %ld PDFs", inputs.count)
-
-        let control = JobControl(budget: settings.budget(flag: job.timeBudget))
-        CommandRunner.installSignalHandlers(control)
-        let stream = events.stream()
-        // TRANSLATORS: the label before the progress bar on the terminal.
-        let progress = TerminalProgress(
-            label: (flatten ? tr("Flattening") : tr("Compressing")).localized, enabled: events.terminalProgress)
-        let report = JobReport(operation: "compress-pdf", json: job.json, events: stream)
-        // The result as JSON (on its own, or as the stream's last line) rather than sentences.
-        let json = job.json || stream != nil
-        let title =
-            flatten
-            ? single.map { tr("Flattening “%@”", $0) } ?? ntr("Flattening %ld PDF", "Flattening %ld PDFs", inputs.count)
-            : single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld PDF", "Compressing %ld PDFs", inputs.count)
-        let desktop = DesktopFeedback(
-            title: title.localized, notify: job.notifications(json: json), settings: settings,
-            control: control)
-        CommandRunner.onAbandon = {
-            report.failed($0, elapsed: progress.elapsed)
-            desktop.failed(summary: notCompressed.localized, $0)
-        }
-        let bytes = FileSystem.size(of: inputs)
-        if let refusal = BudgetEstimate.checkPDF(bytes: bytes, budget: control.budget) {
-            report.failed(refusal, elapsed: 0)
-            desktop.failed(summary: notCompressed.localized, refusal)
-            throw ExitCode(refusal.code.exitStatus)
+        let session = JobSession(
+            operation: PDFOutcome.operation, job: job, events: events,
+            // TRANSLATORS: the label before the progress bar on the terminal.
+            label: flatten ? tr("Flattening") : tr("Compressing"),
+            title: flatten
+                ? single.map { tr("Flattening “%@”", $0) } ?? ntr("Flattening %ld PDF", "Flattening %ld PDFs", inputs.count)
+                : single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld PDF", "Compressing %ld PDFs", inputs.count),
+            couldNot: single.map { tr("Could not compress “%@”", $0) }
+                ?? ntr("Could not compress %ld PDF", "Could not compress %ld PDFs", inputs.count))
+        let quality = quality ?? session.settings.pdfQuality
+        if let refusal = BudgetEstimate.checkPDF(bytes: FileSystem.size(of: inputs), budget: session.control.budget) {
+            throw session.failed(refusal)
         }
         if flatten {
-            report.warn(JobWarning(
-                "pdf-flattened",
-                tr("--flatten turns every page into a picture: its text can no longer be selected or searched, and links and the outline are lost.")))
+            session.warn(
+                JobWarning(
+                    "pdf-flattened",
+                    tr("--flatten turns every page into a picture: its text can no longer be selected or searched, and links and the outline are lost.")),
+                counts: false)
         }
-
         // The stream counts one PDF's images as they are done; several PDFs, in thousandths of each.
         let batch = Batch(count: inputs.count) { done, total in
-            progress.update(done: done, total: total)
-            desktop.update(done: done, total: total)
-            if inputs.count > 1 { stream?.progress(done: done, total: total) }
+            session.progress(done: done, total: total, toStream: inputs.count > 1)
         }
-        if inputs.count == 1, let stream { batch.item = { stream.progress(done: $0, total: $1) } }
-        let passwords = Self.serialized(
-            Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was made")))
+        if inputs.count == 1, let stream = session.stream { batch.item = { stream.progress(done: $0, total: $1) } }
+        let passwords = Self.serialized(Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was made")))
         let options = PDFCompressor.Options(quality: quality, output: outputPath, flatten: flatten)
-        let results = Self.compressAll(inputs, options: options, control: control, passwords: passwords, batch: batch)
-        progress.finish()
-
+        let results = Self.compressAll(inputs, options: options, control: session.control, passwords: passwords, batch: batch)
+        session.endProgress()
         var made: [PDFCompressResult] = []
         var failures: [ArchiverError] = []
-        var entries: [JSON] = []
+        var items: [PDFOutcome.Item] = []
         for (input, outcome) in zip(inputs, results) {
             switch outcome {
             case .success(let result):
                 made.append(result)
-                entries.append(Self.json(input: input, result: result, error: nil))
-                for warning in Self.warnings(result) { report.warn(warning) }
-                if !json { print(Self.describe(result).localized) }
+                session.tally.succeeded += 1
+                items.append(Self.item(result))
+                for warning in Self.warnings(result) { session.warn(warning) }
+                if !session.json { print(Self.describe(result).localized) }
             case .failure(let error):
                 failures.append(error)
-                entries.append(Self.json(input: input, result: nil, error: error))
-                printProblem(error)
+                session.itemFailed(error)
+                var item = PDFOutcome.Item(input: input.madeAbsolute.string)
+                item.error = ErrorReport(error)
+                items.append(item)
             }
         }
-        Self.notify(desktop, failed: notCompressed, made: made, failures: failures, flattened: flatten)
-        let status: Int32 =
-            if let stop = failures.first(where: { $0.code == .cancelled || $0.code == .budget }) {
-                stop.code.exitStatus
-            } else if made.isEmpty, let failure = failures.first {
-                failure.code.exitStatus
-            } else if !failures.isEmpty || made.contains(where: { !Self.warnings($0).isEmpty }) {
-                ExitStatus.warnings
-            } else {
-                ExitStatus.success
-            }
-        if json {
-            report.emit(
-                exitCode: status, elapsed: progress.elapsed,
-                [
-                    ("results", .array(entries)), ("error", failures.first.map(JobReport.json) ?? .null),
-                ])
-        }
-        // After the result is shown: a wait for the statistics' lock never delays it.
-        recordStatistics(
-            .pdfCompressed, made.filter { $0.output != nil }.map { ($0.inputBytes, $0.outputBytes) }, settings: settings)
-        desktop.waitForAction()
-        throw ExitCode(status)
+        Self.notify(session.desktop, failed: session.couldNot, made: made, failures: failures, flattened: flatten)
+        throw session.finish(
+            outcome: PDFOutcome(results: items, error: failures.first.map(ErrorReport.init)),
+            statistics: (.pdfCompressed, made.filter { $0.output != nil }.map { ($0.inputBytes, $0.outputBytes) }))
     }
 }
 
@@ -247,24 +211,22 @@ extension CompressPDFCommand {
         return tr("Created %1$@: %2$@ → %3$@ (%4$@); %5$@.", output, .bytes(result.inputBytes), .bytes(result.outputBytes), saving, images)
     }
 
-    static func json(input: FilePath, result: PDFCompressResult?, error: ArchiverError?) -> JSON {
-        guard let result else {
-            return .object([
-                ("input", .string(input.madeAbsolute.string)), ("output", .null),
-                ("error", error.map(JobReport.json) ?? .null),
-            ])
-        }
-        return .object([
-            ("input", .string(result.input.string)), ("output", result.output.map { .string($0.string) } ?? .null),
-            ("inputBytes", .int(result.inputBytes)), ("outputBytes", .int(result.outputBytes)),
-            ("alreadyOptimal", .bool(result.alreadyOptimal)), ("pages", .int(result.pages)),
-            ("imagesPlaced", .int(result.imagesPlaced)), ("imagesResampled", .int(result.imagesReplaced)),
-            ("encrypted", .bool(result.encrypted)), ("repaired", .bool(result.repaired)),
-            ("flattened", .bool(result.flattened)), ("signed", .bool(result.signed)),
-            ("textKept", .bool(result.textKept)), ("error", .null),
-        ])
+    static func item(_ result: PDFCompressResult) -> PDFOutcome.Item {
+        var item = PDFOutcome.Item(input: result.input.string)
+        item.output = result.output?.string
+        item.inputBytes = result.inputBytes
+        item.outputBytes = result.outputBytes
+        item.alreadyOptimal = result.alreadyOptimal
+        item.pages = Int64(result.pages)
+        item.imagesPlaced = Int64(result.imagesPlaced)
+        item.imagesResampled = Int64(result.imagesReplaced)
+        item.encrypted = result.encrypted
+        item.repaired = result.repaired
+        item.flattened = result.flattened
+        item.signed = result.signed
+        item.textKept = result.textKept
+        return item
     }
-
 
     /// One result notification for the batch: before → after with Open folder, or the failure.
     static func notify(

@@ -1,5 +1,6 @@
 import ArchiveEngine
-import ArchiverCLI
+import JobKit
+import JobProtocol
 import ArchiverCore
 import ArgumentParser
 import Glibc
@@ -22,44 +23,35 @@ extension CompressPDFCommand {
         } catch {
             printProblem(error)
             if job.json {
-                let seconds = elapsed()
-                report.emit(
-                    exitCode: error.code.exitStatus, elapsed: seconds,
-                    [
-                        ("elapsed", .double(Self.rounded(seconds))), ("path", .string(input.madeAbsolute.string)),
-                        ("levels", .array([])), ("error", JobReport.json(error)),
-                    ])
+                let outcome = PDFEstimateOutcome(elapsed: elapsed(), path: input.madeAbsolute.string, error: ErrorReport(error))
+                report.emit(exitCode: error.code.exitStatus, elapsed: outcome.elapsed, outcome.fields)
             }
             throw ExitCode(error.code.exitStatus)
         }
         if job.json {
             let seconds = elapsed()
-            report.emit(exitCode: ExitStatus.success, elapsed: seconds, Self.json(estimate, elapsed: seconds))
+            report.emit(exitCode: ExitStatus.success, elapsed: seconds, Self.outcome(estimate, elapsed: seconds).fields)
         } else {
             print(Self.describe(estimate).localized)
         }
         throw ExitCode(ExitStatus.success)
     }
 
-    static func rounded(_ seconds: Double) -> Double { (seconds * 1000).rounded() / 1000 }
-
-    /// The `--estimate --json` fields after the shared head (`operation`, `exitCode`, `durationSeconds`).
-    static func json(_ estimate: PDFEstimate, elapsed: Double) -> [(String, JSON)] {
-        let levels = estimate.levels.map { level in
-            JSON.object([
-                ("quality", .string(level.quality.rawValue)), ("dpi", .int(Int64(level.quality.dpi))),
-                ("jpegQuality", .int(Int64(level.quality.jpegQuality))), ("estimatedSize", .int(level.estimatedBytes)),
-                ("helps", .bool(level.helps)),
-            ])
+    /// The `--estimate --json` outcome after the shared head (`operation`, `exitCode`, `durationSeconds`).
+    static func outcome(_ estimate: PDFEstimate, elapsed: Double) -> PDFEstimateOutcome {
+        var outcome = PDFEstimateOutcome(elapsed: elapsed, path: estimate.input.string, error: nil)
+        outcome.size = estimate.inputBytes
+        outcome.pages = Int64(estimate.pages)
+        outcome.encrypted = estimate.encrypted
+        outcome.alreadyOptimal = estimate.alreadyOptimal
+        outcome.imagesPlaced = Int64(estimate.imagesPlaced)
+        outcome.imagesResampled = Int64(estimate.imagesResampled)
+        outcome.levels = estimate.levels.map {
+            .init(
+                quality: $0.quality.rawValue, dpi: Int64($0.quality.dpi), jpegQuality: Int64($0.quality.jpegQuality),
+                estimatedSize: $0.estimatedBytes, helps: $0.helps)
         }
-        return [
-            ("elapsed", .double(rounded(elapsed))), ("path", .string(estimate.input.string)),
-            ("size", .int(estimate.inputBytes)), ("pages", .int(Int64(estimate.pages))),
-            ("encrypted", .bool(estimate.encrypted)), ("alreadyOptimal", .bool(estimate.alreadyOptimal)),
-            ("imagesPlaced", .int(Int64(estimate.imagesPlaced))),
-            ("imagesResampled", .int(Int64(estimate.imagesResampled))), ("levels", .array(levels)),
-            ("error", .null),
-        ]
+        return outcome
     }
 
     /// `report.pdf: 8 pages, 35.4 MB`, then one line per level, `Medium (150 dpi, JPEG 50)   about 1.4 MB (96 % smaller)`.

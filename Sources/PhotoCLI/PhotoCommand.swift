@@ -1,4 +1,5 @@
-import ArchiverCLI
+import JobKit
+import JobProtocol
 import ArchiverCore
 import ArgumentParser
 import Desktop
@@ -14,7 +15,7 @@ public struct PhotoCommand: ParsableCommand {
         commandName: "compress-photos-with-archiver",
         abstract: tr("Make smaller copies of photos, keeping their date, place and camera data.").localized,
         discussion: Self.discussion,
-        version: "Archiver 0.1 (libvips \(PhotoCodec.vipsVersion))")
+        version: archiverVersion(library: "libvips \(PhotoCodec.vipsVersion)"))
 
     // TRANSLATORS: %@ is the name of a setting (photo-max-size).
     @Option(help: ArgumentHelp(tr("Longest side in pixels; smaller photos are never enlarged (default: the %@ setting, 1500).", PhotoSettings.Key.maxSize.rawValue).localized, valueName: "px"))
@@ -99,30 +100,29 @@ public struct PhotoCommand: ParsableCommand {
             if replace { .replace } else if let output { .folder(raw.path(for: output)) } else { .beside }
         // The one input's name, or nil for several: each sentence about them has both forms.
         let single = inputs.count == 1 ? inputs[0].lastComponent?.string ?? inputs[0].string : nil
-        let control = JobControl(budget: settings.budget(flag: job.timeBudget))
-        CommandRunner.installSignalHandlers(control)
-        let stream = events.stream()
+        let session = JobSession(
+            operation: PhotoOutcome.operation, job: job, events: events, label: tr("Compressing photos"),
+            title: single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld item", "Compressing %ld items", inputs.count),
+            couldNot: single.map { tr("Could not compress “%@”", $0) }
+                ?? ntr("Could not compress %ld item", "Could not compress %ld items", inputs.count),
+            settings: settings)
+        let control = session.control
+        let stream = session.stream
         let photoEvents = stream.map(PhotoEvents.init)
-        PauseSignals.install(control) { stream?.event("resumed") }
-        let progress = TerminalProgress(label: tr("Compressing photos").localized, enabled: events.terminalProgress)
-        let report = PhotoReport(json: job.json, events: stream)
-        let title = single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld item", "Compressing %ld items", inputs.count)
-        let desktop = DesktopFeedback(
-            title: title.localized, notify: job.notifications(json: job.json || stream != nil), settings: settings, control: control)
-        let notCompressed = single.map { tr("Could not compress “%@”", $0) }
-            ?? ntr("Could not compress %ld item", "Could not compress %ld items", inputs.count)
+        PauseSignals.install(control) { stream?.event(ResumedEvent()) }
+        let report = PhotoReport(session.report)
         let failed = { (error: ArchiverError) in
-            progress.finish()
-            report.failed(error, elapsed: progress.elapsed)
-            desktop.failed(summary: notCompressed.localized, error)
+            session.endProgress()
+            report.failed(error, elapsed: session.elapsed)
+            session.desktop.failed(summary: session.couldNot.localized, error)
         }
-        CommandRunner.onAbandon = failed
+        session.onAbandon(failed)
         let plan: PhotoPlan
         let journalPath = PhotoJournal.location(
             inputs: inputs, destination: destination, options: options, stateHome: BaseFolders.current.state)
         var previous = PhotoJournal.load(journalPath)
         if previous != nil, !resume {
-            report.warn(JobWarning("resumable", tr("An interrupted run of this batch was found; run the same command with --resume to finish it instead of starting again.")))
+            session.warn(JobWarning("resumable", tr("An interrupted run of this batch was found; run the same command with --resume to finish it instead of starting again.")), counts: false)
             previous = nil
         }
         // Only copies still there as recorded count as done; the others are made again.
@@ -162,7 +162,7 @@ public struct PhotoCommand: ParsableCommand {
         }
         // A stop that cannot wait for the photos in progress (HEIC encoding takes seconds) still keeps
         // the finished ones: only the registered temporaries go, and mirror folders left empty.
-        CommandRunner.onAbandon = { error in
+        session.onAbandon { error in
             if error.code == .cancelled, !PauseSignals.sessionEnded { journal?.remove() }
             plan.removeEmptyFolders()
             var error = error
@@ -171,12 +171,11 @@ public struct PhotoCommand: ParsableCommand {
                 : tr("Stopped by the time budget; the photos already finished are kept, the ones in progress were removed.")
             failed(error)
         }
-        if plan.photoCount > 1 { desktop.title = ntr("Compressing %ld photo", "Compressing %ld photos", plan.photoCount).localized }
-        let display = ProgressDisplay(terminal: progress, desktop: desktop)
+        if plan.photoCount > 1 { session.desktop.title = ntr("Compressing %ld photo", "Compressing %ld photos", plan.photoCount).localized }
         var batchEvents = PhotoBatchEvents()
         if let stream, let photoEvents {
             batchEvents.finished = { photoEvents.finished($0, $1) }
-            batchEvents.paused = { stream.event("paused") }
+            batchEvents.paused = { stream.event(PausedEvent()) }
         }
         let result: PhotoBatchResult
         do throws(ArchiverError) {
@@ -185,16 +184,17 @@ public struct PhotoCommand: ParsableCommand {
                 events: batchEvents,
                 trash: Self.moveToTrash,
                 progress: { progress in
-                    display.show(progress)
+                    session.progress(done: progress.bytesDone, total: progress.bytesTotal, detail: Self.lines(progress), toStream: false)
                     photoEvents?.progress(progress)
                 })
         } catch {
             failed(error)
             throw ExitCode(error.code.exitStatus)
         }
-        progress.finish()
+        session.endProgress()
         // After the result is shown: a wait for the statistics' lock never delays it.
-        let count = { recordStatistics(.photoCompressed, result.photos.map { ($0.inputBytes, $0.outputBytes) }, settings: settings) }
+        let statistics = (StatisticsEvent.Kind.photoCompressed, result.photos.map { (before: $0.inputBytes, after: $0.outputBytes) })
+        let count = { recordStatistics(statistics.0, statistics.1, settings: settings) }
         let failures = plan.problems + result.failures
         // Done, or cancelled: the journal goes. Kept when the time budget stopped the batch, the session
         // ended (SIGHUP: a logout) or the disk filled up, so that it can be finished later.
@@ -213,25 +213,23 @@ public struct PhotoCommand: ParsableCommand {
                 // TRANSLATORS: %2$ld photos of %1$ld were finished when the time budget ran out.
                 : ntr("Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", "Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
             error.message = done == 0 ? after : [after, ntr("The %ld photo finished is kept.", "The %ld photos finished are kept.", done)]
-            report.finished(result, plan: plan, failures: failures, exitCode: stopped.code.exitStatus, error: error, elapsed: progress.elapsed)
+            report.finished(result, plan: plan, failures: failures, exitCode: stopped.code.exitStatus, error: error, elapsed: session.elapsed)
             let stoppedSummary = single.map { tr("Stopped compressing “%@”", $0) }
                 ?? ntr("Stopped compressing %ld item", "Stopped compressing %ld items", inputs.count)
-            desktop.failed(summary: stoppedSummary.localized, error)
+            session.desktop.failed(summary: stoppedSummary.localized, error)
             count()
             throw ExitCode(stopped.code.exitStatus)
         }
         guard !result.photos.isEmpty || (result.resumed > 0 && failures.isEmpty) else {
             // Every photo failed: each is named (stderr, JSON), and the notification says the first.
-            report.finished(result, plan: plan, failures: failures, exitCode: failures[0].code.exitStatus, error: nil, elapsed: progress.elapsed)
-            desktop.failed(summary: notCompressed.localized, failures[0])
+            report.finished(result, plan: plan, failures: failures, exitCode: failures[0].code.exitStatus, error: nil, elapsed: session.elapsed)
+            session.desktop.failed(summary: session.couldNot.localized, failures[0])
             throw ExitCode(failures[0].code.exitStatus)
         }
         let exitCode = failures.isEmpty ? ExitStatus.success : ExitStatus.warnings
-        report.finished(result, plan: plan, failures: failures, exitCode: exitCode, error: nil, elapsed: progress.elapsed)
-        Self.notify(desktop, result: result, plan: plan, failures: failures)
-        count()
-        desktop.waitForAction()
-        throw ExitCode(exitCode)
+        report.finished(result, plan: plan, failures: failures, exitCode: exitCode, error: nil, elapsed: session.elapsed)
+        Self.notify(session.desktop, result: result, plan: plan, failures: failures)
+        throw session.finish(outcome: nil, status: exitCode, statistics: statistics)
     }
 
     /// `--replace`: the original goes to the desktop trash once its copy is ready.
@@ -286,26 +284,17 @@ public struct PhotoCommand: ParsableCommand {
     }
 }
 
-/// The progress line: `12 of 48 photos  IMG_1234.jpg  35 MB saved`, on the terminal and in the notification.
-private final class ProgressDisplay: @unchecked Sendable {
-    private let terminal: TerminalProgress
-    private let desktop: DesktopFeedback
-
-    init(terminal: TerminalProgress, desktop: DesktopFeedback) {
-        self.terminal = terminal
-        self.desktop = desktop
-    }
-
-    /// The batch calls this one worker at a time.
-    func show(_ progress: PhotoProgress) {
+extension PhotoCommand {
+    /// The progress line: `12 of 48 photos  IMG_1234.jpg  35 MB saved` on the terminal, and in two lines in the
+    /// notification.
+    static func lines(_ progress: PhotoProgress) -> (terminal: String, desktop: String) {
         // TRANSLATORS: the photo being worked on (%2$ld) of all (%1$ld), in a progress line. English says “1 of 1 photos”.
         let counts = ntr("%2$ld of %1$ld photos", "%2$ld of %1$ld photos", progress.total, min(progress.finished + 1, progress.total))
         let saved = progress.saved > 0 ? tr("%@ saved", .bytes(progress.saved)) : nil
         let name = Text.verbatim(progress.current.displayName)
         let terminalLine = Text.sentences([counts, name] + (saved.map { [$0] } ?? []), separator: "  ")
         let desktopLine = Text.sentences([Text.sentences([counts] + (saved.map { [$0] } ?? []), separator: "  "), name], separator: "\n")
-        terminal.update(done: progress.bytesDone, total: progress.bytesTotal, detail: terminalLine.localized)
-        desktop.update(done: progress.bytesDone, total: progress.bytesTotal, detail: desktopLine.localized)
+        return (terminalLine.localized, desktopLine.localized)
     }
 }
 

@@ -1,7 +1,8 @@
-import ArchiverCLI
 import ArchiverCore
 import Dispatch
 import Glibc
+import JobKit
+import JobProtocol
 import PhotoEngine
 import Synchronization
 import SystemPackage
@@ -13,45 +14,37 @@ struct PhotoEvents {
 
     func progress(_ progress: PhotoProgress) {
         let fraction = progress.photosTotal > 0 ? Double(progress.photosFinished) / Double(progress.photosTotal) : 0
-        stream.event("progress", [
-            ("done", .int(progress.photosFinished)), ("total", .int(progress.photosTotal)),
-            ("fraction", .double((fraction * 10_000).rounded() / 10_000)),
-            ("remaining", progress.remaining.map { .double(($0 * 10).rounded() / 10) } ?? .null),
-            ("savedBytes", .int(progress.saved)), ("current", progress.currentPath.map { .string($0.string) } ?? .null),
-        ])
+        stream.event(ProgressEvent(
+            done: Int64(progress.photosFinished), total: Int64(progress.photosTotal), fraction: fraction,
+            remaining: progress.remaining, savedBytes: progress.saved, current: .some(progress.currentPath?.string)))
     }
 
     /// A finished photo (a Live Photo's video is not one).
     func finished(_ job: PhotoJob, _ outcome: Result<PhotoItem, ArchiverError>) {
         guard job.kind == .photo else { return }
         switch outcome {
-        case .success(let item):
-            stream.event("photo", [
-                ("source", .string(item.source.string)), ("path", .string(item.output.string)),
-                ("inputSize", .int(item.inputBytes)), ("size", .int(item.outputBytes)), ("outcome", .string(item.outcome.rawValue)),
-                ("width", .int(item.width)), ("height", .int(item.height)),
-                ("outWidth", .int(item.outWidth)), ("outHeight", .int(item.outHeight)), ("message", .null),
-            ])
+        case .success(let item): stream.event(PhotoEvent(Self.copy(item), message: nil))
         case .failure(let error):
-            stream.event("photo", [
-                ("source", .string(job.source.string)), ("path", .null), ("inputSize", .int(job.bytes)), ("size", .null),
-                ("outcome", .string("failed")), ("width", .null), ("height", .null), ("outWidth", .null), ("outHeight", .null),
-                ("message", .string(error.message.localized)),
-            ])
+            let copy = PhotoCopy(
+                source: job.source.string, path: nil, inputSize: job.bytes, size: nil, outcome: "failed", width: nil, height: nil,
+                outWidth: nil, outHeight: nil)
+            stream.event(PhotoEvent(copy, message: error.message.localized))
         }
     }
 
-    func estimate(_ estimate: PhotoEstimate) {
-        stream.event("estimate", Self.fields(estimate))
+    func estimate(_ estimate: PhotoEstimate) { stream.event(Self.event(estimate)) }
+
+    static func copy(_ item: PhotoItem) -> PhotoCopy {
+        PhotoCopy(
+            source: item.source.string, path: item.output.string, inputSize: item.inputBytes, size: item.outputBytes,
+            outcome: item.outcome.rawValue, width: Int64(item.width), height: Int64(item.height), outWidth: Int64(item.outWidth),
+            outHeight: Int64(item.outHeight))
     }
 
-    static func fields(_ estimate: PhotoEstimate) -> [(String, JSON)] {
-        [
-            ("source", .string(estimate.source.string)), ("size", .int(estimate.size)),
-            ("width", .int(estimate.width)), ("height", .int(estimate.height)),
-            ("estimatedSize", .int(estimate.estimatedSize)), ("status", .string(estimate.status.rawValue)),
-            ("message", estimate.message.map { .string($0.localized) } ?? .null),
-        ]
+    static func event(_ estimate: PhotoEstimate) -> EstimateEvent {
+        EstimateEvent(
+            source: estimate.source.string, size: estimate.size, width: Int64(estimate.width), height: Int64(estimate.height),
+            estimatedSize: estimate.estimatedSize, status: estimate.status.rawValue, message: estimate.message?.localized)
     }
 }
 

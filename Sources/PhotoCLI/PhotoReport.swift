@@ -1,4 +1,5 @@
-import ArchiverCLI
+import JobKit
+import JobProtocol
 import ArchiverCore
 import PhotoEngine
 import SystemPackage
@@ -8,10 +9,9 @@ final class PhotoReport {
     private let json: Bool
     private let base: JobReport
 
-    /// - Parameter events: `--progress-json`'s stream, which then gets the warnings and the result.
-    init(json: Bool, events: EventStream? = nil) {
-        self.json = json || events != nil
-        base = JobReport(operation: "compress-photos", json: json, events: events)
+    init(_ base: JobReport) {
+        self.json = base.json
+        self.base = base
     }
 
     func warn(_ warning: JobWarning) { base.warn(warning) }
@@ -23,9 +23,8 @@ final class PhotoReport {
     func failed(_ error: ArchiverError, elapsed: Double) {
         printProblem(error)
         guard json else { return }
-        base.emit(exitCode: error.code.exitStatus, elapsed: elapsed, [
-            ("outputs", .array([])), ("failures", .array([])), ("error", JobReport.json(error)),
-        ])
+        let outcome = PhotoOutcome(outputs: [], photos: nil, failures: [], error: ErrorReport(error))
+        base.emit(exitCode: error.code.exitStatus, elapsed: elapsed, outcome.fields)
     }
 
     /// The batch's result; `error` says why it stopped early (cancelled, out of time), if it did.
@@ -38,23 +37,14 @@ final class PhotoReport {
         let photos = result.photos
         let kept = photos.count { $0.outcome == .kept }
         if json {
-            let outputs = result.items.map { item in
-                JSON.object([
-                    ("source", .string(item.source.string)), ("path", .string(item.output.string)),
-                    ("inputSize", .int(item.inputBytes)), ("size", .int(item.outputBytes)),
-                    ("outcome", .string(item.outcome.rawValue)),
-                    ("width", .int(item.width)), ("height", .int(item.height)),
-                    ("outWidth", .int(item.outWidth)), ("outHeight", .int(item.outHeight)),
-                ])
-            }
-            let failed = failures.map { failure in
-                JSON.object([("path", failure.path.map(JSON.string) ?? .null), ("error", JobReport.json(failure))])
-            }
-            base.emit(exitCode: exitCode, elapsed: elapsed, [
-                ("outputs", .array(outputs)), ("photos", .int(photos.count)), ("kept", .int(kept)),
-                ("inputBytes", .int(result.inputBytes)), ("outputBytes", .int(result.outputBytes)),
-                ("failures", .array(failed)), ("resumed", .int(result.resumed)), ("error", error.map(JobReport.json) ?? .null),
-            ])
+            var outcome = PhotoOutcome(
+                outputs: result.items.map(PhotoEvents.copy), photos: Int64(photos.count),
+                failures: failures.map { PhotoOutcome.Failure(path: $0.path, error: ErrorReport($0)) }, error: error.map(ErrorReport.init))
+            outcome.kept = Int64(kept)
+            outcome.inputBytes = result.inputBytes
+            outcome.outputBytes = result.outputBytes
+            outcome.resumed = Int64(result.resumed)
+            base.emit(exitCode: exitCode, elapsed: elapsed, outcome.fields)
             return
         }
         guard !photos.isEmpty else { return }

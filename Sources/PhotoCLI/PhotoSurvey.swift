@@ -1,4 +1,5 @@
-import ArchiverCLI
+import JobKit
+import JobProtocol
 import ArchiverCore
 import ArgumentParser
 import Glibc
@@ -12,7 +13,7 @@ extension PhotoCommand {
         let elapsed = { (ContinuousClock.now - clock).inSeconds }
         let stream = events.stream()
         let photoEvents = stream.map(PhotoEvents.init)
-        let report = PhotoReport(json: job.json, events: stream)
+        let report = PhotoReport(JobReport(operation: PhotoOutcome.operation, json: job.json, events: stream))
         let folders = suggest && inputs.isEmpty ? [Self.picturesFolder] : inputs
         // `.replace` claims no folder: the plan only walks the inputs.
         let plan: PhotoPlan
@@ -37,11 +38,9 @@ extension PhotoCommand {
             if suggest {
                 // A scan of a large Pictures folder takes a while: its progress, at most every 25 photos.
                 if index % 25 == 24 || index == photos.count - 1 {
-                    stream?.event("progress", [
-                        ("done", .int(index + 1)), ("total", .int(photos.count)),
-                        ("fraction", .double((Double(index + 1) / Double(photos.count) * 10_000).rounded() / 10_000)),
-                        ("remaining", .null), ("savedBytes", .int(0)), ("current", .string(photo.source.string)),
-                    ])
+                    stream?.event(ProgressEvent(
+                        done: Int64(index + 1), total: Int64(photos.count), fraction: Double(index + 1) / Double(photos.count),
+                        remaining: nil, savedBytes: 0, current: .some(photo.source.string)))
                 }
             } else {
                 photoEvents?.estimate(estimate)
@@ -69,7 +68,7 @@ extension PhotoReport {
             emit(exitCode: ExitStatus.success, elapsed: elapsed, [
                 ("photos", .int(estimates.count)), ("scanned", .int(scanned)),
                 ("inputBytes", .int(inputBytes)), ("estimatedBytes", .int(estimatedBytes)),
-                ("estimates", .array(estimates.map { .object(PhotoEvents.fields($0)) })),
+                ("estimates", .array(estimates.map { .object(PhotoEvents.event($0).fields) })),
             ])
             return
         }

@@ -75,9 +75,7 @@ public enum PhotoNaming {
 public enum PhotoSummary {
     public static func line(photos: Int, inputBytes: Int64, outputBytes: Int64) -> Text {
         guard inputBytes > 0 else { return ntr("%ld photo", "%ld photos", photos) }
-        // 99.8 % is not "100 % smaller" while something is left.
-        let saving = min(100 - Int((Double(outputBytes) * 100 / Double(inputBytes)).rounded()), outputBytes > 0 ? 99 : 100)
-        guard saving > 0 else {
+        guard let saving = Saving.visible(before: inputBytes, after: outputBytes) else {
             // TRANSLATORS: photos compressed, their size before → after.
             return ntr("%1$ld photo, %2$@ → %3$@", "%1$ld photos, %2$@ → %3$@", photos, .bytes(inputBytes), .bytes(outputBytes))
         }

@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 public import CGtk
 import Glibc
 import SystemPackage
@@ -61,7 +62,7 @@ public final class CompressWindow: AppWindow {
     private var subject: JobSubject
 
     /// Builds the window for `paths` (as given on the command line: absolute or relative to the current folder).
-    public init(app: UnsafeMutablePointer<GtkApplication>, paths: [String]) {
+    public init(app: UnsafeMutablePointer<GtkApplication>, paths: [FilePath]) {
         inputs = WindowApp.inputs(paths).map { CompressPlan.Input(path: $0.path, isDirectory: $0.isDirectory) }
         let singleFile = inputs.count == 1 && !inputs[0].isDirectory
         formats = Self.formats(singleFile: singleFile)
@@ -273,16 +274,9 @@ public final class CompressWindow: AppWindow {
     private func start() {
         guard gtk_widget_get_sensitive(compressButton) != 0, let name = finalName() else { return }
         let output = folder.appending(bytes: name)
-        var arguments = [
-            "--format", format.rawValue, "--level", level.rawValue, "--output", output.string,
-            "--split", splitting ? (partSize ?? "0") : "0", "--no-notify", "--progress-json",
-        ]
-        var password: [UInt8]?
-        if encrypting {
-            arguments += ["--encrypt", "--password-stdin"]
-            password = Array(Widgets.text(passwordRow).utf8)
-        }
-        arguments += ["--"] + inputs.map(\.path.string)
+        let arguments = Arguments.compress(
+            inputs.map(\.path), format: format, level: level, output: output, split: splitting ? partSize : nil, encrypt: encrypting)
+        let password = encrypting ? Array(Widgets.text(passwordRow).utf8) : nil
         WindowSettings.remember(format: format, level: level)
 
         let title = subject.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) })
@@ -295,17 +289,18 @@ public final class CompressWindow: AppWindow {
     private func finished(_ outcome: JobRunner.Outcome, name: String) {
         let couldNot = subject.say({ tr("Could not compress “%@”", $0) }, { ntr("Could not compress %ld item", "Could not compress %ld items", $0) })
         chrome.finish(outcome, failed: couldNot.localized) {
-            guard let first = outcome.result?["outputs"]?.array.first, let path = first["path"]?.string else { return nil }
-            let size = first["size"]?.int ?? 0
-            let inputBytes = outcome.result?["inputBytes"]?.int ?? 0
-            let parts = first["parts"]?.array.compactMap(\.string) ?? []
-            let output = FilePath(path)
-            let made = parts.count > 1 ? ntr("%ld part", "%ld parts", parts.count).localized : nil
+            guard let made = outcome.outcome(CompressOutcome.self), let first = made.outputs.first else { return nil }
+            let size = first.size
+            let parts = first.parts
+            let output = FilePath(first.path)
             var lines: [Text] = []
-            let saving = inputBytes > 0 ? 100 - Int((Double(size) * 100 / Double(inputBytes)).rounded()) : 0
-            // TRANSLATORS: the result's size line: the archive's size and how much smaller than its input.
-            lines.append(saving > 0 ? tr("%1$@, %2$ld %% smaller", .bytes(size), saving) : Text.verbatim(Formatters.bytes(size)))
-            if let made { lines.append(.verbatim(made)) }
+            if let saving = Saving.visible(before: made.inputBytes, after: size) {
+                // TRANSLATORS: the result's size line: the archive's size and how much smaller than its input.
+                lines.append(tr("%1$@, %2$ld %% smaller", .bytes(size), saving))
+            } else {
+                lines.append(.verbatim(Formatters.bytes(size)))
+            }
+            if parts.count > 1 { lines.append(ntr("%ld part", "%ld parts", parts.count)) }
             lines.append(tr("in %@", output.removingLastComponent()))
             return JobWindow.Made(
                 heading: tr("Created “%@”", output.lastComponent?.string ?? name).localized,

@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 import CGtk
 import Dispatch
 import Glibc
@@ -59,12 +60,11 @@ final class EntryTreeView {
     // MARK: - Filling
 
     /// One `entry` event of the listing.
-    func add(_ entry: JSONValue) {
-        guard let path = entry["path"]?.string else { return }
-        let modified = entry["mtime"]?.string.flatMap { HumanFormat.seconds(iso8601: $0) }
+    func add(_ entry: ListedEntry) {
+        let modified = entry.mtime.flatMap { HumanFormat.seconds(iso8601: $0) }
         let made = tree.add(
-            path: path, isDirectory: entry["type"]?.string == "directory", size: entry["size"]?.int ?? 0,
-            modified: modified, encrypted: entry["encrypted"]?.bool ?? false)
+            path: entry.path, isDirectory: entry.type == "directory", size: entry.size ?? 0, modified: modified,
+            encrypted: entry.encrypted)
         for node in made { dirty.insert(tree.nodes[node].parent) }
         if !made.isEmpty, !flushQueued {
             flushQueued = true

@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 public import CGtk
 import Desktop
 import Glibc
@@ -28,12 +29,9 @@ public final class ExtractWindow {
     private let junkSwitch: UnsafeMutablePointer<GtkWidget>
 
     /// Builds the window for `path` (absolute, or relative to the current folder) and starts listing it.
-    public init(app: UnsafeMutablePointer<GtkApplication>, path: String) {
-        var cwd = [CChar](repeating: 0, count: 4096)
-        var archive = FilePath(path)
-        if !archive.isAbsolute { archive = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/").pushing(archive) }
-        self.archive = archive.lexicallyNormalized()
-        name = self.archive.lastComponent?.string ?? path
+    public init(app: UnsafeMutablePointer<GtkApplication>, path: FilePath) {
+        archive = WindowApp.absolute(path)
+        name = archive.lastComponent?.string ?? path.string
         let settings = SettingsStore.load().settings
         destination = Self.defaultDestination(for: self.archive, settings: settings)
 
@@ -111,9 +109,8 @@ public final class ExtractWindow {
         phase = .listing
         refresh()
         // Always --password-stdin, empty when there is no password yet: the child must never open a dialog.
-        let arguments = ["--list", "--progress-json", "--password-stdin"]
         let started = chrome.runner.start(
-            program: JobRunner.sibling("extract-with-archiver"), arguments: arguments + ["--", archive.string], password: password,
+            program: JobRunner.sibling("extract-with-archiver"), arguments: .list(archive), password: password,
             onEvent: { [unowned self] event in
                 if case .entry(let entry) = event { tree.add(entry) }
             },
@@ -125,13 +122,13 @@ public final class ExtractWindow {
         tree.flush()
         Timings.afterNextFrame(of: tree.view, "listed")
         Timings.scrollRun(tree.root) { [unowned self] in gtk_window_destroy(chrome.window) }
-        let error = outcome.result?["archives"]?.array.first?["error"]
+        let error = outcome.outcome(ListOutcome.self)?.archives.first?.error
         let words = outcome.stderr.trimmingSpaces
         if outcome.succeeded {
             phase = .listed
             showMessage(nil)
             if tree.tree.encrypted { gtk_widget_set_visible(passwordGroup, 1) }
-        } else if error?["kind"]?.string == "password" {
+        } else if error?.kind == ArchiverError.Code.password.name {
             // A 7z or rar that hides its names: the password first, then the list. A wrong one stays here.
             let first = Widgets.text(passwordRow).isEmpty
             phase = .locked
@@ -209,16 +206,12 @@ public final class ExtractWindow {
             return
         }
         guard phase == .listed else { return }
-        var arguments = ["--progress-json", "--no-notify", "--to", destination.string]
-        if !tree.tree.everythingSelected {
-            for path in tree.tree.selectedPaths { arguments += ["--entry", path] }
-        }
-        // Always said, so the switch also wins over the setting when it is off.
-        arguments.append(gtk_switch_get_active(cast(trashSwitch)) != 0 ? "--trash-archive" : "--no-trash-archive")
-        arguments.append(gtk_switch_get_active(cast(junkSwitch)) != 0 ? "--skip-junk" : "--keep-junk")
-        // Always --password-stdin (empty without a password): a missing one comes back here, never as a dialog.
+        // The switches are always said, so they also win over the settings when off; always --password-stdin
+        // (empty without a password): a missing one comes back here, never as a dialog.
+        let arguments = Arguments.extract(
+            archive, to: destination, entries: tree.tree.everythingSelected ? nil : tree.tree.selectedPaths,
+            trash: gtk_switch_get_active(cast(trashSwitch)) != 0, skipJunk: gtk_switch_get_active(cast(junkSwitch)) != 0)
         let secret = password
-        arguments += ["--password-stdin", "--", archive.string]
 
         phase = .extracting
         chrome.startJob(
@@ -228,8 +221,10 @@ public final class ExtractWindow {
     }
 
     private func finished(_ outcome: JobRunner.Outcome) {
-        let result = outcome.result?["results"]?.array.first
-        if !chrome.hiddenDuringJob, outcome.exitCode == 6, result?["error"]?["kind"]?.string == "password" {
+        let result = outcome.outcome(ExtractOutcome.self)?.results.first
+        if !chrome.hiddenDuringJob, outcome.exitCode == ArchiverError.Code.password.exitStatus,
+            result?.error?.kind == ArchiverError.Code.password.name
+        {
             // Wrong (or missing) password: back to the form, the field kept, the CLI's words under it.
             phase = .listed
             chrome.showForm()
@@ -239,12 +234,11 @@ public final class ExtractWindow {
             return
         }
         chrome.finish(outcome, failed: tr("Could not extract “%@”", name).localized) {
-            guard let path = result?["output"]?.string else { return nil }
+            guard let result, let path = result.output else { return nil }
             let output = FilePath(path)
-            let files = Int(result?["files"]?.int ?? 0)
             let lines: [Text] = [
                 // TRANSLATORS: the result's size line after extracting.
-                ntr("%ld file, %@", "%ld files, %@", files, .bytes(result?["bytes"]?.int ?? 0)),
+                ntr("%ld file, %@", "%ld files, %@", Int(result.files), .bytes(result.bytes)),
                 tr("in %@", output.removingLastComponent()),
             ]
             var info = stat()
@@ -256,7 +250,7 @@ public final class ExtractWindow {
     }
 
     private static var notStarted: JobRunner.Outcome {
-        JobRunner.Outcome(exitCode: 127, result: nil, stderr: tr("extract-with-archiver could not be started.").localized)
+        .notStarted(tr("extract-with-archiver could not be started.").localized)
     }
 
     // MARK: - Destination

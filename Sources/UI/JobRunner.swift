@@ -1,6 +1,8 @@
+import ArchiverCore
 import CGtk
 import Dispatch
 import Glibc
+import JobProtocol
 
 /// Runs one job as a child process of the command-line executable (`compress-with-archiver`, …) beside
 /// our own, and turns its `--progress-json` lines into events on the main actor.
@@ -13,29 +15,41 @@ import Glibc
 public final class JobRunner {
     /// What the child reported.
     public enum Event {
-        case progress(done: Int64, total: Int64?, fraction: Double?, rate: Double?, remaining: Double?)
-        case warning(code: String, message: String)
+        case progress(ProgressEvent)
+        case warning(WarningEvent)
         /// An entry of `--list` (the Extract… window's tree).
-        case entry(JSONValue)
-        /// Compress Photos' `estimate`, `photo`, `paused` and `resumed`: the event's name and the whole object.
-        case other(String, JSONValue)
+        case entry(ListedEntry)
+        /// The tool's own events (Compress Photos' `estimate`, `photo`, `paused`, `resumed`).
+        case other(JobEvent)
     }
 
     /// How the job ended.
     public struct Outcome {
         public var exitCode: Int32
-        /// The last line's `result` object (what `--json` prints), when the child got that far.
-        public var result: JSONValue?
+        /// The last line's result (what `--json` prints), when the child got that far.
+        public var result: JobResult?
         /// Everything the child wrote on stderr: the localized error sentence and its hint.
         public var stderr: String
-        public var succeeded: Bool { exitCode == 0 || exitCode == 1 }
-        public var cancelled: Bool { exitCode == 8 }
+        public var succeeded: Bool { JobExit.succeeded(exitCode) }
+        public var cancelled: Bool { JobExit.cancelled(exitCode) }
+
+        public init(exitCode: Int32, result: JobResult?, stderr: String) {
+            self.exitCode = exitCode
+            self.result = result
+            self.stderr = stderr
+        }
+
+        /// A tool that could not be started at all.
+        public static func notStarted(_ message: String) -> Outcome {
+            Outcome(exitCode: JobExit.notStarted, result: nil, stderr: message)
+        }
+
+        /// The result as its tool's outcome.
+        public func outcome<Kind: JobOutcome>(_ kind: Kind.Type) -> Kind? { result?.outcome(kind) }
     }
 
     private var pid: pid_t = 0
-    private var result: JSONValue?
-    /// The event being delivered, whole: fields the `Event` cases leave out (Compress Photos' `savedBytes`, `current`).
-    public private(set) var currentEvent: JSONValue?
+    private var result: JobResult?
     public private(set) var isRunning = false
 
     public init() {}
@@ -56,10 +70,11 @@ public final class JobRunner {
     /// - Parameter lowPriority: the child runs niced (a photo batch takes every core for minutes; the desktop,
     ///   this window's Pause button included, stays quick).
     public func start(
-        program: String, arguments: [String], password: [UInt8]? = nil, lowPriority: Bool = false,
+        program: String, arguments: Arguments, password: [UInt8]? = nil, lowPriority: Bool = false,
         onEvent: @escaping @MainActor (Event) -> Void, onEnd: @escaping @MainActor (Outcome) -> Void
     ) -> Bool {
-        var argv: [UnsafeMutablePointer<CChar>?] = ([program] + arguments).map { strdup($0) } + [nil]
+        // Bytes from end to end: a file named in Latin-1 reaches the tool under its own name.
+        var argv: [UnsafeMutablePointer<CChar>?] = ([Array(program.utf8)] + arguments.argv).map(CString.duplicate) + [nil]
         defer { for p in argv { free(p) } }
         var child: GPid = 0
         var input: gint = -1, output: gint = -1, errors: gint = -1
@@ -97,7 +112,7 @@ public final class JobRunner {
             // full pipe instead of the window's memory filling with parsed lines.
             let inFlight = DispatchSemaphore(value: 2)
             Self.readLines(out) { lines in
-                let values = lines.compactMap(JSONValue.parse)
+                let values = lines.compactMap(JSON.parse)
                 inFlight.wait()
                 DispatchQueue.main.async {
                     MainActor.assumeIsolated { for value in values { self.deliver(value, onEvent) } }
@@ -133,20 +148,23 @@ public final class JobRunner {
         kill(pid, signal)
     }
 
-    private func deliver(_ value: JSONValue, _ onEvent: (Event) -> Void) {
-        currentEvent = value
-        switch value["event"]?.string {
-        case "progress":
-            onEvent(.progress(
-                done: value["done"]?.int ?? 0, total: value["total"]?.int, fraction: value["fraction"]?.number,
-                rate: value["rate"]?.number, remaining: value["remaining"]?.number))
-        case "warning": onEvent(.warning(code: value["code"]?.string ?? "", message: value["message"]?.string ?? ""))
-        case "entry": onEvent(.entry(value))
-        case "result": result = value
+    private func deliver(_ value: JSON, _ onEvent: (Event) -> Void) {
         // `--json` alone (the PDF estimate): one object without "event" is the result.
-        case nil: result = value
-        case .some(let name): onEvent(.other(name, value))
-        default: break
+        guard let name = value["event"]?.string else {
+            result = JobResult(value)
+            return
+        }
+        let event = JobEvent(name: name, json: value)
+        if let progress = event.as(ProgressEvent.self) {
+            onEvent(.progress(progress))
+        } else if let warning = event.as(WarningEvent.self) {
+            onEvent(.warning(warning))
+        } else if let entry = event.as(EntryEvent.self) {
+            onEvent(.entry(entry.entry))
+        } else if name == "result" {
+            result = JobResult(value)
+        } else {
+            onEvent(.other(event))
         }
     }
 

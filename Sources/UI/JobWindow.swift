@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 import CGtk
 import SystemPackage
 
@@ -74,7 +75,7 @@ final class JobWindow {
     /// - Parameter inPlace: the window shows the progress itself, on its form (Compress Photos…: the grid
     ///   fills as photos finish), and `onEvent` gets every event; the result page comes with `finish`.
     func startJob(
-        title: String, program: String, arguments: [String], password: [UInt8]?, notStarted: String,
+        title: String, program: String, arguments: Arguments, password: [UInt8]?, notStarted: String,
         inPlace: Bool = false, lowPriority: Bool = false, onEvent: @escaping @MainActor (JobRunner.Event) -> Void = { _ in },
         onEnd: @escaping @MainActor (JobRunner.Outcome) -> Void
     ) {
@@ -88,8 +89,10 @@ final class JobWindow {
         let started = runner.start(
             program: JobRunner.sibling(program), arguments: arguments, password: password, lowPriority: lowPriority,
             onEvent: { [unowned self] event in
-                if !inPlace, case .progress(let done, let total, let fraction, let rate, let remaining) = event {
-                    panel.update(done: done, total: total, fraction: fraction, rate: rate, remaining: remaining)
+                if !inPlace, case .progress(let progress) = event {
+                    panel.update(
+                        done: progress.done, total: progress.total, fraction: progress.fraction, rate: progress.rate.map(Double.init),
+                        remaining: progress.remaining)
                 }
                 onEvent(event)
             },
@@ -99,7 +102,7 @@ final class JobWindow {
             })
         if !started {
             jobRunning = false
-            onEnd(JobRunner.Outcome(exitCode: 127, result: nil, stderr: notStarted))
+            onEnd(.notStarted(notStarted))
         }
     }
 

@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 public import CGtk
 
 /// Archiver's GSettings held open for the life of a window: read, written and watched key by key (the

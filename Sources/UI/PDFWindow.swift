@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 public import CGtk
 import Desktop
 import Glibc
@@ -32,12 +33,9 @@ public final class PDFWindow {
     private var levels: [(quality: PDFQuality, check: UnsafeMutablePointer<GtkWidget>, spinner: UnsafeMutablePointer<GtkWidget>, estimate: OpaquePointer)] = []
 
     /// Builds the window for `path` (absolute, or relative to the current folder) and starts the estimate.
-    public init(app: UnsafeMutablePointer<GtkApplication>, path: String) {
-        var cwd = [CChar](repeating: 0, count: 4096)
-        var pdf = FilePath(path)
-        if !pdf.isAbsolute { pdf = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/").pushing(pdf) }
-        self.pdf = pdf.lexicallyNormalized()
-        name = self.pdf.lastComponent?.string ?? path
+    public init(app: UnsafeMutablePointer<GtkApplication>, path: FilePath) {
+        pdf = WindowApp.absolute(path)
+        name = pdf.lastComponent?.string ?? path.string
         var info = stat()
         size = stat(self.pdf.string, &info) == 0 ? Int64(info.st_size) : 0
 
@@ -200,33 +198,31 @@ public final class PDFWindow {
         // Always --password-stdin, empty when there is no password yet: the child must never open a dialog.
         let started = estimator.start(
             program: JobRunner.sibling("compress-pdf-with-archiver"),
-            arguments: ["--estimate", "--json", "--password-stdin", "--", pdf.string], password: password,
+            arguments: .estimatePDF(pdf), password: password,
             onEvent: { _ in }, onEnd: { [unowned self] outcome in estimated(outcome, withPassword: password != nil) })
-        if !started { estimated(JobRunner.Outcome(exitCode: 127, result: nil, stderr: ""), withPassword: false) }
+        if !started { estimated(.notStarted(""), withPassword: false) }
     }
 
     private func estimated(_ outcome: JobRunner.Outcome, withPassword: Bool) {
         // Compress may have started meanwhile: the rows still fill in for Try a Smaller Level, the rest waits.
         let busy = phase == .compressing
-        let result = outcome.result
-        let error = result?["error"]
-        if outcome.exitCode == 0, let result {
+        let result = outcome.outcome(PDFEstimateOutcome.self)
+        let error = result?.error
+        if outcome.exitCode == ExitStatus.success, let result {
             if !busy { phase = .ready }
             gtk_widget_set_visible(passwordGroup, password == nil ? 0 : 1)
-            if let count = result["pages"]?.int { pages = Int(count) }
+            if let count = result.pages { pages = Int(count) }
             gtk_label_set_text(headerLine, PDFChoice.header(size: size, pages: pages).localized)
-            let original = result["size"]?.int ?? size
-            for (level, value) in zip(levels, result["levels"]?.array ?? []) {
-                let estimated = value["estimatedSize"]?.int ?? original
-                let helps = value["helps"]?.bool ?? (estimated < original)
-                show(PDFChoice.estimate(original: original, estimated: estimated, helps: helps).localized, in: level)
+            let original = result.size ?? size
+            for (level, value) in zip(levels, result.levels) {
+                show(PDFChoice.estimate(original: original, estimated: value.estimatedSize, helps: value.helps).localized, in: level)
             }
-            alreadyOptimal = result["alreadyOptimal"]?.bool ?? false
+            alreadyOptimal = result.alreadyOptimal
             gtk_widget_set_visible(optimalGroup, alreadyOptimal ? 1 : 0)
         } else if busy {
             for level in levels { show("", in: level) }
             return
-        } else if error?["kind"]?.string == "password" {
+        } else if error?.kind == ArchiverError.Code.password.name {
             // Encrypted: the password first, then the estimate. A wrong one stays here with the CLI's words.
             let first = !withPassword
             phase = .locked
@@ -267,9 +263,8 @@ public final class PDFWindow {
         let aside = previousCopy.flatMap(stepAside)
         phase = .compressing
         refresh()
-        let arguments = ["--quality", quality.rawValue, "--progress-json", "--no-notify", "--password-stdin", "--", pdf.string]
         chrome.startJob(
-            title: tr("Compressing “%@”", name).localized, program: "compress-pdf-with-archiver", arguments: arguments,
+            title: tr("Compressing “%@”", name).localized, program: "compress-pdf-with-archiver", arguments: .compressPDF(pdf, quality: quality),
             password: password, notStarted: tr("compress-pdf-with-archiver could not be started.").localized
         ) { [unowned self] outcome in finished(outcome, quality: quality, aside: aside) }
     }
@@ -283,8 +278,8 @@ public final class PDFWindow {
 
     private func finished(_ outcome: JobRunner.Outcome, quality: PDFQuality, aside: (copy: FilePath, aside: FilePath)?) {
         phase = .ready
-        let item = (outcome.result?["results"] ?? outcome.result?["outputs"])?.array.first
-        let output = (item?["output"]?.string ?? item?["path"]?.string).map { FilePath($0) }
+        let item = outcome.outcome(PDFOutcome.self)?.results.first
+        let output = item?.output.map { FilePath($0) }
         if let aside {
             // Replaced by the new copy, or back under its name.
             if outcome.succeeded, output != nil { unlink(aside.aside.string) } else { rename(aside.aside.string, aside.copy.string) }
@@ -301,10 +296,10 @@ public final class PDFWindow {
         }
         chrome.finish(outcome, failed: tr("Could not compress “%@”", name).localized) {
             guard let item else { return nil }
-            let before = item["inputBytes"]?.int ?? size
-            let after = item["outputBytes"]?.int ?? item["size"]?.int ?? 0
-            let pageCount = item["pages"]?.int.map(Int.init) ?? pages ?? 0
-            let textKept = item["textKept"]?.bool
+            let before = item.inputBytes ?? size
+            let after = item.outputBytes ?? 0
+            let pageCount = item.pages.map(Int.init) ?? pages ?? 0
+            let textKept = item.textKept
             guard let output else {
                 // No copy: it would not have been smaller.
                 let lines: [Text] = [

@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 import CGtk
 import Glibc
 

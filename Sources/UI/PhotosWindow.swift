@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 public import CGtk
 import Dispatch
 import Glibc
@@ -54,7 +55,7 @@ public final class PhotosWindow: AppWindow {
     private var compare: BeforeAfterWindow?
 
     /// Builds the window for `paths` (photos and folders); none: Find Large Photos… in the Pictures folder.
-    public init(app: UnsafeMutablePointer<GtkApplication>, paths: [String]) {
+    public init(app: UnsafeMutablePointer<GtkApplication>, paths: [FilePath]) {
         inputs = WindowApp.inputs(paths).map { ($0.path.string, $0.isDirectory) }
         scanFolder = FilePath(Self.picturesFolder())
 
@@ -266,9 +267,11 @@ public final class PhotosWindow: AppWindow {
         let generation = estimateGeneration
         let started = estimator.start(
             program: JobRunner.sibling(Self.program),
-            arguments: ["--estimate", "--progress-json"] + settingFlags + ["--"] + inputs.map(\.path),
+            arguments: Arguments(["--estimate", "--progress-json"] + settingFlags + ["--"] + inputs.map(\.path)),
             onEvent: { [unowned self] event in
-                guard generation == estimateGeneration, case .other("estimate", let value) = event else { return }
+                guard generation == estimateGeneration, case .other(let event) = event, let value = event.as(EstimateEvent.self) else {
+                    return
+                }
                 estimated(value)
             },
             onEnd: { [unowned self] _ in
@@ -279,15 +282,15 @@ public final class PhotosWindow: AppWindow {
         if !started { busy(nil) }
     }
 
-    private func estimated(_ value: JSONValue) {
-        guard let source = value["source"]?.string else { return }
-        let status = value["status"]?.string.flatMap(PhotoSelection.Status.init(rawValue:)) ?? .ok
+    private func estimated(_ value: EstimateEvent) {
+        let source = value.source
+        let status = PhotoSelection.Status(rawValue: value.status) ?? .ok
         let known = grid.selection.position(of: source) != nil
-        if !known { grid.add([(source, value["size"]?.int ?? 0)]) }
+        if !known { grid.add([(source, value.size)]) }
         grid.update {
             $0.estimate(
-                path: source, size: value["size"]?.int ?? 0, status: status, estimatedSize: value["estimatedSize"]?.int,
-                width: value["width"]?.int.map(Int.init), height: value["height"]?.int.map(Int.init))
+                path: source, size: value.size, status: status, estimatedSize: value.estimatedSize, width: Int(value.width),
+                height: Int(value.height))
         }
         refresh()
     }
@@ -303,9 +306,12 @@ public final class PhotosWindow: AppWindow {
         var order: [String] = []
         let started = estimator.start(
             program: JobRunner.sibling(Self.program),
-            arguments: ["--suggest", "--progress-json"] + settingFlags + ["--", scanFolder.string],
+            arguments: Arguments(["--suggest", "--progress-json"] + settingFlags + ["--", scanFolder.string]),
             onEvent: { [unowned self] event in
-                guard generation == estimateGeneration, case .other("estimate", let value) = event, let source = value["source"]?.string else { return }
+                guard generation == estimateGeneration, case .other(let event) = event, let value = event.as(EstimateEvent.self) else {
+                    return
+                }
+                let source = value.source
                 if order.isEmpty { resetGrid() }
                 order.append(source)
                 estimated(value)
@@ -383,7 +389,7 @@ public final class PhotosWindow: AppWindow {
         let count = grid.selection.totals.count
         chrome.startJob(
             title: ntr("Compressing %ld photo", "Compressing %ld photos", count).localized, program: Self.program,
-            arguments: arguments, password: nil, notStarted: tr("compress-photos-with-archiver could not be started.").localized,
+            arguments: Arguments(arguments), password: nil, notStarted: tr("compress-photos-with-archiver could not be started.").localized,
             inPlace: true, lowPriority: true, onEvent: { [unowned self] event in jobEvent(event) }
         ) { [unowned self] outcome in finished(outcome) }
         refresh()
@@ -391,29 +397,27 @@ public final class PhotosWindow: AppWindow {
 
     private func jobEvent(_ event: JobRunner.Event) {
         switch event {
-        case .progress(let done, let total, let fraction, _, let remaining):
-            if let fraction { gtk_progress_bar_set_fraction(progressBar, fraction) }
-            let current = chrome.runner.currentEvent?["current"]?.string
-            if let saved = chrome.runner.currentEvent?["savedBytes"]?.int { savedBytes = saved }
-            showProgress(done: done, total: total, remaining: remaining, current: current)
-        case .other("photo", let value):
-            guard let source = value["source"]?.string else { return }
-            let failed = value["outcome"]?.string == "failed"
+        case .progress(let progress):
+            if let fraction = progress.fraction { gtk_progress_bar_set_fraction(progressBar, fraction) }
+            if let saved = progress.savedBytes { savedBytes = saved }
+            showProgress(done: progress.done, total: progress.total, remaining: progress.remaining, current: progress.current ?? nil)
+        case .other(let event) where event.as(PhotoEvent.self) != nil:
+            guard let photo = event.as(PhotoEvent.self)?.copy else { return }
             grid.update {
                 $0.finished(
-                    source: source, output: value["path"]?.string, size: value["size"]?.int, outWidth: value["outWidth"]?.int.map(Int.init),
-                    outHeight: value["outHeight"]?.int.map(Int.init), failed: failed)
-                if let at = $0.position(of: source) {
-                    if $0[at].width == nil { $0[at].width = value["width"]?.int.map(Int.init) }
-                    if $0[at].height == nil { $0[at].height = value["height"]?.int.map(Int.init) }
+                    source: photo.source, output: photo.path, size: photo.size, outWidth: photo.outWidth.map(Int.init),
+                    outHeight: photo.outHeight.map(Int.init), failed: photo.outcome == "failed")
+                if let at = $0.position(of: photo.source) {
+                    if $0[at].width == nil { $0[at].width = photo.width.map(Int.init) }
+                    if $0[at].height == nil { $0[at].height = photo.height.map(Int.init) }
                 }
             }
-        case .other("paused", _):
+        case .other(let event) where event.name == PausedEvent.name:
             paused = true
             gtk_widget_set_sensitive(pauseButton, 1)
             relabel(pauseButton, tr("_Resume"))
             gtk_label_set_text(progressLine, tr("Paused").localized)
-        case .other("resumed", _):
+        case .other(let event) where event.name == ResumedEvent.name:
             paused = false
             gtk_widget_set_sensitive(pauseButton, 1)
             relabel(pauseButton, tr("_Pause"))
@@ -458,11 +462,10 @@ public final class PhotosWindow: AppWindow {
         gtk_widget_set_visible(progressBox, 0)
         gtk_widget_set_sensitive(settingsPage, 1)
         // The result's outputs, for an engine that did not stream `photo` events.
-        for output in outcome.result?["outputs"]?.array ?? [] {
-            guard let source = output["source"]?.string, grid.selection.position(of: source).map({ grid.selection[$0].output == nil }) == true
-            else { continue }
+        for output in outcome.outcome(PhotoOutcome.self)?.outputs ?? [] {
+            guard grid.selection.position(of: output.source).map({ grid.selection[$0].output == nil }) == true else { continue }
             grid.update {
-                $0.finished(source: source, output: output["path"]?.string, size: output["size"]?.int, outWidth: nil, outHeight: nil, failed: false)
+                $0.finished(source: output.source, output: output.path, size: output.size, outWidth: nil, outHeight: nil, failed: false)
             }
         }
         let done = grid.selection.finishedPositions

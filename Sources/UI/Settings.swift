@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 import Desktop
 
 /// The Compress… window's starting choices and what it remembers: `last-format`/`last-level` (never the

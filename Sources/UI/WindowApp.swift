@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 public import CGtk
 import Desktop
 import Dispatch
@@ -22,7 +23,7 @@ public enum WindowApp {
     /// `g_application_run` (the program name first), `configure` may connect more signals (`open`) first.
     @MainActor
     public static func run(
-        id: String, flags: GApplicationFlags, arguments: [String],
+        id: String, flags: GApplicationFlags, arguments: [[UInt8]],
         configure: (UnsafeMutablePointer<GtkApplication>) -> Void = { _ in },
         activate: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>) -> Void
     ) -> Int32 {
@@ -36,7 +37,7 @@ public enum WindowApp {
         on(app, "activate") { activate(appObj.p) }
         configure(gtkApp)
         MainQueueBridge.install()
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
+        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map(CString.duplicate) + [nil]
         defer { for p in argv { free(p) } }
         let status = argv.withUnsafeMutableBufferPointer {
             g_application_run(cast(app), Int32(arguments.count), arguments.isEmpty ? nil : $0.baseAddress)
@@ -51,7 +52,7 @@ public enum WindowApp {
     ///   (GTK holds only C pointers to its closures' boxes).
     @MainActor
     public static func runOnePerFile(
-        id: String, usage: String, window: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>, String) -> AnyObject
+        id: String, usage: String, window: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>, FilePath) -> AnyObject
     ) -> Int32 {
         let paths = arguments
         guard !paths.isEmpty else {
@@ -69,7 +70,7 @@ public enum WindowApp {
     /// A window executable's whole `main`: its window built from the command line's files, kept for the
     /// process's life (GTK holds only C pointers to the window's closures' boxes), then shown.
     @MainActor
-    public static func main(id: String, window: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>, [String]) -> any AppWindow) -> Int32 {
+    public static func main(id: String, window: @escaping @MainActor (UnsafeMutablePointer<GtkApplication>, [FilePath]) -> any AppWindow) -> Int32 {
         let paths = arguments
         return run(id: id) { app in
             let made = window(app, paths)
@@ -82,23 +83,32 @@ public enum WindowApp {
 
     /// `paths` as given on the command line (absolute or relative to the current folder), absolute and
     /// normalized, each with whether it is a folder.
-    public static func inputs(_ paths: [String]) -> [(path: FilePath, isDirectory: Bool)] {
-        var cwd = [CChar](repeating: 0, count: 4096)
-        let here = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/")
-        return paths.map { text in
-            var path = FilePath(text)
-            if !path.isAbsolute { path = here.pushing(path) }
-            path = path.lexicallyNormalized()
+    public static func inputs(_ paths: [FilePath]) -> [(path: FilePath, isDirectory: Bool)] {
+        paths.map { given in
+            let path = absolute(given)
             var info = stat()
-            return (path, stat(path.string, &info) == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
+            return (path, path.withPlatformString { stat($0, &info) } == 0 && (info.st_mode & S_IFMT) == S_IFDIR)
         }
     }
 
-    /// The files named on the command line, as the file manager passed them. The menus end options with
-    /// "--" (a name may start with "-"), which is not a file.
-    public static var arguments: [String] {
-        let arguments = CommandLine.arguments.dropFirst()
-        return Array(arguments.first == "--" ? arguments.dropFirst() : arguments)
+    /// `path` made absolute against the current folder and normalized, its bytes kept.
+    public static func absolute(_ path: FilePath) -> FilePath {
+        guard !path.isAbsolute else { return path.lexicallyNormalized() }
+        var cwd = [CChar](repeating: 0, count: 4096)
+        let here = getcwd(&cwd, cwd.count).map { FilePath(bytes: CString.bytes($0)) } ?? FilePath("/")
+        return here.pushing(path).lexicallyNormalized()
+    }
+
+    /// The files named on the command line as the file manager passed them, byte for byte (a name in
+    /// Latin-1 stays one). The menus end options with "--" (a name may start with "-"), which is not a file.
+    public static var arguments: [FilePath] {
+        let arguments = rawArguments.dropFirst()
+        return (arguments.first == Array("--".utf8) ? arguments.dropFirst() : arguments).map(FilePath.init(bytes:))
+    }
+
+    /// argv as bytes, the program name first.
+    static var rawArguments: [[UInt8]] {
+        (0..<Int(CommandLine.argc)).compactMap { CommandLine.unsafeArgv[$0].map { CString.bytes(UnsafePointer($0)) } }
     }
 }
 

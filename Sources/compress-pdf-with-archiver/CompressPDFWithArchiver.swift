@@ -1,4 +1,4 @@
-import ArchiverCLI
+import JobKit
 import PDFCLI
 
 @main enum CompressPDFWithArchiver {

@@ -1,4 +1,5 @@
 import ArchiverCLI
+import JobKit
 
 @main
 enum CompressWithArchiver {

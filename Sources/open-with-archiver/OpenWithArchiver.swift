@@ -1,4 +1,4 @@
-import ArchiverCLI
+import JobKit
 import MountCLI
 
 @main

@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 public import CGtk
 import Glibc
 
@@ -12,7 +13,7 @@ public enum ArchiverApp {
     /// Runs the app; returns the exit status.
     public static func main() -> Int32 {
         WindowApp.run(
-            id: id, flags: G_APPLICATION_HANDLES_OPEN, arguments: Array(CommandLine.arguments.prefix(1)) + WindowApp.arguments,
+            id: id, flags: G_APPLICATION_HANDLES_OPEN, arguments: Array(WindowApp.rawArguments.prefix(1)) + WindowApp.arguments.map(\.bytes),
             configure: { app in
                 let appObj = Obj(app)
                 onOpen(app) { paths in

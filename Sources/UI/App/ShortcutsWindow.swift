@@ -1,4 +1,5 @@
 import ArchiverCore
+import JobProtocol
 import CGtk
 
 /// The keyboard shortcuts window (Ctrl+?): GtkShortcutsWindow can only be filled from GtkBuilder, so its

@@ -1,6 +1,7 @@
 import ArchiverCore
 import Dispatch
 import Glibc
+import JobProtocol
 import Synchronization
 
 /// `--progress-json`: what a job does as it happens, one JSON object per line on standard output, for a
@@ -30,7 +31,7 @@ package final class EventStream: @unchecked Sendable {
     package init() {
         start = clock.now
         flusher.schedule(deadline: .now() + .milliseconds(50), repeating: .milliseconds(50))
-        flusher.setEventHandler { [weak self] in self?.state.withLock { Self.write([], &$0) } }
+        flusher.setEventHandler { [weak self] in self?.state.withLock { Self.write(line: nil, &$0) } }
         flusher.resume()
     }
 
@@ -53,52 +54,49 @@ package final class EventStream: @unchecked Sendable {
             state.meter = meter
             guard let snapshot, snapshot.done != state.lastDone else { return }
             state.lastDone = snapshot.done
-            Self.write([
-                ("event", .string("progress")), ("done", .int(snapshot.done)), ("total", snapshot.total.map(JSON.int) ?? .null),
-                ("fraction", snapshot.fraction.map { .double(($0 * 10_000).rounded() / 10_000) } ?? .null),
-                ("rate", .int(Int64(snapshot.rate.rounded()))),
-                ("remaining", snapshot.remaining.map { .double(($0 * 10).rounded() / 10) } ?? .null),
-            ], &state)
+            let event = ProgressEvent(
+                done: snapshot.done, total: snapshot.total, fraction: snapshot.fraction, rate: Int64(snapshot.rate.rounded()),
+                remaining: snapshot.remaining)
+            Self.write(event, &state)
         }
     }
 
-    /// One listed entry: `fields` are those of an entry of `--list --json`.
-    package func entry(_ fields: [(String, JSON)]) {
+    /// One listed entry, gathered with the next ones.
+    package func entry(_ entry: ListedEntry) {
         state.withLock { state in
             guard !state.closed else { return }
-            state.pending += JSON.object([("event", .string("entry"))] + fields).bytes
+            state.pending += EntryEvent(entry).json.bytes
             state.pending.append(UInt8(ascii: "\n"))
-            if state.pending.count >= 32 * 1024 { Self.write([], &state) }
+            if state.pending.count >= 32 * 1024 { Self.write(line: nil, &state) }
         }
     }
 
     /// An event of the command's own (`photo`, `paused`, `estimate`, …), written at once.
-    package func event(_ name: String, _ fields: [(String, JSON)] = []) {
-        state.withLock { Self.write([("event", .string(name))] + fields, &$0) }
+    package func event(_ event: some JobEventKind) {
+        state.withLock { Self.write(event, &$0) }
     }
 
     /// A warning as it happens: its code and its English text.
-    package func warning(_ warning: JobWarning) {
-        state.withLock {
-            Self.write([("event", .string("warning")), ("code", .string(warning.code)), ("message", .string(warning.text.english))], &$0)
-        }
-    }
+    package func warning(_ warning: JobWarning) { event(WarningEvent(warning)) }
 
     /// The result, `--json`'s object; the last line.
-    package func result(_ fields: [(String, JSON)]) {
+    package func result(_ result: JobResult) {
         state.withLock { state in
-            Self.write([("event", .string("result"))] + fields, &state)
+            guard case .object(let fields) = result.json else { return }
+            Self.write(line: .object([("event", .string("result"))] + fields), &state)
             state.closed = true
         }
     }
 
-    /// Writes the gathered entries, then the line of `fields` (none when empty).
-    private static func write(_ fields: [(String, JSON)], _ state: inout State) {
+    private static func write(_ event: some JobEventKind, _ state: inout State) { write(line: event.json, &state) }
+
+    /// Writes the gathered entries, then `line` (nothing more when nil).
+    private static func write(line json: JSON?, _ state: inout State) {
         guard !state.closed else { return }
         var line = state.pending
         state.pending = []
-        if !fields.isEmpty {
-            line += JSON.object(fields).bytes
+        if let json {
+            line += json.bytes
             line.append(UInt8(ascii: "\n"))
         }
         guard !line.isEmpty else { return }

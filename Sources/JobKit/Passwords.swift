@@ -1,4 +1,3 @@
-import ArchiveEngine
 import ArchiverCore
 import Desktop
 import Glibc
@@ -9,7 +8,7 @@ import Synchronization
 package enum Passwords {
     /// The password for a new archive: asked twice, or one line of standard input.
     /// - Parameter prompt: the question, such as “Password to protect “Photos””.
-    static func forNewArchive(prompt: Text, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
+    package static func forNewArchive(prompt: Text, fromStandardInput: Bool) throws(ArchiverError) -> Secret {
         // TRANSLATORS: what a missing password means for the job; it ends the sentences “No password was given; %@.”
         let nothingMade = tr("no archive was made")
         if fromStandardInput { return try readStandardInput(nothingMade: nothingMade) }

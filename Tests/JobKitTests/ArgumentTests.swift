@@ -2,7 +2,7 @@ import ArchiverCore
 import ArgumentParser
 import Testing
 
-@testable import ArchiverCLI
+@testable import JobKit
 
 @Suite struct RawArgumentsTests {
     @Test func nonUTF8NamesGetTheirBytesBack() {

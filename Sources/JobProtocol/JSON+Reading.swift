@@ -1,24 +1,39 @@
-/// Just enough JSON to read the CLI's `--progress-json` lines (no Foundation in the windows: start-up time).
-public enum JSONValue: Equatable, Sendable {
-    case null
-    case bool(Bool)
-    case number(Double)
-    case string(String)
-    case array([JSONValue])
-    case object([String: JSONValue])
-
-    public subscript(key: String) -> JSONValue? {
-        if case .object(let fields) = self { return fields[key] } else { return nil }
+extension JSON {
+    /// The value of `key` in an object; nil when this is no object or has no such key.
+    public subscript(key: String) -> JSON? {
+        guard case .object(let fields) = self else { return nil }
+        return fields.first { $0.0 == key }?.1
     }
-    public var string: String? { if case .string(let s) = self { s } else { nil } }
-    public var number: Double? { if case .number(let n) = self { n } else { nil } }
-    public var int: Int64? { number.map { Int64($0) } }
-    public var array: [JSONValue] { if case .array(let a) = self { a } else { [] } }
-    public var bool: Bool? { if case .bool(let b) = self { b } else { nil } }
+
+    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The elements of an array; empty for anything else.
+    public var array: [JSON] { if case .array(let values) = self { values } else { [] } }
+    public var isNull: Bool { if case .null = self { true } else { false } }
+
+    /// A whole number; a double only when it has no fraction.
+    public var int: Int64? {
+        switch self {
+        case .int(let value): value
+        case .double(let value) where value.rounded() == value && abs(value) < 9.2e18: Int64(value)
+        default: nil
+        }
+    }
+
+    public var double: Double? {
+        switch self {
+        case .int(let value): Double(value)
+        case .double(let value): value
+        default: nil
+        }
+    }
 
     /// Parses one JSON text; nil when it is not valid JSON.
-    public static func parse(_ text: String) -> JSONValue? {
-        var parser = Parser(bytes: Array(text.utf8))
+    public static func parse(_ text: String) -> JSON? { parse(Array(text.utf8)) }
+
+    /// Parses one JSON text given as UTF-8; nil when it is not valid JSON.
+    public static func parse(_ bytes: [UInt8]) -> JSON? {
+        var parser = Parser(bytes: bytes)
         guard let value = parser.value() else { return nil }
         parser.skipSpace()
         return parser.index == parser.bytes.count ? value : nil
@@ -29,21 +44,16 @@ public enum JSONValue: Equatable, Sendable {
         var index = 0
 
         mutating func skipSpace() {
-            while index < bytes.count {
-                switch bytes[index] {
-                case 0x20, 0x09, 0x0A, 0x0D: index += 1
-                default: return
-                }
-            }
+            while index < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[index]) { index += 1 }
         }
 
-        mutating func value() -> JSONValue? {
+        mutating func value() -> JSON? {
             skipSpace()
             guard index < bytes.count else { return nil }
             switch bytes[index] {
             case UInt8(ascii: "{"): return object()
             case UInt8(ascii: "["): return array()
-            case UInt8(ascii: "\""): return string().map(JSONValue.string)
+            case UInt8(ascii: "\""): return string().map(JSON.string)
             case UInt8(ascii: "t"): return literal("true", .bool(true))
             case UInt8(ascii: "f"): return literal("false", .bool(false))
             case UInt8(ascii: "n"): return literal("null", .null)
@@ -51,39 +61,44 @@ public enum JSONValue: Equatable, Sendable {
             }
         }
 
-        mutating func literal(_ word: String, _ value: JSONValue) -> JSONValue? {
-            let w = word.utf8
-            guard index + w.count <= bytes.count, bytes[index..<index + w.count].elementsEqual(w) else { return nil }
-            index += w.count
+        mutating func literal(_ word: String, _ value: JSON) -> JSON? {
+            let utf8 = word.utf8
+            guard index + utf8.count <= bytes.count, bytes[index..<index + utf8.count].elementsEqual(utf8) else { return nil }
+            index += utf8.count
             return value
         }
 
-        mutating func number() -> JSONValue? {
+        /// Integers stay `.int`, as the tools wrote them; anything with a fraction or exponent is `.double`.
+        mutating func number() -> JSON? {
             let start = index
+            var integral = true
             scan: while index < bytes.count {
                 switch bytes[index] {
-                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-                    UInt8(ascii: "e"), UInt8(ascii: "E"):
+                case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "+"), UInt8(ascii: "-"): index += 1
+                case UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                    integral = false
                     index += 1
                 default: break scan
                 }
             }
-            return Double(String(decoding: bytes[start..<index], as: UTF8.self)).map(JSONValue.number)
+            let text = String(decoding: bytes[start..<index], as: UTF8.self)
+            if integral, let value = Int64(text) { return .int(value) }
+            return Double(text).map(JSON.double)
         }
 
         mutating func string() -> String? {
             index += 1
             var out: [UInt8] = []
             while index < bytes.count {
-                let b = bytes[index]
+                let byte = bytes[index]
                 index += 1
-                switch b {
+                switch byte {
                 case UInt8(ascii: "\""): return String(decoding: out, as: UTF8.self)
                 case UInt8(ascii: "\\"):
                     guard index < bytes.count else { return nil }
-                    let e = bytes[index]
+                    let escaped = bytes[index]
                     index += 1
-                    switch e {
+                    switch escaped {
                     case UInt8(ascii: "n"): out.append(0x0A)
                     case UInt8(ascii: "t"): out.append(0x09)
                     case UInt8(ascii: "r"): out.append(0x0D)
@@ -97,29 +112,32 @@ public enum JSONValue: Equatable, Sendable {
                         {
                             index += 2
                             guard let low = hex4() else { return nil }
-                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                            scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low &- 0xDC00)
                         }
                         out += Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8)
-                    default: out.append(e)
+                    default: out.append(escaped)
                     }
-                default: out.append(b)
+                default: out.append(byte)
                 }
             }
             return nil
         }
 
         mutating func hex4() -> UInt32? {
-            guard index + 4 <= bytes.count, let v = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
+            guard index + 4 <= bytes.count, let value = UInt32(String(decoding: bytes[index..<index + 4], as: UTF8.self), radix: 16)
             else { return nil }
             index += 4
-            return v
+            return value
         }
 
-        mutating func array() -> JSONValue? {
+        mutating func array() -> JSON? {
             index += 1
-            var items: [JSONValue] = []
+            var items: [JSON] = []
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "]") { index += 1; return .array(items) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
+                index += 1
+                return .array(items)
+            }
             while true {
                 guard let item = value() else { return nil }
                 items.append(item)
@@ -131,11 +149,14 @@ public enum JSONValue: Equatable, Sendable {
             }
         }
 
-        mutating func object() -> JSONValue? {
+        mutating func object() -> JSON? {
             index += 1
-            var fields: [String: JSONValue] = [:]
+            var fields: [(String, JSON)] = []
             skipSpace()
-            if index < bytes.count, bytes[index] == UInt8(ascii: "}") { index += 1; return .object(fields) }
+            if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
+                index += 1
+                return .object(fields)
+            }
             while true {
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
@@ -143,7 +164,7 @@ public enum JSONValue: Equatable, Sendable {
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
                 index += 1
                 guard let item = value() else { return nil }
-                fields[key] = item
+                fields.append((key, item))
                 skipSpace()
                 guard index < bytes.count else { return nil }
                 index += 1

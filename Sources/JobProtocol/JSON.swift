@@ -1,5 +1,7 @@
-/// Just enough JSON for `--json`: values built in code, written compactly with correct escaping.
-package enum JSON {
+/// The one JSON of the tools and the windows: values built in code and written compactly with correct
+/// escaping (`--json`, `--progress-json`), and the same values parsed back (a window reading its child's
+/// lines). No Foundation: the windows' start-up time.
+public enum JSON: Equatable, Sendable {
     case null
     case bool(Bool)
     case int(Int64)
@@ -9,12 +11,23 @@ package enum JSON {
     /// Keys keep their order, so the output reads well.
     case object([(String, JSON)])
 
-    package static func int(_ value: Int) -> JSON { .int(Int64(value)) }
+    public static func int(_ value: Int) -> JSON { .int(Int64(value)) }
 
-    package var rendered: String { String(decoding: bytes, as: UTF8.self) }
+    public static func == (lhs: JSON, rhs: JSON) -> Bool {
+        switch (lhs, rhs) {
+        case (.null, .null): true
+        case (.bool(let a), .bool(let b)): a == b
+        case (.string(let a), .string(let b)): a == b
+        case (.array(let a), .array(let b)): a == b
+        case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: lhs.double.map { a in rhs.double.map { a == $0 } ?? false } ?? false
+        }
+    }
+
+    public var rendered: String { String(decoding: bytes, as: UTF8.self) }
 
     /// The UTF-8 text, built in one buffer (a listing of 100,000 entries renders fast).
-    package var bytes: [UInt8] {
+    public var bytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         write(to: &out)

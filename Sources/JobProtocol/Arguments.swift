@@ -1,0 +1,96 @@
+import ArchiverCore
+import SystemPackage
+
+/// A child tool's command line as bytes: paths keep the bytes of their names (a Latin-1 name stays
+/// Latin-1), words are UTF-8. What the windows and the mount starter give the tools.
+public struct Arguments: Sendable, Equatable {
+    public private(set) var argv: [[UInt8]] = []
+
+    public init() {}
+
+    public init(_ words: [String]) { argv = words.map { Array($0.utf8) } }
+
+    /// A flag or any other word.
+    public mutating func add(_ word: String) { argv.append(Array(word.utf8)) }
+
+    public mutating func add(_ option: String, _ value: String) {
+        add(option)
+        add(value)
+    }
+
+    /// An option whose value is a path, byte for byte.
+    public mutating func add(_ option: String, path: FilePath) {
+        add(option)
+        argv.append(path.bytes)
+    }
+
+    /// An option whose value is raw bytes (an entry name of an archive).
+    public mutating func add(_ option: String, bytes: [UInt8]) {
+        add(option)
+        argv.append(bytes)
+    }
+
+    /// `--` then the operands: nothing after it is read as a flag, whatever its name.
+    public mutating func operands(_ paths: [FilePath]) {
+        add("--")
+        argv += paths.map(\.bytes)
+    }
+
+    public static func + (lhs: Arguments, rhs: Arguments) -> Arguments {
+        var sum = lhs
+        sum.argv += rhs.argv
+        return sum
+    }
+}
+
+extension Arguments {
+    /// `compress-with-archiver`, as the Compress… window runs it.
+    /// - Parameter split: the part size as the tool reads it (`100M`), or nil for one file.
+    public static func compress(
+        _ inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel, output: FilePath, split: String?, encrypt: Bool
+    ) -> Arguments {
+        var arguments = Arguments(["--format", format.rawValue, "--level", level.rawValue])
+        arguments.add("--output", path: output)
+        arguments.add("--split", split ?? "0")
+        arguments.argv += [Array("--no-notify".utf8), Array("--progress-json".utf8)]
+        if encrypt { arguments.argv += [Array("--encrypt".utf8), Array("--password-stdin".utf8)] }
+        arguments.operands(inputs)
+        return arguments
+    }
+
+    /// `extract-with-archiver --list`, for the Extract… window's tree.
+    public static func list(_ archive: FilePath) -> Arguments {
+        var arguments = Arguments(["--list", "--progress-json", "--password-stdin"])
+        arguments.operands([archive])
+        return arguments
+    }
+
+    /// `extract-with-archiver`, as the Extract… window runs it.
+    /// - Parameter entries: the entries chosen, as the listing named them; nil for all.
+    public static func extract(
+        _ archive: FilePath, to folder: FilePath, entries: [String]?, trash: Bool, skipJunk: Bool
+    ) -> Arguments {
+        var arguments = Arguments(["--progress-json", "--no-notify"])
+        arguments.add("--to", path: folder)
+        for entry in entries ?? [] { arguments.add("--entry", entry) }
+        arguments.add(trash ? "--trash-archive" : "--no-trash-archive")
+        arguments.add(skipJunk ? "--skip-junk" : "--keep-junk")
+        arguments.add("--password-stdin")
+        arguments.operands([archive])
+        return arguments
+    }
+
+    /// `compress-pdf-with-archiver --estimate`.
+    public static func estimatePDF(_ pdf: FilePath) -> Arguments {
+        var arguments = Arguments(["--estimate", "--json", "--password-stdin"])
+        arguments.operands([pdf])
+        return arguments
+    }
+
+    /// `compress-pdf-with-archiver`, as the Compress PDF… window runs it.
+    public static func compressPDF(_ pdf: FilePath, quality: PDFQuality) -> Arguments {
+        var arguments = Arguments(["--quality", quality.rawValue, "--progress-json", "--no-notify", "--password-stdin"])
+        arguments.operands([pdf])
+        return arguments
+    }
+}
