@@ -124,6 +124,7 @@ let package = Package(
         .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),
         .testTarget(name: "JobProtocolTests", dependencies: ["JobProtocol", "ArchiverCore"]),
         .testTarget(name: "JobKitTests", dependencies: ["JobKit", "ArchiverCore"]),
+        .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "DesktopIntegrationTests"),
