@@ -87,7 +87,6 @@ public struct PhotoCommand: ParsableCommand {
 
     public func run() throws {
         if job.forgets { try forgetHistory(job) }
-        let settings = UserSettings.current
         let photoSettings = PhotoSettingsStore.current
         let options = PhotoOptions(
             maxSize: keepSize ? nil : (maxSize ?? (photoSettings.maxSize > 0 ? photoSettings.maxSize : nil)),
@@ -104,132 +103,10 @@ public struct PhotoCommand: ParsableCommand {
             operation: PhotoOutcome.operation, job: job, events: events, label: tr("Compressing photos"),
             title: single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld item", "Compressing %ld items", inputs.count),
             couldNot: single.map { tr("Could not compress “%@”", $0) }
-                ?? ntr("Could not compress %ld item", "Could not compress %ld items", inputs.count),
-            settings: settings)
-        let control = session.control
-        let stream = session.stream
-        let photoEvents = stream.map(PhotoEvents.init)
-        PauseSignals.install(control) { stream?.event(ResumedEvent()) }
-        let report = PhotoReport(session.report)
-        let failed = { (error: ArchiverError) in
-            session.endProgress()
-            report.failed(error, elapsed: session.elapsed)
-            session.desktop.failed(summary: session.couldNot.localized, error)
-        }
-        session.onAbandon(failed)
-        let plan: PhotoPlan
-        let journalPath = PhotoJournal.location(
-            inputs: inputs, destination: destination, options: options, stateHome: BaseFolders.current.state)
-        var previous = PhotoJournal.load(journalPath)
-        if previous != nil, !resume {
-            session.warn(JobWarning("resumable", tr("An interrupted run of this batch was found; run the same command with --resume to finish it instead of starting again.")), counts: false)
-            previous = nil
-        }
-        // Only copies still there as recorded count as done; the others are made again.
-        let done = (previous?.entries ?? [:]).filter { PhotoJournal.isIntact($0.value) }
-        // Open before the plan claims its folders, each recorded as it is claimed: a kill right after
-        // still lets the resumed run find them. Beside the inputs, no folder is created for it.
-        let journal = try? PhotoJournal(path: journalPath, fresh: previous == nil, createFolder: destination != .beside)
-        let resuming = previous != nil
-        let dropJournal = { if !resuming { journal?.remove() } }
-        do throws(ArchiverError) {
-            try Self.checkWritable(options.format)
-            plan = try PhotoPlan.make(
-                inputs: inputs, destination: destination, format: options.format, reusing: previous?.roots ?? [:],
-                claimed: { journal?.recordRoot(input: $0, root: $1) })
-        } catch {
-            dropJournal()
-            failed(error)
-            throw ExitCode(error.code.exitStatus)
-        }
-        guard plan.photoCount > 0 else {
-            let error = plan.problems.first ?? ArchiverError(
-                .notAnArchive, single.map { tr("No photos in “%@”.", $0) } ?? ntr("No photos in %ld item.", "No photos in %ld items.", inputs.count),
-                hint: PhotoNaming.formatsHint)
-            for problem in plan.problems.dropFirst() { printProblem(problem) }
-            plan.removeEmptyFolders()
-            dropJournal()
-            failed(error)
-            throw ExitCode(error.code.exitStatus)
-        }
-        if let refusal = PhotoBudget.check(
-            plan, format: options.format, workers: workers ?? PhotoBatch.defaultWorkers, budget: control.budget)
-        {
-            plan.removeEmptyFolders()
-            dropJournal()
-            failed(refusal)
-            throw ExitCode(refusal.code.exitStatus)
-        }
-        // A stop that cannot wait for the photos in progress (HEIC encoding takes seconds) still keeps
-        // the finished ones: only the registered temporaries go, and mirror folders left empty.
-        session.onAbandon { error in
-            if error.code == .cancelled, !PauseSignals.sessionEnded { journal?.remove() }
-            plan.removeEmptyFolders()
-            var error = error
-            error.message = error.code == .cancelled
-                ? tr("Cancelled; the photos already finished are kept, the ones in progress were removed.")
-                : tr("Stopped by the time budget; the photos already finished are kept, the ones in progress were removed.")
-            failed(error)
-        }
-        if plan.photoCount > 1 { session.desktop.title = ntr("Compressing %ld photo", "Compressing %ld photos", plan.photoCount).localized }
-        var batchEvents = PhotoBatchEvents()
-        if let stream, let photoEvents {
-            batchEvents.finished = { photoEvents.finished($0, $1) }
-            batchEvents.paused = { stream.event(PausedEvent()) }
-        }
-        let result: PhotoBatchResult
-        do throws(ArchiverError) {
-            result = try PhotoBatch.run(
-                plan, options: options, control: control, workers: workers, journal: journal, done: done,
-                events: batchEvents,
-                trash: Self.moveToTrash,
-                progress: { progress in
-                    session.progress(done: progress.bytesDone, total: progress.bytesTotal, detail: Self.lines(progress), toStream: false)
-                    photoEvents?.progress(progress)
-                })
-        } catch {
-            failed(error)
-            throw ExitCode(error.code.exitStatus)
-        }
-        session.endProgress()
-        // After the result is shown: a wait for the statistics' lock never delays it.
-        let statistics = (StatisticsEvent.Kind.photoCompressed, result.photos.map { (before: $0.inputBytes, after: $0.outputBytes) })
-        let count = { recordStatistics(statistics.0, statistics.1, settings: settings) }
-        let failures = plan.problems + result.failures
-        // Done, or cancelled: the journal goes. Kept when the time budget stopped the batch, the session
-        // ended (SIGHUP: a logout) or the disk filled up, so that it can be finished later.
-        if result.stopped.map({ $0.code == .cancelled && !PauseSignals.sessionEnded })
-            ?? !result.failures.contains(where: { $0.code == .destination })
-        {
-            journal?.remove()
-        }
-        if let stopped = result.stopped {
-            let done = result.photos.count
-            let total = plan.photoCount
-            var error = stopped
-            let after = stopped.code == .cancelled
-                // TRANSLATORS: %2$ld photos of %1$ld were finished when the job stopped. English says “0 of 1 photos”.
-                ? ntr("Cancelled after %2$ld of %1$ld photos; the one in progress was removed.", "Cancelled after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
-                // TRANSLATORS: %2$ld photos of %1$ld were finished when the time budget ran out.
-                : ntr("Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", "Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
-            error.message = done == 0 ? after : [after, ntr("The %ld photo finished is kept.", "The %ld photos finished are kept.", done)]
-            report.finished(result, plan: plan, failures: failures, exitCode: stopped.code.exitStatus, error: error, elapsed: session.elapsed)
-            let stoppedSummary = single.map { tr("Stopped compressing “%@”", $0) }
-                ?? ntr("Stopped compressing %ld item", "Stopped compressing %ld items", inputs.count)
-            session.desktop.failed(summary: stoppedSummary.localized, error)
-            count()
-            throw ExitCode(stopped.code.exitStatus)
-        }
-        guard !result.photos.isEmpty || (result.resumed > 0 && failures.isEmpty) else {
-            // Every photo failed: each is named (stderr, JSON), and the notification says the first.
-            report.finished(result, plan: plan, failures: failures, exitCode: failures[0].code.exitStatus, error: nil, elapsed: session.elapsed)
-            session.desktop.failed(summary: session.couldNot.localized, failures[0])
-            throw ExitCode(failures[0].code.exitStatus)
-        }
-        let exitCode = failures.isEmpty ? ExitStatus.success : ExitStatus.warnings
-        report.finished(result, plan: plan, failures: failures, exitCode: exitCode, error: nil, elapsed: session.elapsed)
-        Self.notify(session.desktop, result: result, plan: plan, failures: failures)
-        throw session.finish(outcome: nil, status: exitCode, statistics: statistics)
+                ?? ntr("Could not compress %ld item", "Could not compress %ld items", inputs.count))
+        let batch = PhotoBatchJob(session: session, inputs: inputs, destination: destination, options: options, workers: workers)
+        try batch.plan(resume: resume, single: single)
+        throw batch.finish(try batch.run(), single: single)
     }
 
     /// `--replace`: the original goes to the desktop trash once its copy is ready.
