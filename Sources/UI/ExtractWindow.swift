@@ -34,7 +34,7 @@ public final class ExtractWindow {
         if !archive.isAbsolute { archive = FilePath(getcwd(&cwd, cwd.count).map { String(cString: $0) } ?? "/").pushing(archive) }
         self.archive = archive.lexicallyNormalized()
         name = self.archive.lastComponent?.string ?? path
-        let settings = SettingsStore.load().settings
+        let settings = SettingsStore.shared.load().settings
         destination = Self.defaultDestination(for: self.archive, settings: settings)
 
         // The total selected, what went wrong, the tree.
