@@ -26,8 +26,6 @@ public struct ArchiverSettings: Equatable, Sendable {
 
     public init() {}
 
-    public static let schemaID = SettingKey.schemaID
-
     /// The keys these settings are read from; their names are the table's.
     public enum Key: SettingKeySubset {
         case defaultFormat, compressionLevel, lastFormat, lastLevel, extractLocation, openFolderAfter
