@@ -1,55 +1,59 @@
-/// The user's defaults, as the GSettings schema `io.github.archiver` holds them. The built-in values
-/// here are the schema's defaults, used when the schema is missing; flags override both.
+/// The user's defaults for the jobs, as the GSettings schema `io.github.archiver` holds them. The built-in
+/// values are the schema's defaults (SettingKeys.swift), used when the schema is missing; flags override both.
 public struct ArchiverSettings: Equatable, Sendable {
-    public var defaultFormat: ArchiveFormat = .zip
-    public var compressionLevel: CompressionLevel = .normal
+    public var defaultFormat = Setting.defaultFormat.defaultValue
+    public var compressionLevel = Setting.compressionLevel.defaultValue
     /// The format last chosen in the Compress… window; nil until one was (the window then starts from
     /// `defaultFormat`). One-click jobs never read it.
     public var lastFormat: ArchiveFormat?
     /// The level last chosen in the Compress… window; nil until one was.
     public var lastLevel: CompressionLevel?
     /// Where archives from temporary or read-only places go; empty means the XDG Downloads folder.
-    public var extractLocation: String = ""
-    public var openFolderAfter = false
-    public var trashArchiveAfterExtract = false
-    public var skipJunk = true
+    public var extractLocation = Setting.extractLocation.defaultValue
+    public var openFolderAfter = Setting.openFolderAfter.defaultValue
+    public var trashArchiveAfterExtract = Setting.trashArchiveAfterExtract.defaultValue
+    public var skipJunk = Setting.skipJunk.defaultValue
     /// Seconds; 0 means no limit.
-    public var timeBudget: Double = 1800
-    public var notifications = true
-    public var rememberRecent = true
-    /// Split new archives into parts of this many bytes; nil: one file.
+    public var timeBudget = Double(Setting.timeBudget.defaultValue)
+    public var notifications = Setting.notifications.defaultValue
+    public var rememberRecent = Setting.rememberRecent.defaultValue
+    /// Split new archives into parts of this many bytes; nil: one file (the default, an empty `split-size`).
     public var splitSize: Int64?
     /// The step of "Compress PDF"'s quality ladder used when no --quality is given.
-    public var pdfQuality = PDFQuality.standard
+    public var pdfQuality = Setting.pdfQuality.defaultValue
     /// Seconds an archive opened as a folder stays mounted with nothing open and nothing asked (0 = until unmounted).
-    public var mountIdleTimeout: Double = 300
+    public var mountIdleTimeout = Double(Setting.mountIdleTimeout.defaultValue)
 
     public init() {}
 
-    /// The schema's id and the key names, in one place for the store and the tests.
-    public static let schemaID = "io.github.archiver"
+    /// The keys these settings are read from; their names are the table's.
+    public enum Key: SettingKeySubset {
+        case defaultFormat, compressionLevel, lastFormat, lastLevel, extractLocation, openFolderAfter
+        case trashArchiveAfterExtract, skipJunk, timeBudget, notifications, rememberRecent, splitSize, pdfQuality
+        case mountIdleTimeout
 
-    public enum Key: String, CaseIterable, Sendable {
-        case defaultFormat = "default-format"
-        case compressionLevel = "compression-level"
-        case lastFormat = "last-format"
-        case lastLevel = "last-level"
-        case extractLocation = "extract-location"
-        case openFolderAfter = "open-folder-after"
-        case trashArchiveAfterExtract = "trash-archive-after-extract"
-        case skipJunk = "skip-junk"
-        case timeBudget = "time-budget"
-        case notifications
-        case rememberRecent = "remember-recent"
-        case splitSize = "split-size"
-        case pdfQuality = "pdf-quality"
-        case mountIdleTimeout = "mount-idle-timeout"
+        public var setting: SettingKey {
+            switch self {
+            case .defaultFormat: Setting.defaultFormat.key
+            case .compressionLevel: Setting.compressionLevel.key
+            case .lastFormat: Setting.lastFormat.key
+            case .lastLevel: Setting.lastLevel.key
+            case .extractLocation: Setting.extractLocation.key
+            case .openFolderAfter: Setting.openFolderAfter.key
+            case .trashArchiveAfterExtract: Setting.trashArchiveAfterExtract.key
+            case .skipJunk: Setting.skipJunk.key
+            case .timeBudget: Setting.timeBudget.key
+            case .notifications: Setting.notifications.key
+            case .rememberRecent: Setting.rememberRecent.key
+            case .splitSize: Setting.splitSize.key
+            case .pdfQuality: Setting.pdfQuality.key
+            case .mountIdleTimeout: Setting.mountIdleTimeout.key
+            }
+        }
     }
 
     /// A stored value, typed as GSettings hands it over.
-    public enum Value: Equatable, Sendable {
-        case string(String), bool(Bool), number(Double)
-    }
+    public typealias Value = SettingValue
 
     /// Applies one stored value. A value of the wrong type, or an enum nick this version does not
     /// know, leaves the default in place and is reported as a problem.

@@ -6,7 +6,7 @@ public enum PDFQuality: String, CaseIterable, Sendable {
     case minimum
 
     /// The default when neither the flag nor the `pdf-quality` setting says otherwise.
-    public static let standard = PDFQuality.medium
+    public static let standard = Setting.pdfQuality.defaultValue
 
     /// Pixels per inch of an image as drawn on the page; images already at or below it are left alone.
     public var dpi: Int {

@@ -157,49 +157,22 @@ public enum RecentFiles {
     /// False when GNOME's privacy settings say not to remember recent files (`remember-recent-files`
     /// off, or `recent-files-max-age` 0). True where those settings are not installed.
     public static var desktopAllowsRecent: Bool {
-        privacyAllowsRecent(in: g_settings_schema_source_get_default())
+        privacyAllowsRecent(SettingsStore(schemaID: privacySchemaID))
     }
 
     /// `desktopAllowsRecent` with the privacy schema taken from a compiled schema directory.
     static func desktopAllowsRecent(schemaDirectory: FilePath) -> Bool {
-        var error: UnsafeMutablePointer<GError>?
-        let source = schemaDirectory.withPlatformString {
-            g_settings_schema_source_new_from_directory($0, nil, 0, &error)
-        }
-        g_clear_error(&error)
-        defer { if let source { g_settings_schema_source_unref(source) } }
-        return privacyAllowsRecent(in: source)
+        guard let place = SettingsPlace(schemaFolder: schemaDirectory.string) else { return true }
+        return privacyAllowsRecent(SettingsStore(schemaID: privacySchemaID, place: place))
     }
 
     static let privacySchemaID = "org.gnome.desktop.privacy"
 
-    private static func privacyAllowsRecent(in source: OpaquePointer?) -> Bool {
-        // g_settings_new aborts on a schema that is not installed, g_settings_get_* on a missing key or a
-        // wrong type: look everything up first.
-        guard let source, let schema = g_settings_schema_source_lookup(source, privacySchemaID, 1) else { return true }
-        defer { g_settings_schema_unref(schema) }
-        let settings = g_settings_new_full(schema, nil, nil)
-        defer { g_object_unref(settings) }
-        func value(_ key: String, _ type: String) -> OpaquePointer? {
-            guard g_settings_schema_has_key(schema, key) != 0, let variant = g_settings_get_value(settings, key) else {
-                return nil
-            }
-            guard type.withCString({ g_variant_is_of_type(variant, g_variant_type_checked_($0)) }) != 0 else {
-                g_variant_unref(variant)
-                return nil
-            }
-            return variant
-        }
-        if let remember = value("remember-recent-files", "b") {
-            defer { g_variant_unref(remember) }
-            if g_variant_get_boolean(remember) == 0 { return false }
-        }
-        if let maxAge = value("recent-files-max-age", "i") {
-            defer { g_variant_unref(maxAge) }
-            // Days to keep; -1 is forever, 0 keeps nothing.
-            if g_variant_get_int32(maxAge) == 0 { return false }
-        }
-        return true
+    private static func privacyAllowsRecent(_ privacy: SettingsStore) -> Bool {
+        // A missing schema, a missing key or a value of another type forbids nothing.
+        if privacy.stored("remember-recent-files") == .bool(false) { return false }
+        // Days to keep; -1 is forever, 0 keeps nothing.
+        return privacy.stored("recent-files-max-age") != .number(0)
     }
 
     /// Loads `file` (an empty list when it does not exist), lets `change` edit it, and saves it right away

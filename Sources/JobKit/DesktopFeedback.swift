@@ -133,7 +133,7 @@ package final class DesktopFeedback: @unchecked Sendable {
 /// The user's settings, read once per process; a missing or broken schema is said once, on stderr.
 package enum UserSettings {
     package static let current: ArchiverSettings = {
-        let (settings, warning) = SettingsStore.load()
+        let (settings, warning) = SettingsStore.shared.load()
         if let warning { printWarning(warning) }
         return settings
     }()

@@ -22,7 +22,7 @@ public struct CompressPDFCommand: ParsableCommand {
     @Option(
         name: [.short, .long],
         // TRANSLATORS: the values of --quality, which stay as they are; %@ is the name of a setting (pdf-quality).
-        help: ArgumentHelp(tr("best, high, medium, low, very-low or minimum (default: the %@ setting, medium).", "pdf-quality").localized))
+        help: ArgumentHelp(tr("best, high, medium, low, very-low or minimum (default: the %@ setting, medium).", Setting.pdfQuality.name).localized))
     var quality: PDFQuality?
 
     @Option(name: [.short, .long], help: ArgumentHelp(tr("Write exactly this file (one input only); fails if it exists.").localized))

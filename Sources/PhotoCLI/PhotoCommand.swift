@@ -179,7 +179,7 @@ extension PhotoCommand {
 enum PhotoSettingsStore {
     static let current: PhotoSettings = {
         var settings = PhotoSettings()
-        let values = SettingsStore.values(of: PhotoSettings.Key.allCases.map(\.rawValue))
+        let values = SettingsStore.shared.values(of: PhotoSettings.Key.allCases.map(\.rawValue))
         for key in PhotoSettings.Key.allCases {
             guard let value = values[key.rawValue] else { continue }
             guard !settings.apply(key, value) else { continue }

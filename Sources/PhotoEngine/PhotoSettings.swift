@@ -1,21 +1,29 @@
 import ArchiverCore
 
 /// The Compress Photos defaults, as the GSettings schema `io.github.archiver` holds them (`photo-*` keys).
-/// The built-in values are the schema's defaults, used when the schema is missing; flags override both.
+/// The built-in values are the schema's defaults (SettingKeys.swift), used when the schema is missing;
+/// flags override both.
 public struct PhotoSettings: Equatable, Sendable {
     /// Longest side in pixels; 0 means keep the size.
-    public var maxSize = 1500
-    public var quality = 75
-    public var format = PhotoFormat.jpeg
-    public var stripLocation = false
+    public var maxSize = Int(Setting.photoMaxSize.defaultValue)
+    public var quality = Int(Setting.photoQuality.defaultValue)
+    public var format = Setting.photoFormat.defaultValue
+    public var stripLocation = Setting.photoStripLocation.defaultValue
 
     public init() {}
 
-    public enum Key: String, CaseIterable, Sendable {
-        case maxSize = "photo-max-size"
-        case quality = "photo-quality"
-        case format = "photo-format"
-        case stripLocation = "photo-strip-location"
+    /// The keys these settings are read from; their names are the table's.
+    public enum Key: SettingKeySubset {
+        case maxSize, quality, format, stripLocation
+
+        public var setting: SettingKey {
+            switch self {
+            case .maxSize: Setting.photoMaxSize.key
+            case .quality: Setting.photoQuality.key
+            case .format: Setting.photoFormat.key
+            case .stripLocation: Setting.photoStripLocation.key
+            }
+        }
     }
 
     /// Applies one stored value; a value of the wrong type or out of range leaves the default.

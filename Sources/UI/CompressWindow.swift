@@ -1,6 +1,7 @@
 import ArchiverCore
 import JobProtocol
 public import CGtk
+import Desktop
 import Glibc
 import SystemPackage
 
@@ -121,10 +122,10 @@ public final class CompressWindow: AppWindow {
         chrome.onBack = { [unowned self] in refresh() }
 
         // Starting values: the last choice in this window, else the defaults.
-        let initial = WindowSettings.initial()
-        let formatIndex = formats.firstIndex { $0.0 == initial.format } ?? 0
+        let initial = SettingsStore.shared.load().settings
+        let formatIndex = formats.firstIndex { $0.0 == initial.windowFormat } ?? 0
         adw_combo_row_set_selected(formatRow, guint(formatIndex))
-        adw_combo_row_set_selected(levelRow, guint(Self.levels.firstIndex { $0.0 == initial.level } ?? 2))
+        adw_combo_row_set_selected(levelRow, guint(Self.levels.firstIndex { $0.0 == initial.windowLevel } ?? 2))
         setNameField(defaultStem())
         updateFolder()
 
@@ -277,7 +278,8 @@ public final class CompressWindow: AppWindow {
         let arguments = Arguments.compress(
             inputs.map(\.path), format: format, level: level, output: output, split: splitting ? partSize : nil, encrypt: encrypting)
         let password = encrypting ? Array(Widgets.text(passwordRow).utf8) : nil
-        WindowSettings.remember(format: format, level: level)
+        // Never the one-click defaults, never the password; a single-file format is not remembered.
+        SettingsStore.shared.rememberChoice(format: format, level: level)
 
         let title = subject.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) })
         chrome.startJob(

@@ -32,7 +32,7 @@ public final class ExtractWindow {
     public init(app: UnsafeMutablePointer<GtkApplication>, path: FilePath) {
         archive = WindowApp.absolute(path)
         name = archive.lastComponent?.string ?? path.string
-        let settings = SettingsStore.load().settings
+        let settings = SettingsStore.shared.load().settings
         destination = Self.defaultDestination(for: self.archive, settings: settings)
 
         // The total selected, what went wrong, the tree.

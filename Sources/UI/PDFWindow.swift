@@ -111,7 +111,7 @@ public final class PDFWindow {
             phase = .ready
             refresh()
         }
-        select(SettingsStore.load().settings.pdfQuality)
+        select(SettingsStore.shared.value(.pdfQuality))
 
         on(passwordRow, "changed") { [unowned self] in
             gtk_widget_remove_css_class(passwordRow, "error")

@@ -1,6 +1,7 @@
 import ArchiverCore
 import JobProtocol
 public import CGtk
+import Desktop
 import Dispatch
 import Glibc
 import SystemPackage
@@ -15,11 +16,11 @@ public final class PhotosWindow: AppWindow {
     /// Longest sides offered; 0 keeps the size.
     static let sizes: [Int] = [0, 1000, 1500, 2000, 2500, 3000, 4000]
     static let qualities: [Int] = [50, 60, 70, 75, 80, 85, 90, 95]
-    static let formats: [(String, Text)] = [
-        ("jpeg", tr("JPEG — opens everywhere")),
-        ("webp", tr("WebP — smaller, for the web")),
-        ("avif", tr("AVIF — smallest, newer apps")),
-        ("heic", tr("HEIC — small, for Apple devices")),
+    static let formats: [(PhotoFormat, Text)] = [
+        (.jpeg, tr("JPEG — opens everywhere")),
+        (.webp, tr("WebP — smaller, for the web")),
+        (.avif, tr("AVIF — smallest, newer apps")),
+        (.heic, tr("HEIC — small, for Apple devices")),
     ]
 
     private var inputs: [(path: String, isDirectory: Bool)]
@@ -60,16 +61,16 @@ public final class PhotosWindow: AppWindow {
         scanFolder = FilePath(Self.picturesFolder())
 
         // Settings for this run, from the photo-* settings.
-        let settings = LiveSettings.shared
-        let maxSize = Int(settings.uint("photo-max-size") ?? 1500)
-        let quality = Int(settings.uint("photo-quality") ?? 75)
+        let settings = SettingsStore.shared
+        let maxSize = Int(settings.value(.photoMaxSize))
+        let quality = Int(settings.value(.photoQuality))
         sizeChoices = Self.sizes.contains(maxSize) ? Self.sizes : (Self.sizes + [maxSize]).sorted()
         qualityChoices = Self.qualities.contains(quality) ? Self.qualities : (Self.qualities + [quality]).sorted()
         let sizeNames = sizeChoices.map { $0 == 0 ? tr("Keep the size").localized : tr("%ld px", $0).localized }
         sizeRow = Widgets.comboRow(title: tr("_Longest side").localized, items: sizeNames)
         qualityRow = Widgets.comboRow(title: tr("_Quality").localized, items: qualityChoices.map(Self.qualityName))
         formatRow = Widgets.comboRow(title: tr("_Format").localized, items: Self.formats.map(\.1.localized))
-        let location = Widgets.switchRow(title: tr("Remove _location").localized, on: settings.bool("photo-strip-location") ?? false)
+        let location = Widgets.switchRow(title: tr("Remove _location").localized, on: settings.value(.photoStripLocation))
         locationSwitch = location.toggle
         adw_action_row_set_subtitle(cast(location.row), tr("For sharing: only the GPS position goes").localized)
         let replace = Widgets.switchRow(title: tr("_Replace originals").localized, on: false)
@@ -147,7 +148,7 @@ public final class PhotosWindow: AppWindow {
         // Starting values.
         adw_combo_row_set_selected(sizeRow, guint(sizeChoices.firstIndex(of: maxSize) ?? 2))
         adw_combo_row_set_selected(qualityRow, guint(qualityChoices.firstIndex(of: quality) ?? 3))
-        let format = settings.string("photo-format") ?? "jpeg"
+        let format = settings.value(.photoFormat)
         adw_combo_row_set_selected(formatRow, guint(Self.formats.firstIndex { $0.0 == format } ?? 0))
         adw_action_row_set_subtitle(cast(scanRow), markupEscaped(scanFolder.string))
 
@@ -209,7 +210,7 @@ public final class PhotosWindow: AppWindow {
 
     private var maxSize: Int { sizeChoices[Int(adw_combo_row_get_selected(sizeRow))] }
     private var quality: Int { qualityChoices[Int(adw_combo_row_get_selected(qualityRow))] }
-    private var format: String { Self.formats[Int(adw_combo_row_get_selected(formatRow))].0 }
+    private var format: String { Self.formats[Int(adw_combo_row_get_selected(formatRow))].0.rawValue }
     private var stripLocation: Bool { gtk_switch_get_active(cast(locationSwitch)) != 0 }
     private var replacing: Bool { gtk_switch_get_active(cast(replaceSwitch)) != 0 }
 

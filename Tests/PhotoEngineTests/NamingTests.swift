@@ -114,3 +114,22 @@ import Testing
         #expect(PhotoCodec.plainReason("VipsForeignSaveHeif: out of memory\nVipsImage: unable to write\n", path: path).english == "out of memory")
     }
 }
+
+@Suite struct PhotoSettingsTableTests {
+    @Test func photoSettingsStartFromTheTablesDefaults() {
+        let defaults = PhotoSettings()
+        for key in PhotoSettings.Key.allCases {
+            var settings = defaults
+            let applied = settings.apply(key, key.setting.defaultValue)
+            #expect(applied, "\(key.rawValue)'s default is usable")
+            #expect(settings == defaults, "PhotoSettings() holds \(key.rawValue)'s default")
+        }
+        #expect(defaults.maxSize == 1500 && defaults.quality == 75 && defaults.format == .jpeg && !defaults.stripLocation)
+    }
+
+    @Test func theJobsAndThePhotosReadEveryKeyButTheWindowsLook() {
+        let read = ArchiverSettings.Key.allCases.map(\.setting) + PhotoSettings.Key.allCases.map(\.setting)
+        #expect(Set(read.map(\.name)) == Set(SettingKey.all.map(\.name)).subtracting([Setting.colorScheme.name]))
+        #expect(read.count == Set(read.map(\.name)).count, "no key read twice")
+    }
+}

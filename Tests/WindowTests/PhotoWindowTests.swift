@@ -33,11 +33,17 @@ struct PhotoWindowTests {
         return folder
     }
 
-    private func launch(_ inputs: [String], environment: [String: String] = [:]) throws -> WindowSession {
+    /// - Parameter settings: `io.github.archiver` keys as the person set them (keyfile lines).
+    private func launch(_ inputs: [String], environment: [String: String] = [:], settings: String? = nil) throws -> WindowSession {
         let executable = try #require(
             BuiltProducts.folder(holding: ["archiver-compress-photos", "compress-photos-with-archiver"]).map { $0 + "/archiver-compress-photos" },
             "build archiver-compress-photos and compress-photos-with-archiver first")
         let session = try WindowSession()
+        var environment = environment
+        if let settings {
+            try session.presetSettings(["io/github/archiver": settings])
+            environment.merge(WindowSession.keyfileSettings) { $1 }
+        }
         try session.launch([executable] + inputs, environment: environment)
         try session.waitForApp("archiver-compress-photos")
         return session
@@ -102,6 +108,21 @@ struct PhotoWindowTests {
         let stamp = try Tool.run(["/usr/bin/identify", "-format", "%[Thumb::MTime] %[Thumb::URI]", cache + "/\(md5).png"]).output
         let mtime = try FileManager.default.attributesOfItem(atPath: folder + "/IMG_00.jpg")[.modificationDate] as! Date
         #expect(stamp.trimmingCharacters(in: .whitespacesAndNewlines) == "\(Int(mtime.timeIntervalSince1970)) \(uri)")
+    }
+
+    /// The settings for this run start from the photo-* settings, not from numbers of the window's own.
+    @Test func theRunStartsFromThePhotoSettings() throws {
+        let scratch = try ScratchDirectory()
+        let folder = try album(scratch, count: 1)
+        let settings = "photo-max-size=1000\nphoto-quality=50\nphoto-format='webp'\nphoto-strip-location=true"
+        let session = try launch([folder], settings: settings)
+        defer { session.stop() }
+        try session.waitForText("1000 px", exact: true)
+        let labels = try session.labels()
+        #expect(labels.contains("50 — smallest files") && labels.contains("WebP — smaller, for the web"), "\(labels)")
+        #expect(!labels.contains("1500 px") && !labels.contains("75 — balanced"), "not the built-in defaults: \(labels)")
+        #expect(try session.isChecked("Remove location", role: "check box"))
+        #expect(try !session.isChecked("Replace originals", role: "check box"), "not a setting: always off at the start")
     }
 
     /// Starts a batch of `count` photos at full size (each takes long enough to be caught running), pauses it
