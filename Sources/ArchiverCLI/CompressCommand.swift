@@ -2,6 +2,7 @@ import ArchiveEngine
 import ArchiverCore
 import ArgumentParser
 import Desktop
+import Platform
 import SystemPackage
 
 extension ArchiveFormat: ExpressibleByArgument {}

@@ -3,6 +3,7 @@ import ArchiverCore
 import ArgumentParser
 import Desktop
 import Glibc
+import Platform
 import SystemPackage
 
 /// `extract-with-archiver`: archives → files, beside them or where `--to` says.

@@ -2,6 +2,7 @@ import ArchiveEngine
 import ArchiverCore
 import Desktop
 import Glibc
+import Platform
 import Synchronization
 
 /// Where the executables get passwords: one line of standard input (`--password-stdin`), else the prompt

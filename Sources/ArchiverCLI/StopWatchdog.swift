@@ -3,6 +3,7 @@ import ArchiverCore
 import Desktop
 import Dispatch
 import Glibc
+import Platform
 import Synchronization
 
 /// Makes a stop hold when the engine never comes back (a libarchive call looping on malformed data):

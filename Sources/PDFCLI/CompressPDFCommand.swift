@@ -5,6 +5,7 @@ import ArgumentParser
 import Dispatch
 import Glibc
 import PDFEngine
+import Platform
 import Synchronization
 import SystemPackage
 

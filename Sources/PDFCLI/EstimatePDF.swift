@@ -4,6 +4,7 @@ import ArchiverCore
 import ArgumentParser
 import Glibc
 import PDFEngine
+import Platform
 import SystemPackage
 
 extension CompressPDFCommand {

@@ -2,6 +2,7 @@ import ArchiverCore
 import CGtk
 import Desktop
 import Glibc
+import Platform
 import SystemPackage
 
 /// The app's window: a header with the view switcher (Home, Recent, Settings) that moves to a bar at the

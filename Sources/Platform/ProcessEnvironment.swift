@@ -22,7 +22,7 @@ package struct ProcessEnvironment {
     }
 
     /// A small text file's contents, or nil when it cannot be read.
-    func readFile(_ path: FilePath) -> String? {
+    package func readFile(_ path: FilePath) -> String? {
         guard let file = path.withPlatformString({ fopen($0, "r") }) else { return nil }
         defer { fclose(file) }
         var data: [UInt8] = []
