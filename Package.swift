@@ -155,3 +155,10 @@ if Context.environment["ARCHIVER_FUZZ"] == "1" {
                 name: name, dependencies: ["FuzzSupport", .target(name: library), "Platform"], path: "fuzz/targets/\(name)"))
     }
 }
+
+// Test hooks (`ARCHIVER_TEST_HANG`, `ARCHIVER_STALL_SECONDS`, `ARCHIVER_STATISTICS_PAUSE`, `ARCHIVER_UI_TIMINGS…`)
+// are compiled into debug builds only, which the tests and the timing benchmarks run: a release build
+// (`make release`, `make install`, the package) reads none of them. Each hook sits in `#if ARCHIVER_TEST_HOOKS`.
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.define("ARCHIVER_TEST_HOOKS", .when(configuration: .debug))]
+}

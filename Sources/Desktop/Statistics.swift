@@ -23,10 +23,6 @@ public struct StatisticsStore: Sendable {
     /// 200 ms lost updates there, a second does not, and still bounds the wait behind a stopped writer.
     public static let lockTimeout: Duration = .seconds(1)
 
-    /// Tests only: seconds a writer sleeps while it holds the lock, after reading and before writing, so a
-    /// test can kill it there.
-    public static let pauseVariable = "ARCHIVER_STATISTICS_PAUSE"
-
     /// `$XDG_DATA_HOME/io.github.archiver` (`~/.local/share/io.github.archiver`). GLib reads `XDG_DATA_HOME`
     /// once per process.
     public static var defaultFolder: FilePath {
@@ -240,9 +236,13 @@ public struct StatisticsStore: Sendable {
         try body()
     }
 
+    /// Debug builds only: `ARCHIVER_STATISTICS_PAUSE` seconds a writer sleeps while it holds the lock, after
+    /// reading and before writing, so a test can kill it there.
     private static func pauseForTests() {
-        guard let value = getenv(pauseVariable), let seconds = Double(String(cString: value)), seconds > 0 else { return }
+        #if ARCHIVER_TEST_HOOKS
+        guard let value = getenv("ARCHIVER_STATISTICS_PAUSE"), let seconds = Double(String(cString: value)), seconds > 0 else { return }
         usleep(useconds_t(min(seconds, 600) * 1_000_000))
+        #endif
     }
 
     /// GLib's own message (already in the user's language), or "out of memory".

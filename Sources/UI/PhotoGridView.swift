@@ -109,7 +109,7 @@ final class PhotoGridView {
             let grid = Obj(view)
             Timings.afterNextFrame(of: view, "thumbnails") {
                 Timings.recordCPU("thumbnails-cpu-ms")
-                if getenv("ARCHIVER_UI_TIMINGS_EXIT") != nil, let root = gtk_widget_get_root(grid.p) { gtk_window_destroy(cast(root)) }
+                if Timings.exitsAfterThumbnails, let root = gtk_widget_get_root(grid.p) { gtk_window_destroy(cast(root)) }
             }
         }
     }
