@@ -37,10 +37,21 @@ let package = Package(
             name: "ArchiverCore",
             dependencies: ["CGettext", .product(name: "SystemPackage", package: "swift-system")]
         ),
-        .target(name: "ArchiveEngine", dependencies: ["ArchiverCore", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma", "CBzip2"]),
+        // Files, staging and publishing, pending outputs, child processes and program lookup: what every
+        // engine needs, with its own small shim over the Linux calls Swift's Glibc does not show, so that the
+        // PDF and photo engines need no libarchive.
+        .systemLibrary(name: "CPlatform"),
+        .target(
+            name: "Platform",
+            dependencies: ["ArchiverCore", "CPlatform", .product(name: "SystemPackage", package: "swift-system")]
+        ),
+        .target(
+            name: "ArchiveEngine",
+            dependencies: ["ArchiverCore", "Platform", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma", "CBzip2"]
+        ),
         .target(
             name: "Desktop",
-            dependencies: ["ArchiverCore", "CGLib", "CNotify", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["ArchiverCore", "Platform", "CGLib", "CNotify", .product(name: "SystemPackage", package: "swift-system")]
         ),
         // What the tools and the windows say to each other: events, outcomes, exit status, argv (pure).
         .target(name: "JobProtocol", dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")]),
@@ -48,7 +59,7 @@ let package = Package(
         .target(
             name: "JobKit",
             dependencies: [
-                "ArchiverCore", "JobProtocol", "Desktop", "ArchiveEngine",
+                "ArchiverCore", "JobProtocol", "Desktop", "Platform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -66,12 +77,12 @@ let package = Package(
         .target(name: "CPhotoShim", dependencies: ["CVips"]),
         .target(
             name: "PhotoEngine",
-            dependencies: ["ArchiverCore", "ArchiveEngine", "CPhotoShim", .product(name: "SystemPackage", package: "swift-system")]
+            dependencies: ["ArchiverCore", "Platform", "CPhotoShim", .product(name: "SystemPackage", package: "swift-system")]
         ),
         .target(
             name: "PhotoCLI",
             dependencies: [
-                "PhotoEngine", "JobKit", "JobProtocol", "ArchiverCore", "Desktop",
+                "PhotoEngine", "JobKit", "JobProtocol", "ArchiverCore", "Desktop", "Platform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -79,11 +90,11 @@ let package = Package(
         // PDF compression: its own engine and CLI, so that the archive executables never link qpdf or libvips.
         // zlib: the estimate inflates only the first rows of a Flate image.
         .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"], linkerSettings: [.linkedLibrary("z")]),
-        .target(name: "PDFEngine", dependencies: ["ArchiverCore", "ArchiveEngine", "CPDFShim"]),
+        .target(name: "PDFEngine", dependencies: ["ArchiverCore", "Platform", "CPDFShim"]),
         .target(
             name: "PDFCLI",
             dependencies: [
-                "ArchiverCore", "JobKit", "JobProtocol", "PDFEngine", "Desktop",
+                "ArchiverCore", "JobKit", "JobProtocol", "PDFEngine", "Desktop", "Platform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -92,7 +103,7 @@ let package = Package(
         // The windows (Compress…, Extract…): GTK 4 + libadwaita through a thin shim, in executables of their
         // own so that the command-line tools never link GTK. A window runs its job by starting the CLI.
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]),
-        .target(name: "UI", dependencies: ["ArchiverCore", "JobProtocol", "Desktop", "CGtk"]),
+        .target(name: "UI", dependencies: ["ArchiverCore", "JobProtocol", "Desktop", "Platform", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
         .executableTarget(name: "archiver-compress-pdf", dependencies: ["UI"]),
@@ -104,11 +115,11 @@ let package = Package(
         // others never link libfuse.
         .systemLibrary(name: "CFuse", pkgConfig: "fuse3", providers: [.apt(["libfuse3-dev"])]),
         .target(name: "CFuseShim", dependencies: ["CFuse"]),
-        .target(name: "MountEngine", dependencies: ["ArchiveEngine", "ArchiverCore", "CFuseShim"]),
+        .target(name: "MountEngine", dependencies: ["ArchiveEngine", "ArchiverCore", "Platform", "CFuseShim"]),
         .target(
             name: "MountCLI",
             dependencies: [
-                "MountEngine", "JobKit", "JobProtocol", "ArchiveEngine", "ArchiverCore", "Desktop",
+                "MountEngine", "JobKit", "JobProtocol", "ArchiveEngine", "ArchiverCore", "Desktop", "Platform",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -121,7 +132,8 @@ let package = Package(
             exclude: ["atspi", "session-bus.conf"]
         ),
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
-        .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "ArchiverTestSupport", "CArchive"]),
+        .testTarget(name: "PlatformTests", dependencies: ["Platform", "ArchiverTestSupport"]),
+        .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "Platform", "ArchiverTestSupport", "CArchive"]),
         .testTarget(name: "JobProtocolTests", dependencies: ["JobProtocol", "ArchiverCore"]),
         .testTarget(name: "JobKitTests", dependencies: ["JobKit", "ArchiverCore"]),
         .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
@@ -151,6 +163,14 @@ if Context.environment["ARCHIVER_FUZZ"] == "1" {
         ("fuzz-extract", "ArchiveEngine"),
     ] {
         package.targets.append(
-            .executableTarget(name: name, dependencies: ["FuzzSupport", .target(name: library)], path: "fuzz/targets/\(name)"))
+            .executableTarget(
+                name: name, dependencies: ["FuzzSupport", .target(name: library), "Platform"], path: "fuzz/targets/\(name)"))
     }
+}
+
+// Test hooks (`ARCHIVER_TEST_HANG`, `ARCHIVER_STALL_SECONDS`, `ARCHIVER_STATISTICS_PAUSE`, `ARCHIVER_UI_TIMINGS…`)
+// are compiled into debug builds only, which the tests and the timing benchmarks run: a release build
+// (`make release`, `make install`, the package) reads none of them. Each hook sits in `#if ARCHIVER_TEST_HOOKS`.
+for target in package.targets where target.type == .regular || target.type == .executable {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.define("ARCHIVER_TEST_HOOKS", .when(configuration: .debug))]
 }

@@ -32,14 +32,18 @@ session_stop() {
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # The start of a window benchmark run as `SCRIPT [-n RUNS] [BIN]`: sets runs (default 5), bin (BIN, default
-# .build/release, which must hold PROGRAM), a private $work removed at exit with the session, and pids.
+# .build/timings/release, which must hold PROGRAM), a private $work removed at exit with the session, and pids.
+# The window writes its figures only where ARCHIVER_UI_TIMINGS says, a test hook that release builds leave
+# out: `make bench-build` makes an optimised build with the hooks in .build/timings.
 bench_window_setup() {
 	local program=$1 name=$2
 	shift 2
 	runs=5
 	[ "${1:-}" = -n ] && { runs=$2; shift 2; }
-	bin=$(cd "${1:-$root/.build/release}" && pwd)
-	[ -x "$bin/$program" ] || { echo "no $bin/$program: build with 'make release' first" >&2; exit 2; }
+	bin=$(cd "${1:-$root/.build/timings/release}" && pwd)
+	[ -x "$bin/$program" ] || { echo "no $bin/$program: build with 'make bench-build' first" >&2; exit 2; }
+	grep -q ARCHIVER_UI_TIMINGS "$bin/$program" ||
+		{ echo "$bin/$program has no timings hook (a release build): build with 'make bench-build'" >&2; exit 2; }
 	work=$(mktemp -d "/tmp/$name.XXXXXX")
 	chmod 700 "$work"
 	pids=()

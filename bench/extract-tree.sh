@@ -5,7 +5,8 @@
 # each in a fresh display session like the window tests'. Two archives: 100,000 files in one folder (the
 # longest list) and in 100 folders of 1,000 (the tree as people mostly meet it; folders start closed).
 #
-#   bench/extract-tree.sh [-n RUNS] [BIN]      BIN: the folder of archiver-extract (default .build/release)
+#   bench/extract-tree.sh [-n RUNS] [BIN]      BIN: the folder of archiver-extract (default .build/timings/release,
+#                                               an optimised build with the timings hook: `make bench-build`)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -648,7 +648,7 @@ def report(elapsed, versions):
              '%d cores, %s; the whole run took %s.' % (os.cpu_count(), cpu_model(), duration(elapsed)), '',
              'Tools: ' + '; '.join('%s: %s' % (t.label, t.missing and 'MISSING (%s)' % t.missing or versions[t.key])
                                    for t in TOOLS) + '.', '',
-             'Corpus (shared/bench/make-corpus.sh, notes/browse-as-folder.md §6): ' + '; '.join(
+             'Corpus (../shared/bench/make-corpus.sh, ../shared/notes/browse-as-folder.md §6): ' + '; '.join(
                  '%s `%s` %s' % (a.key, os.path.basename(a.path), size_text(a.size)) for a in ARCHIVES) + '.',
              'T1: `mixed` ×%d under %s, `z/big256` (%d MiB of big.bin), `z/last.bin` (8 MiB, last); T1x/T1z: '
              'the same tar in one xz block / one zstd frame; ZB: its zip (bsdtar); Z100k: %d files of 1–4 KiB; '

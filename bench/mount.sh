@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Open as Folder against the archive mounters, side by side in one run, as issue 18 (item 5) and
-# shared/notes/browse-as-folder.md §6 set it out: writes bench/RESULTS-mount.md.
+# ../shared/notes/browse-as-folder.md §6 set it out: writes bench/RESULTS-mount.md.
 #
 # How to run (as root, or a user who may mount FUSE; the anchors are installed only as root):
 #   bash bench/mount.sh                         the full protocol: median of 5 on the ~1.2 GB corpus; about
@@ -18,7 +18,7 @@
 #   ARCHIVER_BIN_DIR    use this open-with-archiver instead of a release build
 #   INSTALL=0           do not apt-get archivemount and fuse-zip, nor pip-install ratarmount 1.3.0
 #
-# The corpus (built once from shared/bench/make-corpus.sh, kept in bench/corpus) and the archives (kept in
+# The corpus (built once from ../shared/bench/make-corpus.sh, kept in bench/corpus) and the archives (kept in
 # bench/out-mount/archives/SCALE) are rebuilt only when missing; ratarmount lives in bench/out-mount/venv.
 # The measuring is done by bench/mount.py (stdlib Python, run with /usr/bin/python3); see there for what
 # each metric (G1–G7) times.

@@ -6,7 +6,9 @@
 # every thumbnail is drawn, which the machine's load changes less than the wall-clock figures. The photos: 100 phone-sized JPEGs
 # (4032x3024, q92) made by Pillow, 10 distinct pictures, each under 10 names.
 #
-#   bench/photo-grid.sh [-n RUNS] [BIN]      BIN: the folder of archiver-compress-photos (default .build/release)
+#   bench/photo-grid.sh [-n RUNS] [BIN]      BIN: the folder of archiver-compress-photos (default
+#                                             .build/timings/release, an optimised build with the timings hook:
+#                                             `make bench-build`)
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -40,7 +40,7 @@ archiver() {
     "$bin/compress-photos-with-archiver" --no-notify --max-size 1500 --quality 75 --format jpeg -o "$1" "$source_dir" \
         >/dev/null 2>"$work/archiver.err" || [[ $? == 1 ]]
 }
-vipsthumbnail_2() {  # 2 processes of one thread each: the fastest way to run it on 2 cores (notes/pdf-photo.md)
+vipsthumbnail_2() {  # 2 processes of one thread each: the fastest way to run it on 2 cores (../shared/notes/pdf-photo.md)
     (cd "$source_dir" && VIPS_CONCURRENCY=1 xargs -0 -P2 -n"$half" -a "$list" \
         vipsthumbnail --size '1500x1500>' -o "$1/%s.jpg[Q=75,optimize_coding]")
 }

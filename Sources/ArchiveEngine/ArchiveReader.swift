@@ -1,6 +1,7 @@
 internal import CArchive
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// A libarchive read handle over one archive file, with the format detected by content.

@@ -1,6 +1,7 @@
 internal import CArchive
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// A libarchive write handle set up for one output format, writing to a file descriptor.
@@ -274,9 +275,7 @@ final class OutputSink {
     }
 
     /// `NAME.001`: three digits, as 7-Zip writes them, more when a set has over 999 parts.
-    static func partName(_ name: [UInt8], _ number: Int) -> [UInt8] {
-        VolumeName(base: name, style: .numbered(width: max(3, String(number).count)), number: number).name(number: number)
-    }
+    static func partName(_ name: [UInt8], _ number: Int) -> [UInt8] { VolumeName.writtenPartName(name, number) }
 
     /// Closes the last part, which reports a write the disk could not keep (NFS reports it only here).
     func finish(folder: FilePath) throws(ArchiverError) {

@@ -2,6 +2,7 @@ internal import CBzip2
 import ArchiverCore
 import Dispatch
 import Glibc
+import Platform
 import Synchronization
 import SystemPackage
 

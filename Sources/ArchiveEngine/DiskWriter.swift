@@ -1,6 +1,7 @@
 internal import CArchive
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// A libarchive disk writer with every safety flag on, writing entries whose paths the caller has
@@ -26,7 +27,7 @@ struct DiskWriter: ~Copyable {
     /// own, so no other thread's relative path moves; where it can't, or has no way back, paths stay absolute.
     init(workingFolder: FilePath? = nil) throws(ArchiverError) {
         var previous: Int32?
-        if let workingFolder, ca_unshare_working_folder() == 0 {
+        if let workingFolder, ProcessState.takeOwnWorkingFolder() {
             // O_PATH (not in Swift's Glibc): a way back even from a folder we may enter but not list.
             let here = open(".", 0o10000000 | O_DIRECTORY | O_CLOEXEC)
             if here >= 0, workingFolder.withPlatformString({ chdir($0) }) == 0 {

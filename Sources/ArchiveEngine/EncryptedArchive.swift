@@ -1,5 +1,6 @@
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// An encrypted 7z or rar, which libarchive cannot decrypt: its password is checked and its files
@@ -128,7 +129,8 @@ struct EncryptedArchive: Sendable {
         return try verifiedPassword(passwords, selection: selection, control: control)
     }
 
-    func extract(
+    /// Extracts through 7-Zip or unrar into a staging folder, published as libarchive's extraction would be.
+    func extractThroughTool(
         options: ExtractOptions, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
         let selection = EntrySelection(options.selection)

@@ -1,5 +1,6 @@
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// What to extract and where.
@@ -118,7 +119,7 @@ public enum Extractor {
         try preflight(volumes.totalSize)
         var result: ExtractResult
         do throws(ArchiverError) {
-            result = try extract(volumes, archive: archive, options: options, control: control, progress: progress)
+            result = try extractAnyKind(volumes, archive: archive, options: options, control: control, progress: progress)
         } catch {
             throw EncryptedArchive.unrarFailure(volumes.parts[0], replacing: error, control: control)
         }
@@ -126,12 +127,14 @@ public enum Extractor {
         return result
     }
 
-    private static func extract(
+    /// An encrypted 7z or rar through 7-Zip or unrar; any other archive through libarchive, listed and
+    /// checked first (names, password, free space) when its headers are cheap to read or entries are chosen.
+    private static func extractAnyKind(
         _ volumes: VolumeSet, archive: FilePath, options: ExtractOptions, control: JobControl,
         progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
         if let encrypted = try encryptedArchive(volumes, control: control) {
-            return try encrypted.extract(options: options, control: control, progress: progress)
+            return try encrypted.extractThroughTool(options: options, control: control, progress: progress)
         }
         var reader = try ArchiveReader(path: archive)
         let selection = EntrySelection(options.selection)
@@ -164,16 +167,16 @@ public enum Extractor {
             entries = []
             reader = try ArchiveReader(path: archive, password: password)
             reader.nameDecoder = names
-            var result = try extract(
-                &reader, archiveName: archiveName, into: folder, options: options, decrypting: password != nil,
+            var result = try extractEntries(
+                from: &reader, archiveName: archiveName, into: folder, options: options, decrypting: password != nil,
                 control: control, progress: progress)
             if let clash { result.warnings.append(clash) }
             return result
         }
         let folder = try destinationFolder(for: archive, options: options)
         reader.nameDecoder = options.names
-        return try extract(
-            &reader, archiveName: archiveName, into: folder, options: options, decrypting: false, control: control,
+        return try extractEntries(
+            from: &reader, archiveName: archiveName, into: folder, options: options, decrypting: false, control: control,
             progress: progress)
     }
 
@@ -398,8 +401,10 @@ public enum Extractor {
         return resolved
     }
 
-    private static func extract(
-        _ reader: inout ArchiveReader, archiveName: [UInt8], into folder: FilePath, options: ExtractOptions,
+    /// Writes `reader`'s entries into a staging folder in `folder`, then publishes it under the layout's
+    /// name.
+    private static func extractEntries(
+        from reader: inout ArchiveReader, archiveName: [UInt8], into folder: FilePath, options: ExtractOptions,
         decrypting: Bool, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> ExtractResult {
         let staging = try FileSystem.makeStaging(in: folder)

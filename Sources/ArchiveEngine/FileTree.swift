@@ -1,5 +1,6 @@
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// The inputs of a compression, expanded into every item to store, in archive order.

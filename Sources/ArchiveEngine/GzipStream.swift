@@ -3,6 +3,7 @@ internal import CIsal
 internal import CZlib
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// Places in a gzip file where inflating can start again without inflating what comes before: a copy of

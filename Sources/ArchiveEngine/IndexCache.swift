@@ -1,6 +1,7 @@
 internal import CZstd
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// Indexes of archives opened as folders, kept so that opening one again lists at once without reading

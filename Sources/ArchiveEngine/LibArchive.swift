@@ -39,25 +39,7 @@ public enum ArchiveEngineSetup {
     public static var libarchiveVersion: String { String(cString: archive_version_details()) }
 }
 
-/// Calls `body` with `bytes` as a NUL-terminated C string.
-func withCString<R>(_ bytes: [UInt8], _ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
-    let chars = bytes.map { CChar(bitPattern: $0) } + [0]
-    return try chars.withUnsafeBufferPointer { buffer in
-        guard let base = buffer.baseAddress else { preconditionFailure("a non-empty array has storage") }
-        return try body(base)
-    }
-}
-
 /// The bytes of a C string, or nil for NULL.
 func bytes(_ pointer: UnsafePointer<CChar>?) -> [UInt8]? {
     pointer.map(CString.bytes)
-}
-
-extension FileSystem {
-    /// Moves `source` to `target` only if nothing is at `target`, in one step (renameat2's
-    /// RENAME_NOREPLACE); -1 with errno EEXIST when something is, EINVAL or ENOSYS where the file system
-    /// cannot.
-    static func renameIfFree(_ source: FilePath, _ target: FilePath) -> Int32 {
-        source.withPlatformString { from in target.withPlatformString { ca_rename_noreplace(from, $0) } }
-    }
 }

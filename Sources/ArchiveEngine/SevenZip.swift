@@ -1,5 +1,6 @@
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// 7-Zip's `7zz` as a child process, for what libarchive cannot do: write encrypted 7z, and read

@@ -1,5 +1,6 @@
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// What is encrypted in an archive that another program (7-Zip, unrar) decrypts.

@@ -1,5 +1,6 @@
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// RARLAB's `unrar` as a child process, for the one thing libarchive cannot do with rar: decrypt. It is

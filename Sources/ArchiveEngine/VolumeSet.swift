@@ -1,6 +1,7 @@
 internal import CArchive
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// The files of one archive: a plain archive's one file, or every part of a multi-part set, whichever

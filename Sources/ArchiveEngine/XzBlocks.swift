@@ -1,6 +1,7 @@
 internal import CLzma
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// The Blocks of an xz file, from its own index: each can be decoded on its own, so an entry of a tar.xz

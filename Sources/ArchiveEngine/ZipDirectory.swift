@@ -1,5 +1,6 @@
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// A zip's central directory, read whole: where each member's local header is, in the order libarchive's

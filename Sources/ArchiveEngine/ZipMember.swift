@@ -2,6 +2,7 @@ internal import CIsal
 internal import CZlib
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// An entry's data produced piece by piece by something other than a libarchive reader.

@@ -1,6 +1,7 @@
 internal import CZstd
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// Where the frames of a zstd file start, as far apart as `spacing` allows. Frames are independent, so an

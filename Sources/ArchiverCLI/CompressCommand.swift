@@ -4,6 +4,7 @@ import ArgumentParser
 import Desktop
 import JobKit
 import JobProtocol
+import Platform
 import SystemPackage
 
 extension ArchiveFormat: ExpressibleByArgument {}

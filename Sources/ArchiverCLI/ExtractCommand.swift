@@ -5,6 +5,7 @@ import Desktop
 import Glibc
 import JobKit
 import JobProtocol
+import Platform
 import SystemPackage
 
 /// `extract-with-archiver`: archives → files, beside them or where `--to` says.

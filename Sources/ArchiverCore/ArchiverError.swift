@@ -35,10 +35,22 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
         /// The process exit status DESIGN.md fixes for this code.
         public var exitStatus: Int32 { kind.rawValue }
 
-        public var description: String { "\(kind)" }
+        public var description: String { name }
 
-        /// A stable name for scripts (`--json`'s `kind`), never translated.
-        public var name: String { "\(kind)" }
+        /// A stable name for scripts (`--json`'s `kind`), never translated; spelled out so that renaming a
+        /// case cannot change what scripts read.
+        public var name: String {
+            switch kind {
+            case .usage: "usage"
+            case .inputUnreadable: "inputUnreadable"
+            case .notAnArchive: "notAnArchive"
+            case .corrupt: "corrupt"
+            case .password: "password"
+            case .destination: "destination"
+            case .cancelled: "cancelled"
+            case .budget: "budget"
+            }
+        }
     }
 
     public var code: Code

@@ -51,6 +51,12 @@ public struct VolumeName: Hashable, Sendable {
         }
     }
 
+    /// `NAME.001`, part `number` of a set we write: three digits, as 7-Zip writes them, more when a set
+    /// has over 999 parts.
+    public static func writtenPartName(_ name: [UInt8], _ number: Int) -> [UInt8] {
+        VolumeName(base: name, style: .numbered(width: max(3, String(number).count)), number: number).name(number: number)
+    }
+
     /// The file name of part `number` of this set.
     public func name(number: Int) -> [UInt8] {
         let suffix: String

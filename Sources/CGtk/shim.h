@@ -8,7 +8,7 @@
 
 /* libdispatch's main-queue hooks (exported by the toolchain's libdispatch.so; CoreFoundation uses the same
    pair): g_application_run owns the main thread, so the main queue and @MainActor run only when GLib
-   drains them (UI/MainQueueBridge.swift). */
+   drains them (`MainQueueBridge` in UI/WindowApp.swift). */
 extern int _dispatch_get_main_queue_handle_4CF(void);
 extern void _dispatch_main_queue_callback_4CF(void *);
 

@@ -1,4 +1,5 @@
 import ArchiverCore
+import Platform
 import SystemPackage
 
 /// Asks for a folder with the desktop's own dialog, for "Extract to…": kdialog on KDE, else zenity.

@@ -1,5 +1,6 @@
 import ArchiverCore
 internal import CGLib
+import Platform
 import SystemPackage
 
 /// The result notification's "Open folder" and "Email…" buttons.

@@ -3,7 +3,7 @@ import Dispatch
 
 /// GLib's default main context, run on a thread of its own. libnotify delivers action and `closed`
 /// callbacks only from a running main loop, while the job itself blocks the main thread in libarchive;
-/// `@MainActor` would never run under `g_main_loop_run` (notes: libarchive-glib-swift.md).
+/// `@MainActor` would never run under `g_main_loop_run` (../shared/notes/libarchive-glib-swift.md §6).
 enum MainLoop {
     private final class Work {
         let body: () -> Void

@@ -1,4 +1,5 @@
 import ArchiverCore
+import Platform
 
 /// Asks for a part size with the desktop's own dialog, for "Compress in parts…": a list of
 /// `PartSize.presets` and "Other size…", which asks for any size. kdialog on KDE, else zenity.

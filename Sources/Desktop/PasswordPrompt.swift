@@ -1,5 +1,6 @@
 import ArchiverCore
 import Glibc
+import Platform
 import Synchronization
 
 /// Asks a person for a password: a no-echo prompt on the terminal, else an askpass program or the desktop's

@@ -23,10 +23,6 @@ public struct StatisticsStore: Sendable {
     /// 200 ms lost updates there, a second does not, and still bounds the wait behind a stopped writer.
     public static let lockTimeout: Duration = .seconds(1)
 
-    /// Tests only: seconds a writer sleeps while it holds the lock, after reading and before writing, so a
-    /// test can kill it there.
-    public static let pauseVariable = "ARCHIVER_STATISTICS_PAUSE"
-
     /// `$XDG_DATA_HOME/io.github.archiver` (`~/.local/share/io.github.archiver`). GLib reads `XDG_DATA_HOME`
     /// once per process.
     public static var defaultFolder: FilePath {
@@ -78,16 +74,40 @@ public struct StatisticsStore: Sendable {
 
     /// Forgets every figure (and a damaged file kept aside): what "Clear history" and `--forget-statistics` do.
     /// Waits up to a few seconds for a job that is writing.
+    /// - Returns: the file as it was, read under the same lock, for `restore(_:)` (Undo).
     /// - Throws: `ArchiverError` (`.destination`) when the lock is not had in time or a file cannot be removed.
-    public func clear() throws(ArchiverError) {
+    @discardableResult
+    public func clear() throws(ArchiverError) -> StatisticsSnapshot {
         let failure = { (reason: any TextArgument) in
             ArchiverError(.destination, tr("Could not clear Archiver's statistics: %@.", reason), path: file.string)
         }
+        var snapshot = StatisticsSnapshot(contents: nil)
         try withLock(timeout: .seconds(5), failure: failure) { () throws(ArchiverError) in
+            snapshot = StatisticsSnapshot(contents: Self.contents(of: file))
             for path in [file, corruptFile] where path.withPlatformString({ unlink($0) }) != 0 && errno != ENOENT {
                 throw failure(TextValue.systemError(errno))
             }
         }
+        return snapshot
+    }
+
+    /// Puts back the figures `clear()` removed, written as a job writes them, but only while no job has
+    /// started a new store since: its figures would be lost.
+    /// - Returns: false when a job has counted since, or the store could not be written (nothing is changed).
+    public func restore(_ snapshot: StatisticsSnapshot) -> Bool {
+        guard let contents = snapshot.contents else { return true }
+        var restored = false
+        try? withLock(timeout: .seconds(5), failure: notCounted) { () throws(ArchiverError) in
+            guard file.withPlatformString({ access($0, F_OK) }) != 0 else { return }
+            restored = contents.withUnsafeBufferPointer { bytes in
+                bytes.withMemoryRebound(to: CChar.self) { chars in
+                    file.withPlatformString {
+                        g_file_set_contents_full($0, chars.baseAddress, gssize(chars.count), G_FILE_SET_CONTENTS_CONSISTENT, 0o600, nil)
+                    }
+                }
+            } != 0
+        }
+        return restored
     }
 
     // MARK: Reading
@@ -146,6 +166,15 @@ public struct StatisticsStore: Sendable {
         } catch {
             return error.isNewerVersion ? .unreadable(.verbatim(error.reason)) : .damaged(.verbatim(error.reason))
         }
+    }
+
+    /// The file's bytes; nil when it cannot be read (or is not there).
+    private static func contents(of file: FilePath) -> [UInt8]? {
+        var data: UnsafeMutablePointer<gchar>?
+        var length: gsize = 0
+        guard file.withPlatformString({ g_file_get_contents($0, &data, &length, nil) }) != 0, let data else { return nil }
+        defer { g_free(data) }
+        return Array(UnsafeRawBufferPointer(start: data, count: Int(length)))
     }
 
     private func write(_ ledger: StatisticsLedger) throws(ArchiverError) {
@@ -207,9 +236,13 @@ public struct StatisticsStore: Sendable {
         try body()
     }
 
+    /// Debug builds only: `ARCHIVER_STATISTICS_PAUSE` seconds a writer sleeps while it holds the lock, after
+    /// reading and before writing, so a test can kill it there.
     private static func pauseForTests() {
-        guard let value = getenv(pauseVariable), let seconds = Double(String(cString: value)), seconds > 0 else { return }
+        #if ARCHIVER_TEST_HOOKS
+        guard let value = getenv("ARCHIVER_STATISTICS_PAUSE"), let seconds = Double(String(cString: value)), seconds > 0 else { return }
         usleep(useconds_t(min(seconds, 600) * 1_000_000))
+        #endif
     }
 
     /// GLib's own message (already in the user's language), or "out of memory".
@@ -239,4 +272,10 @@ extension CalendarDay {
         guard localtime_r(&now, &parts) != nil else { return CalendarDay(ordinal: Int(now / 86_400)) }
         return CalendarDay(year: Int(parts.tm_year) + 1900, month: Int(parts.tm_mon) + 1, day: Int(parts.tm_mday))
     }
+}
+
+/// The statistics file as it was before "Clear History and Statistics", for Undo (`StatisticsStore.restore`).
+public struct StatisticsSnapshot: Sendable {
+    /// Nil when there was no store.
+    fileprivate let contents: [UInt8]?
 }

@@ -1,4 +1,4 @@
-import ArchiveEngine
+import Platform
 import ArchiverCore
 import ArgumentParser
 import Desktop

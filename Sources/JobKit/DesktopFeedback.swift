@@ -32,7 +32,11 @@ package final class DesktopFeedback: @unchecked Sendable {
         notifier = notify ?? settings.notifications ? Notifier.connect(desktopEntry: Self.desktopEntry) : nil
     }
 
+    #if ARCHIVER_TEST_HOOKS
     private static let hangsForTests = getenv("ARCHIVER_TEST_HANG") != nil
+    #else
+    private static let hangsForTests = false
+    #endif
 
     /// The launcher of this executable: `compress-pdf-with-archiver` → `io.github.archiver.CompressPdf`.
     static var desktopEntry: String {

@@ -1,6 +1,7 @@
 import ArchiverCore
 import Desktop
 import Glibc
+import Platform
 import Synchronization
 
 /// Where the executables get passwords: one line of standard input (`--password-stdin`), else the prompt

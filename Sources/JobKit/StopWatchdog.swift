@@ -1,8 +1,9 @@
-import ArchiveEngine
+import Platform
 import ArchiverCore
 import Desktop
 import Dispatch
 import Glibc
+import Platform
 import Synchronization
 
 /// Makes a stop hold when the engine never comes back (a libarchive call looping on malformed data):
@@ -48,9 +49,13 @@ final class StopWatchdog: @unchecked Sendable {
         return count > 0 ? "/proc/" + String(decoding: buffer[..<count].map { UInt8(bitPattern: $0) }, as: UTF8.self) : "/proc/self"
     }
 
-    /// 10 s, or `ARCHIVER_STALL_SECONDS` (for tests).
+    /// 10 s, or in a debug build `ARCHIVER_STALL_SECONDS` (for tests).
     private static var stallSeconds: Int {
+        #if ARCHIVER_TEST_HOOKS
         getenv("ARCHIVER_STALL_SECONDS").flatMap { Int(String(cString: $0)) }.flatMap { $0 > 0 ? $0 : nil } ?? 10
+        #else
+        10
+        #endif
     }
 
     private func tick() {

@@ -6,6 +6,7 @@ import ArgumentParser
 import Desktop
 import Glibc
 import MountEngine
+import Platform
 import SystemPackage
 
 /// `open-with-archiver`: an archive → a read-only folder under `$XDG_RUNTIME_DIR/archiver`, opened in the

@@ -6,6 +6,7 @@ import ArgumentParser
 import Desktop
 import Glibc
 import MountEngine
+import Platform
 import SystemPackage
 
 /// The starter's side: where to mount, reuse of a live mount, the daemon's start, the password and

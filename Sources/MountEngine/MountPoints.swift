@@ -1,6 +1,7 @@
 import ArchiveEngine
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// The mount table and unmounting, through the same setuid helper that mounted (`fusermount3`).

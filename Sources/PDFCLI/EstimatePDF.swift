@@ -1,4 +1,4 @@
-import ArchiveEngine
+import Platform
 import JobKit
 import JobProtocol
 import ArchiverCore

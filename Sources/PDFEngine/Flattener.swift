@@ -1,7 +1,7 @@
-import ArchiveEngine
 import ArchiverCore
 internal import CPDFShim
 import Glibc
+import Platform
 import SystemPackage
 
 /// `--flatten`: every page rendered to a JPEG at the quality's resolution by poppler's `pdftoppm`, and a

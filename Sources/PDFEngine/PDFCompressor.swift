@@ -1,7 +1,7 @@
-import ArchiveEngine
 import ArchiverCore
 internal import CPDFShim
 import Glibc
+import Platform
 import SystemPackage
 
 /// What compressing one PDF came to.

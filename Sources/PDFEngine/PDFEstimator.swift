@@ -1,6 +1,6 @@
-import ArchiveEngine
 import ArchiverCore
 internal import CPDFShim
+import Platform
 import SystemPackage
 
 /// What `--estimate` says of one PDF: its size at each quality level, before any copy is made.

@@ -1,7 +1,7 @@
-import ArchiveEngine
 import ArchiverCore
 import Dispatch
 import Glibc
+import Platform
 import Synchronization
 import SystemPackage
 

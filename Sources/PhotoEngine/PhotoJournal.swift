@@ -1,6 +1,6 @@
-import ArchiveEngine
 import ArchiverCore
 import Glibc
+import Platform
 import Synchronization
 import SystemPackage
 

@@ -1,6 +1,6 @@
-import ArchiveEngine
 import ArchiverCore
 import Glibc
+import Platform
 import SystemPackage
 
 /// One file of a batch: where it comes from and where its copy goes.

@@ -4,7 +4,7 @@ import CGtk
 import Dispatch
 import Glibc
 
-/// The Extract… window's tree (notes §6): a lazy GtkTreeListModel whose items are `GtkStringObject`s holding
+/// The Extract… window's tree (../shared/notes/gtk-from-swift.md §6): a lazy GtkTreeListModel whose items are `GtkStringObject`s holding
 /// EntryTree node indices, in a GtkColumnView with checkbox, icon and name; size; modification date. Rows
 /// are recycled, so check states are pushed to the rows bound at the moment.
 @MainActor

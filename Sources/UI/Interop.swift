@@ -1,6 +1,6 @@
 public import CGtk
 
-// Calling GTK from Swift without a binding layer (notes: gtk-from-swift.md §2–3).
+// Calling GTK from Swift without a binding layer (../shared/notes/gtk-from-swift.md §2–3).
 
 /// Anything Swift imports a GObject pointer as: `UnsafeMutablePointer<T>` for types whose struct is in the
 /// headers, `OpaquePointer` for final types and interfaces, raw pointers from callbacks.
@@ -196,7 +196,7 @@ public func takeString(_ text: UnsafeMutablePointer<CChar>?) -> String? {
 public func widget(_ p: some GPtr) -> UnsafeMutablePointer<GtkWidget> { cast(p) }
 
 /// Finds the first descendant whose `gtk_widget_get_name` is `name` (a row's inner GtkSwitch, which GTK 4.8
-/// exposes without a name: notes §7).
+/// exposes without a name: ../shared/notes/gtk-from-swift.md §7).
 @MainActor
 public func descendant(of root: UnsafeMutablePointer<GtkWidget>, named name: String) -> UnsafeMutablePointer<GtkWidget>? {
     var child = gtk_widget_get_first_child(root)

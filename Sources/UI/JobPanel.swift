@@ -2,6 +2,7 @@ import ArchiverCore
 import JobProtocol
 public import CGtk
 import Desktop
+import Platform
 import SystemPackage
 
 /// The second and third pages of every window: progress (bar with percent, rate, time left, Cancel), then
@@ -167,12 +168,7 @@ public final class JobPanel {
 
     /// The result as a desktop notification, for a window closed while its job ran.
     static func notify(summary: String, body: String) {
-        let words: [String] = ["notify-send", "--app-name=Archiver", summary, body]
-        var argv: [UnsafeMutablePointer<CChar>?] = words.map { strdup($0) } + [nil]
-        defer { for p in argv { free(p) } }
-        argv.withUnsafeMutableBufferPointer {
-            _ = g_spawn_async(nil, $0.baseAddress, nil, G_SPAWN_SEARCH_PATH, nil, nil, nil, nil)
-        }
+        Spawn.detached(["notify-send", "--app-name=Archiver", summary, body].map { Array($0.utf8) })
     }
 
     /// Opens a file or folder with its default application.

@@ -3,7 +3,7 @@ import JobProtocol
 import CGtk
 import Glibc
 
-/// The Compress Photos… grid: a GtkGridView over a GtkStringList of positions (notes §6: no GObject subclass;
+/// The Compress Photos… grid: a GtkGridView over a GtkStringList of positions (../shared/notes/gtk-from-swift.md §6: no GObject subclass;
 /// the photos stay in Swift, in `selection`), so a thousand photos cost only the cells on screen. Each cell:
 /// the thumbnail (a placeholder icon until it comes), a checkbox named after the photo, a badge once done,
 /// the name and "size → about estimate". Cells are recycled: what changes is pushed to the bound ones.
@@ -110,7 +110,7 @@ final class PhotoGridView {
             let grid = Obj(view)
             Timings.afterNextFrame(of: view, "thumbnails") {
                 Timings.recordCPU("thumbnails-cpu-ms")
-                if getenv("ARCHIVER_UI_TIMINGS_EXIT") != nil, let root = gtk_widget_get_root(grid.p) { gtk_window_destroy(cast(root)) }
+                if Timings.exitsAfterThumbnails, let root = gtk_widget_get_root(grid.p) { gtk_window_destroy(cast(root)) }
             }
         }
     }

@@ -4,6 +4,7 @@ import CGtk
 import Desktop
 import Dispatch
 import Glibc
+import Platform
 
 /// Thumbnails for the Compress Photos… grid, from the desktop's thumbnail cache (the freedesktop spec:
 /// `$XDG_CACHE_HOME/thumbnails/{large,normal}/MD5(uri).png`, valid while its `Thumb::MTime` is the photo's)

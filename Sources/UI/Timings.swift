@@ -1,12 +1,24 @@
 import CGtk
 import Glibc
 
-/// Figures for `bench/extract-tree.sh` and `bench/photo-grid.sh`, written only when `ARCHIVER_UI_TIMINGS` names a file: one line per
-/// event, "NAME VALUE", times as milliseconds since 1970 so that the script can measure from its own exec.
-/// Nothing here changes what the window does unless `ARCHIVER_UI_TIMINGS_SCROLL` asks for the scroll run.
+/// Figures for `bench/extract-tree.sh` and `bench/photo-grid.sh`, written only by a debug build (the hooks
+/// are compiled in with `ARCHIVER_TEST_HOOKS`, see Package.swift) and only when `ARCHIVER_UI_TIMINGS` names a
+/// file: one line per event, "NAME VALUE", times as milliseconds since 1970 so that the script can measure
+/// from its own exec. Nothing here changes what the window does unless `ARCHIVER_UI_TIMINGS_SCROLL` asks for
+/// the scroll run.
 @MainActor
 enum Timings {
+    #if ARCHIVER_TEST_HOOKS
     private static let file: UnsafeMutablePointer<FILE>? = getenv("ARCHIVER_UI_TIMINGS").flatMap { fopen($0, "a") }
+    /// `ARCHIVER_UI_TIMINGS_SCROLL`: how many frames the scroll run lasts.
+    private static let scrollFrames = getenv("ARCHIVER_UI_TIMINGS_SCROLL").flatMap { Int(String(cString: $0)) }
+    /// `ARCHIVER_UI_TIMINGS_EXIT`: bench/photo-grid.sh ends the window once every thumbnail is drawn.
+    static let exitsAfterThumbnails = getenv("ARCHIVER_UI_TIMINGS_EXIT") != nil
+    #else
+    private static let file: UnsafeMutablePointer<FILE>? = nil
+    private static let scrollFrames: Int? = nil
+    static let exitsAfterThumbnails = false
+    #endif
     static var enabled: Bool { file != nil }
     private static var marked: Set<String> = []
 
@@ -39,7 +51,7 @@ enum Timings {
     /// With `ARCHIVER_UI_TIMINGS_SCROLL=N`: scrolls `scrolled` down by a page per frame for N frames, records
     /// each frame's work (update, layout and paint) and the process's peak memory, then calls `done`.
     static func scrollRun(_ scrolled: UnsafeMutablePointer<GtkWidget>, done: @escaping @MainActor () -> Void) {
-        guard enabled, let frames = getenv("ARCHIVER_UI_TIMINGS_SCROLL").flatMap({ Int(String(cString: $0)) }),
+        guard enabled, let frames = scrollFrames,
             let clock = gtk_widget_get_frame_clock(scrolled)
         else { return }
         let adjustment = gtk_scrolled_window_get_vadjustment(cast(scrolled))!

@@ -81,7 +81,7 @@ enum Widgets {
     }
 
     /// An expander row with its own on/off switch, named for assistive technology (GTK 4.8 calls the
-    /// switch "GtkSwitch": notes §7).
+    /// switch "GtkSwitch": ../shared/notes/gtk-from-swift.md §7).
     static func switchExpander(title: String, subtitle: String) -> UnsafeMutablePointer<AdwExpanderRow> {
         let row: UnsafeMutablePointer<AdwExpanderRow> = cast(adw_expander_row_new()!)
         adw_preferences_row_set_title(cast(row), title)

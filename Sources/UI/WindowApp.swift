@@ -119,7 +119,7 @@ public protocol AppWindow: AnyObject {
 }
 
 /// Lets GLib's main loop run libdispatch's main queue, so that `Task { @MainActor … }` and
-/// `DispatchQueue.main.async` work while `g_application_run` owns the main thread (notes §4: without it
+/// `DispatchQueue.main.async` work while `g_application_run` owns the main thread (../shared/notes/gtk-from-swift.md §4: without it
 /// they never run).
 enum MainQueueBridge {
     @MainActor static func install() {

@@ -1,6 +1,7 @@
 import ArchiverCore
 import ArchiverTestSupport
 import Foundation
+import Platform
 import SystemPackage
 import Testing
 

@@ -1,8 +1,8 @@
 import ArchiverCore
 import ArchiverTestSupport
-import CArchive
 import Foundation
 import Glibc
+import Platform
 import SystemPackage
 import Testing
 
@@ -72,7 +72,7 @@ import Testing
         let folder = scratch.path
         let thread = Thread {
             // This thread alone starts in the scratch folder, so the relative names below mean its files.
-            guard ca_unshare_working_folder() == 0, chdir(folder) == 0 else { return }
+            guard ProcessState.takeOwnWorkingFolder(), chdir(folder) == 0 else { return }
             outcome.value = Result {
                 try Extractor.run(archive: FilePath("Parts.tar.002"), options: options(into: "out"), control: JobControl())
             }

@@ -49,4 +49,18 @@ import Testing
         #expect(EntryPath.Refusal.parentReference.code == "parent-reference")
         #expect(EntryPath.Refusal.specialFile(.namedPipe).text.english == "it is a named pipe, which is never extracted")
     }
+
+    /// `--json`'s `kind` and the exit status of every code, as scripts read them (DESIGN.md's table).
+    @Test func errorCodesKeepTheirNamesAndExitStatuses() {
+        let codes: [(ArchiverError.Code, String, Int32)] = [
+            (.usage, "usage", 2), (.inputUnreadable, "inputUnreadable", 3), (.notAnArchive, "notAnArchive", 4),
+            (.corrupt, "corrupt", 5), (.password, "password", 6), (.destination, "destination", 7),
+            (.cancelled, "cancelled", 8), (.budget, "budget", 9),
+        ]
+        for (code, name, status) in codes {
+            #expect(code.name == name && code.description == name)
+            #expect(code.exitStatus == status && ArchiverError.Code(exitStatus: status) == code)
+        }
+        #expect(ArchiverError.Code(exitStatus: 0) == nil && ArchiverError.Code(exitStatus: 1) == nil)
+    }
 }

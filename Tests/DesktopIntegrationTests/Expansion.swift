@@ -1,7 +1,7 @@
 import Foundation
 
 // How each file manager turns an entry's command and the selected files into the argv it runs, written
-// out from the specs and sources (notes/desktop-integration.md), so the tests run exactly that.
+// out from the specs and sources (../shared/notes/desktop-integration.md), so the tests run exactly that.
 
 /// A key file (.desktop, .nemo_action, DES-EMA): groups of key=value, values unescaped as GKeyFile does.
 struct KeyFile {

@@ -56,4 +56,28 @@ import Desktop
         #expect(FileManager.default.contents(atPath: store.file.string) == later)
         #expect(!FileManager.default.fileExists(atPath: store.corruptFile.string))
     }
+
+    /// Undo of "Clear History and Statistics": the figures come back whole, unless a job counted since.
+    @Test func clearingCanBeUndoneUntilAJobCounts() throws {
+        let scratch = try ScratchDirectory()
+        let store = StatisticsStore(folder: FilePath(scratch.path))
+        #expect(store.record([StatisticsEvent(.archiveMade, bytesBefore: 1000, bytesAfter: 100, day: today)], today: today).isEmpty)
+        let before = try #require(FileManager.default.contents(atPath: store.file.string))
+
+        let snapshot = try store.clear()
+        #expect(store.totals(today: today).isEmpty)
+        #expect(store.restore(snapshot))
+        #expect(FileManager.default.contents(atPath: store.file.string) == before)
+        #expect(store.totals(today: today).archiveBytesSaved == 900)
+
+        let again = try store.clear()
+        #expect(store.record([StatisticsEvent(.pdfCompressed, bytesBefore: 50, bytesAfter: 20, day: today)], today: today).isEmpty)
+        #expect(!store.restore(again))
+        let kept = store.totals(today: today)
+        #expect(kept.archivesMade == 0 && kept.pdfBytesSaved == 30)
+        // Nothing to put back: an empty store cleared stays empty.
+        let empty = StatisticsStore(folder: FilePath(scratch.sub("none")))
+        #expect(empty.restore(try empty.clear()))
+        #expect(!FileManager.default.fileExists(atPath: empty.file.string))
+    }
 }

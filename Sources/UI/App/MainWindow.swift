@@ -3,6 +3,7 @@ import JobProtocol
 import CGtk
 import Desktop
 import Glibc
+import Platform
 import SystemPackage
 
 /// The app's window: a header with the view switcher (Home, Recent, Settings) that moves to a bar at the

@@ -192,10 +192,10 @@ final class RecentPage {
     private func clearHistory(statistics: Bool) {
         let removed = (try? RecentFiles.entries()) ?? []
         let store = StatisticsStore()
-        let figures = statistics ? StatisticsSnapshot(store) : nil
+        var cleared: StatisticsSnapshot?
         do {
             _ = try RecentFiles.forget()
-            if statistics { try store.clear() }
+            if statistics { cleared = try store.clear() }
         } catch {
             owner.toast(Self.words(error))
             reload()
@@ -203,10 +203,11 @@ final class RecentPage {
         }
         reload()
         owner.refreshStatistics()
+        let figures = cleared
         let done = statistics ? tr("History and statistics cleared") : tr("History cleared")
         owner.toast(done.localized) { [unowned self] in
             do { try RecentFiles.restore(removed) } catch { owner.toast(Self.words(error)) }
-            if let figures, !figures.restore() {
+            if let figures, !store.restore(figures) {
                 owner.toast(tr("The statistics could not be put back: a job has counted since.").localized)
             }
             reload()
@@ -223,34 +224,5 @@ enum LocalDate {
         // TRANSLATORS: how Recent shows when an archive was made: a g_date_time_format string.
         let text = takeString(g_date_time_format(date, tr("%e %b %Y, %H:%M").localized)) ?? ""
         return String(text.drop { $0 == " " })
-    }
-}
-
-/// The statistics store's file as it was before "Clear History and Statistics", for Undo: put back whole,
-/// and only while no job has started a new one (its figures would be lost).
-struct StatisticsSnapshot {
-    private let file: FilePath
-    private let contents: [UInt8]?
-
-    init(_ store: StatisticsStore) {
-        file = store.file
-        var data: UnsafeMutablePointer<gchar>?
-        var length: gsize = 0
-        if g_file_get_contents(store.file.string, &data, &length, nil) != 0, let data {
-            contents = Array(UnsafeRawBufferPointer(start: data, count: Int(length)))
-            g_free(data)
-        } else {
-            contents = nil
-        }
-    }
-
-    /// - Returns: false when a job has written a new store meanwhile (then nothing is changed).
-    func restore() -> Bool {
-        guard let contents else { return true }
-        guard access(file.string, F_OK) != 0 else { return false }
-        // g_file_set_contents: a temporary file renamed into place, as the store itself writes.
-        return contents.withUnsafeBufferPointer {
-            $0.withMemoryRebound(to: CChar.self) { g_file_set_contents(file.string, $0.baseAddress, gssize($0.count), nil) }
-        } != 0
     }
 }

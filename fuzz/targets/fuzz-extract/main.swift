@@ -2,6 +2,7 @@ import ArchiveEngine
 import ArchiverCore
 import FuzzSupport
 import Glibc
+import Platform
 import SystemPackage
 
 /// Extraction of whatever archive the input is (the format is found from the bytes, as for any file)

@@ -29,11 +29,13 @@ package struct ChildProcess {
     ///   - environment: extra `NAME=value` entries replacing ours of the same name.
     ///   - control: checked while the child runs; when it throws, the child is stopped (SIGTERM, then
     ///     SIGKILL after a second), reaped, and the error rethrown.
+    ///   - forJob: it does the job's work (7-Zip, unrar): a stop kills it, and its progress is not ours.
+    ///     A dialog or helper is not.
     ///   - output: called with each chunk of standard output.
     /// - Throws: `ArchiverError` from `control`, or `.notAnArchive` when the program cannot be started.
     package static func run(
         _ executable: FilePath, _ arguments: [[UInt8]], environment: [[UInt8]], input: Input, control: JobControl?,
-        output: (UnsafeRawBufferPointer) -> Void
+        forJob: Bool = true, output: (UnsafeRawBufferPointer) -> Void
     ) throws(ArchiverError) -> Outcome {
         let name = executable.lastComponent?.string ?? executable.string
         var outChannel = try makeChannel(name)
@@ -45,8 +47,8 @@ package struct ChildProcess {
         let pid = try spawn(
             executable, arguments: [executable.bytes] + arguments, environment: mergedEnvironment(environment),
             stdin: stdin, stdout: outChannel.write, stderr: errChannel.write)
-        PendingOutputs.register(child: pid)
-        defer { PendingOutputs.forget(child: pid) }
+        if forJob { PendingOutputs.register(child: pid) }
+        defer { if forJob { PendingOutputs.forget(child: pid) } }
         close(outChannel.write)
         close(errChannel.write)
         outChannel.write = -1
@@ -218,6 +220,65 @@ package struct ChildProcess {
             stdout: stdout, stderr: STDERR_FILENO, newSession: true)
     }
 
+    /// Starts `executable` with standard input and both outputs on /dev/null, and does not wait for it: a
+    /// thread of its own reaps it whenever it ends (a file manager outlives the job that opened it).
+    /// - Returns: whether it started.
+    package static func startDetached(_ executable: FilePath, _ arguments: [[UInt8]]) -> Bool {
+        let null = open("/dev/null", O_RDWR | O_CLOEXEC)
+        guard null >= 0 else { return false }
+        defer { close(null) }
+        let started = try? spawn(
+            executable, arguments: [executable.bytes] + arguments, environment: mergedEnvironment([]), stdin: null,
+            stdout: null, stderr: null)
+        guard let pid = started else { return false }
+        var reaper = pthread_t()
+        let reaping = pthread_create(&reaper, nil, { raw in
+            _ = ChildProcess.reap(pid_t(truncatingIfNeeded: Int(bitPattern: raw)))
+            return nil
+        }, UnsafeMutableRawPointer(bitPattern: Int(pid)))
+        if reaping == 0 { pthread_detach(reaper) }
+        return true
+    }
+
+    /// Runs `executable` with exactly `environment` and reads the first line of its standard output
+    /// straight into a `Secret` (an askpass helper's answer); the rest is read and dropped, so that a
+    /// chatty child is not killed by SIGPIPE. Standard error goes to /dev/null.
+    /// - Returns: the line (nil when it printed nothing) and whether it exited with 0; nil when it could
+    ///   not be started.
+    package static func firstLine(
+        of executable: FilePath, _ arguments: [[UInt8]], environment: [[UInt8]]
+    ) -> (line: Secret?, succeeded: Bool)? {
+        let name = executable.lastComponent?.string ?? executable.string
+        guard let channel = try? makeChannel(name), let stdin = try? standardInput(.nothing, name) else { return nil }
+        defer { close(stdin) }
+        let null = open("/dev/null", O_WRONLY | O_CLOEXEC)
+        defer { if null >= 0 { close(null) } }
+        let started = try? spawn(
+            executable, arguments: [executable.bytes] + arguments, environment: environment, stdin: stdin,
+            stdout: channel.write, stderr: null >= 0 ? null : STDERR_FILENO)
+        close(channel.write)
+        defer { close(channel.read) }
+        guard let pid = started else { return nil }
+        let line = Secret.readLine(from: channel.read)
+        discardRest(of: channel.read)
+        return (line, reap(pid) == 0)
+    }
+
+    /// Reads `descriptor` to its end, wiping what passed through (it may hold the rest of a secret).
+    private static func discardRest(of descriptor: Int32) {
+        let size = 512
+        let buffer = UnsafeMutablePointer<UInt8>.allocate(capacity: size)
+        defer {
+            explicit_bzero(buffer, size)
+            buffer.deallocate()
+        }
+        while true {
+            let got = read(descriptor, buffer, size)
+            if got < 0, errno == EINTR { continue }
+            if got <= 0 { return }
+        }
+    }
+
     private static func spawn(
         _ executable: FilePath, arguments: [[UInt8]], environment: [[UInt8]], stdin: Int32, stdout: Int32, stderr: Int32,
         newSession: Bool = false
@@ -228,6 +289,8 @@ package struct ChildProcess {
         posix_spawn_file_actions_adddup2(&actions, stdin, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout, 1)
         posix_spawn_file_actions_adddup2(&actions, stderr, 2)
+        // As g_spawn does: a descriptor some library opened without O_CLOEXEC must not live on in the child.
+        closeOthers(&actions)
 
         // The executables ignore SIGINT, SIGTERM, SIGHUP and SIGPIPE to handle them themselves, and an
         // ignored signal stays ignored across exec: the child would then shrug off our SIGTERM.

@@ -1,0 +1,30 @@
+#ifndef ARCHIVER_CPLATFORM_SHIM_H
+#define ARCHIVER_CPLATFORM_SHIM_H
+/* The Linux calls Platform needs that Swift's Glibc module, built without _GNU_SOURCE, does not show. */
+#include <fcntl.h>
+#include <malloc.h>
+#include <spawn.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* unshare(CLONE_FS): the calling thread gets a current folder (and umask) of its own, so its chdir moves no
+   other thread. */
+static inline int cp_unshare_working_folder(void) { return (int)syscall(SYS_unshare, 0x00000200 /* CLONE_FS */); }
+
+/* renameat2 with RENAME_NOREPLACE (glibc 2.28 wraps it under _GNU_SOURCE only): moves `from` to `to` only if
+   nothing is there, in one step, for folders too. -1 with EINVAL or ENOSYS where the file system cannot. */
+static inline int cp_rename_noreplace(const char *from, const char *to) {
+    return (int)syscall(SYS_renameat2, AT_FDCWD, from, AT_FDCWD, to, 1 /* RENAME_NOREPLACE */);
+}
+
+/* Glibc's module leaves out malloc.h: gives the free pages inside the heap back to the system (libarchive
+   frees a zip's whole central directory, in small blocks between ones still in use). */
+static inline void cp_release_free_memory(void) { malloc_trim(0); }
+
+/* glibc 2.34 declares it under _GNU_SOURCE only: the child closes every descriptor from `from` up, as
+   g_spawn does, so that it holds nothing of ours that was opened without O_CLOEXEC. */
+extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int);
+static inline int cp_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+#endif
