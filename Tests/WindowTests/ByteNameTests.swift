@@ -81,6 +81,7 @@ struct ByteNameTests {
         try session.click("Low", role: "radio button")
         try session.click("Compress", role: "push button")
         #expect(try session.waitForText(anyOf: ["Compressed “", "is already optimal", "Could not"], timeout: 90).hasPrefix("Compressed"))
-        #expect(try names(in: scratch.path).contains(hex(" (compressed).pdf")), "\(try names(in: scratch.path))")
+        let made = try names(in: scratch.path)
+        #expect(made.contains(hex(" (compressed).pdf")), "\(made)")
     }
 }
