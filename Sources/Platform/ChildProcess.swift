@@ -205,6 +205,38 @@ package struct ChildProcess {
         }
     }
 
+    /// A started child whose three standard streams are ours: a window feeds it and reads it as it goes.
+    package struct Piped {
+        package let pid: pid_t
+        /// Its standard input; close it once written.
+        package let input: Int32
+        package let output: Int32
+        package let errors: Int32
+
+        /// Waits for its end: the exit status, or 128 + the signal that ended it.
+        package func wait() -> Int32 { ChildProcess.reap(pid) }
+    }
+
+    /// Starts `executable` with pipes for its standard input and outputs.
+    /// - Parameter lowPriority: niced by 10 (a photo batch takes every core for minutes).
+    package static func startPiped(_ executable: FilePath, _ arguments: [[UInt8]], lowPriority: Bool) throws(ArchiverError) -> Piped {
+        let name = executable.lastComponent?.string ?? executable.string
+        let input = try makeChannel(name)
+        let output = try makeChannel(name)
+        let errors = try makeChannel(name)
+        defer { for fd in [input.read, output.write, errors.write] { close(fd) } }
+        do throws(ArchiverError) {
+            let pid = try spawn(
+                executable, arguments: [executable.bytes] + arguments, environment: mergedEnvironment([]), stdin: input.read,
+                stdout: output.write, stderr: errors.write)
+            if lowPriority { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), 10) }
+            return Piped(pid: pid, input: input.write, output: output.read, errors: errors.read)
+        } catch {
+            for fd in [input.write, output.read, errors.read] { close(fd) }
+            throw error
+        }
+    }
+
     /// Starts `executable` in a session of its own (it outlives us and our terminal) with the given
     /// standard input and output and our standard error, and does not wait for it.
     package static func startDaemon(

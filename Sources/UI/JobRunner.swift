@@ -3,6 +3,8 @@ import CGtk
 import Dispatch
 import Glibc
 import JobProtocol
+import Platform
+import SystemPackage
 
 /// Runs one job as a child process of the command-line executable (`compress-with-archiver`, …) beside
 /// our own, and turns its `--progress-json` lines into events on the main actor.
@@ -74,21 +76,11 @@ public final class JobRunner {
         onEvent: @escaping @MainActor (Event) -> Void, onEnd: @escaping @MainActor (Outcome) -> Void
     ) -> Bool {
         // Bytes from end to end: a file named in Latin-1 reaches the tool under its own name.
-        var argv: [UnsafeMutablePointer<CChar>?] = ([Array(program.utf8)] + arguments.argv).map(CString.duplicate) + [nil]
-        defer { for p in argv { free(p) } }
-        var child: GPid = 0
-        var input: gint = -1, output: gint = -1, errors: gint = -1
-        var error: UnsafeMutablePointer<GError>?
-        let ok = argv.withUnsafeMutableBufferPointer { pointers in
-            g_spawn_async_with_pipes(
-                nil, pointers.baseAddress!, nil, G_SPAWN_DO_NOT_REAP_CHILD, lowPriority ? { _ in _ = nice(10) } : nil, nil,
-                &child, &input, &output, &errors, &error)
-        }
-        guard ok != 0 else {
-            g_clear_error(&error)
+        guard let child = try? ChildProcess.startPiped(FilePath(program), arguments.argv, lowPriority: lowPriority) else {
             return false
         }
-        pid = child
+        let input = child.input, output = child.output, errors = child.errors
+        pid = child.pid
         isRunning = true
         // The password, then end of input: the child reads one line.
         if var secret = password {
@@ -98,7 +90,7 @@ public final class JobRunner {
         }
         close(input)
 
-        let pid = child, out = output, err = errors
+        let out = output, err = errors
         DispatchQueue.global().async {
             // stderr on its own thread, so a chatty child never blocks on a full pipe while we read stdout.
             let stderrDone = DispatchSemaphore(value: 0)
@@ -122,9 +114,7 @@ public final class JobRunner {
             stderrDone.wait()
             close(out)
             close(err)
-            var status: Int32 = 0
-            while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-            let code: Int32 = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            let code = child.wait()
             let text = String(decoding: stderrBytes, as: UTF8.self)
             DispatchQueue.main.async {
                 MainActor.assumeIsolated {
