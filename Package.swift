@@ -139,7 +139,7 @@ let package = Package(
         .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["ArchiverTestSupport"]),
-        .testTarget(name: "DesktopIntegrationTests"),
+        .testTarget(name: "DesktopIntegrationTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "PhotoEngineTests", dependencies: ["PhotoEngine", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "PhotoEndToEndTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "PDFEngineTests", dependencies: ["PDFEngine", "CPDFShim", "ArchiverCore", "ArchiverTestSupport"]),

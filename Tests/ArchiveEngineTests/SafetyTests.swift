@@ -1,73 +1,10 @@
 import ArchiverCore
 import ArchiverTestSupport
-import CArchive
 import Foundation
 import SystemPackage
 import Testing
 
 @testable import ArchiveEngine
-
-/// Writes a tar with exactly the entries given, however hostile, straight through libarchive.
-struct HostileTar {
-    enum Entry {
-        case file(String, String, mode: Int32 = 0o644)
-        case directory(String)
-        case symlink(String, target: String)
-        case hardlink(String, target: String)
-        case device(String)
-        case fifo(String)
-    }
-
-    static func write(_ entries: [Entry], to path: String) throws {
-        guard let archive = archive_write_new() else { throw CocoaError(.fileWriteUnknown) }
-        defer { archive_write_free(archive) }
-        archive_write_set_format_pax_restricted(archive)
-        guard archive_write_open_filename(archive, path) == ARCHIVE_OK else { throw CocoaError(.fileWriteUnknown) }
-        for item in entries {
-            guard let entry = archive_entry_new() else { throw CocoaError(.fileWriteUnknown) }
-            defer { archive_entry_free(entry) }
-            var data = ""
-            switch item {
-            case .file(let name, let contents, let mode):
-                archive_entry_set_pathname(entry, name)
-                archive_entry_set_filetype(entry, CA_AE_IFREG)
-                archive_entry_set_perm(entry, mode_t(mode))
-                archive_entry_set_size(entry, la_int64_t(contents.utf8.count))
-                data = contents
-            case .directory(let name):
-                archive_entry_set_pathname(entry, name)
-                archive_entry_set_filetype(entry, CA_AE_IFDIR)
-                archive_entry_set_perm(entry, 0o755)
-            case .symlink(let name, let target):
-                archive_entry_set_pathname(entry, name)
-                archive_entry_set_filetype(entry, CA_AE_IFLNK)
-                archive_entry_set_symlink(entry, target)
-                archive_entry_set_perm(entry, 0o777)
-            case .hardlink(let name, let target):
-                archive_entry_set_pathname(entry, name)
-                archive_entry_set_filetype(entry, CA_AE_IFREG)
-                archive_entry_set_hardlink(entry, target)
-                archive_entry_set_perm(entry, 0o644)
-            case .device(let name):
-                archive_entry_set_pathname(entry, name)
-                archive_entry_set_filetype(entry, CA_AE_IFCHR)
-                archive_entry_set_rdevmajor(entry, 1)
-                archive_entry_set_rdevminor(entry, 3)
-                archive_entry_set_perm(entry, 0o666)
-            case .fifo(let name):
-                archive_entry_set_pathname(entry, name)
-                archive_entry_set_filetype(entry, CA_AE_IFIFO)
-                archive_entry_set_perm(entry, 0o644)
-            }
-            archive_entry_set_mtime(entry, 1_700_000_000, 0)
-            guard archive_write_header(archive, entry) == ARCHIVE_OK else { throw CocoaError(.fileWriteUnknown) }
-            if !data.isEmpty {
-                _ = data.withCString { archive_write_data(archive, $0, strlen($0)) }
-            }
-        }
-        archive_write_close(archive)
-    }
-}
 
 @Suite struct SafetyTests {
     @Test func nothingEscapesTheDestination() throws {

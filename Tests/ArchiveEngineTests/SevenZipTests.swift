@@ -11,18 +11,9 @@ import Testing
 /// `7zz` run the way a person would, to make fixtures and check our output. Passwords on its command
 /// line are fine here; the engine never does that.
 private func sevenZip(_ arguments: [String], in folder: String? = nil) throws -> (status: Int32, output: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: try #require(SevenZip.executable).string)
-    process.arguments = arguments
-    if let folder { process.currentDirectoryURL = URL(fileURLWithPath: folder) }
-    process.standardInput = FileHandle.nullDevice
-    let output = Pipe()
-    process.standardOutput = output
-    process.standardError = output
-    try process.run()
-    let data = output.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    let outcome = try Tool.start([try #require(SevenZip.executable).string] + arguments, in: folder, mergingErrors: true)
+        .wait(timeout: 3600)
+    return (outcome.status, outcome.stdout)
 }
 
 private func write(_ text: String, to path: String, mode: Int = 0o644) throws {
@@ -477,16 +468,13 @@ struct SevenZipTests {
         #expect(mkfifo(tree + "/pipe", 0o644) == 0)
         let absolute = scratch.sub("absolute-target.txt")
         let archive = scratch.sub("names.7z")
-        let bsdtar = Process()
-        bsdtar.executableURL = URL(fileURLWithPath: "/usr/bin/bsdtar")
-        bsdtar.currentDirectoryURL = URL(fileURLWithPath: tree)
-        bsdtar.arguments = [
-            "--format", "7zip", "-P", "-cf", archive, "-s", ",^escape,../escape,", "-s", ",^absolute.txt,\(absolute),",
-            "escape.txt", "absolute.txt", "good.txt", "pipe",
-        ]
-        try bsdtar.run()
-        bsdtar.waitUntilExit()
-        #expect(bsdtar.terminationStatus == 0)
+        let bsdtar = try Tool.start(
+            [
+                "/usr/bin/bsdtar", "--format", "7zip", "-P", "-cf", archive, "-s", ",^escape,../escape,", "-s",
+                ",^absolute.txt,\(absolute),", "escape.txt", "absolute.txt", "good.txt", "pipe",
+            ], in: tree
+        ).wait()
+        #expect(bsdtar.status == 0)
 
         let staging = try makeStaging(scratch.sub("out/staging"))
         let report = try SevenZip.extractTree(

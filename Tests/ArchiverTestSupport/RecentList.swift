@@ -47,16 +47,9 @@ public enum RecentList {
                 out[uri.decode()] = {"mime": mime and mime.decode(), "apps": apps}
             print(json.dumps(out))
             """#
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/python3")
-        process.arguments = ["-c", script, file]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { throw BusFailure("GLib could not read \(file)") }
-        return try JSONDecoder().decode([String: Entry].self, from: data)
+        let read = try Tool.start(["/usr/bin/python3", "-c", script, file]).wait()
+        guard read.status == 0 else { throw BusFailure("GLib could not read \(file)") }
+        return try JSONDecoder().decode([String: Entry].self, from: Data(read.stdout.utf8))
     }
 
     /// Writes a list as GTK does, with one text file (`uri`) that gedit used.

@@ -14,12 +14,19 @@ public final class ScratchDirectory {
     }
 
     deinit {
+        // ARCHIVER_E2E_KEEP=1 keeps every test's folder, to look at after a failure.
+        if ProcessInfo.processInfo.environment["ARCHIVER_E2E_KEEP"] == "1" { return }
         // Read-only folders from archives would stop a plain removal.
-        _ = try? Process.run(URL(fileURLWithPath: "/bin/chmod"), arguments: ["-R", "u+rwX", url.path]).waitUntilExit()
+        _ = try? Tool.run(["/bin/chmod", "-R", "u+rwX", url.path])
         try? FileManager.default.removeItem(at: url)
     }
 
     public func sub(_ name: String) -> String { url.appendingPathComponent(name).path }
+
+    /// Sorted names in `name` (this folder when empty), hidden ones included; empty when it does not exist.
+    public func list(_ name: String = "") -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: name.isEmpty ? path : sub(name))) ?? []).sorted()
+    }
 
     /// A copy of `file` in this folder under `name` (a fixture a test may change or compress beside).
     public func copy(_ file: String, as name: String) throws -> String {

@@ -112,16 +112,7 @@ public final class StickDisk {
     }
 
     private static func output(_ tool: String, _ arguments: [String]) -> String? {
-        let process = Process()
-        let pipe = Pipe()
-        process.executableURL = URL(fileURLWithPath: tool)
-        process.arguments = arguments
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else { return nil }
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        guard let run = try? Tool.start([tool] + arguments).wait(), run.status == 0 else { return nil }
+        return run.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

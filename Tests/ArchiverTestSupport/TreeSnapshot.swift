@@ -47,24 +47,35 @@ public struct TreeSnapshot: Equatable, CustomStringConvertible {
     }
 }
 
-/// Builds the tree every round trip uses: nested folders, an empty folder, a symlink, an executable, names
-/// in several scripts, an empty file, incompressible bytes; fixed mtimes so they can be compared.
+/// The one builder of the tests' file trees: a tree is a list of items, made in order under a root.
 public enum SampleTree {
-    public static func make(at root: String) throws {
+    public enum Item {
+        /// A folder (with its parents); `mode` when given, else the umask's.
+        case folder(String, mode: Int? = nil)
+        /// A file (its folder must come first); `mode` when given, else the umask's.
+        case file(String, Data, mode: Int? = nil)
+        case symlink(String, target: String)
+    }
+
+    /// Makes `items` under `root` (created). With `stampingFrom`, every path below `root` then gets fixed
+    /// times an hour apart from that second on, deepest first so that folder times are not disturbed
+    /// afterwards (symlinks themselves, not their targets).
+    public static func make(at root: String, _ items: [Item], stampingFrom start: Int? = nil) throws {
         let fm = FileManager.default
-        try fm.createDirectory(atPath: root + "/nested/deeper/deepest", withIntermediateDirectories: true)
-        try fm.createDirectory(atPath: root + "/empty folder", withIntermediateDirectories: true)
-        try fm.createDirectory(atPath: root + "/日本語", withIntermediateDirectories: true)
-        try write(root + "/hello.txt", Data("Hello, archive!\n".utf8))
-        try write(root + "/nested/deeper/deepest/café é.txt", Data(String(repeating: "répété ", count: 2000).utf8))
-        try write(root + "/日本語/ファイル 🎉.txt", Data("こんにちは\n".utf8))
-        try write(root + "/empty.bin", Data())
-        var random = SystemRandomNumberGenerator()
-        try write(root + "/nested/random.bin", Data((0..<70_000).map { _ in UInt8.random(in: 0...255, using: &random) }))
-        try write(root + "/run.sh", Data("#!/bin/sh\necho hi\n".utf8), mode: 0o755)
-        try fm.createSymbolicLink(atPath: root + "/nested/link-to-hello", withDestinationPath: "../hello.txt")
-        // Fixed times, set deepest first so folder times are not disturbed afterwards.
-        var stamp = 1_600_000_000
+        try fm.createDirectory(atPath: root, withIntermediateDirectories: true)
+        for item in items {
+            switch item {
+            case .folder(let path, let mode):
+                try fm.createDirectory(atPath: root + "/" + path, withIntermediateDirectories: true)
+                if let mode { chmod(root + "/" + path, mode_t(mode)) }
+            case .file(let path, let data, let mode):
+                try data.write(to: URL(fileURLWithPath: root + "/" + path))
+                if let mode { chmod(root + "/" + path, mode_t(mode)) }
+            case .symlink(let path, let target):
+                try fm.createSymbolicLink(atPath: root + "/" + path, withDestinationPath: target)
+            }
+        }
+        guard var stamp = start else { return }
         for path in try fm.subpathsOfDirectory(atPath: root).sorted(by: { $0.count > $1.count }) {
             stamp += 3600
             var times = [timespec(tv_sec: stamp, tv_nsec: 0), timespec(tv_sec: stamp, tv_nsec: 0)]
@@ -72,8 +83,27 @@ public enum SampleTree {
         }
     }
 
-    static func write(_ path: String, _ data: Data, mode: Int = 0o644) throws {
-        try data.write(to: URL(fileURLWithPath: path))
-        chmod(path, mode_t(mode))
+    /// `count` bytes of noise, which no compressor can shrink.
+    public static func randomData(_ count: Int) -> Data {
+        var random = SystemRandomNumberGenerator()
+        return Data((0..<count).map { _ in UInt8.random(in: 0...255, using: &random) })
+    }
+
+    /// Makes the tree every engine round trip uses: nested folders, an empty folder, a symlink, an
+    /// executable, names in several scripts, an empty file, incompressible bytes; fixed mtimes so they can
+    /// be compared.
+    public static func make(at root: String) throws {
+        try make(
+            at: root,
+            [
+                .folder("nested/deeper/deepest"), .folder("empty folder"), .folder("日本語"),
+                .file("hello.txt", Data("Hello, archive!\n".utf8), mode: 0o644),
+                .file("nested/deeper/deepest/café é.txt", Data(String(repeating: "répété ", count: 2000).utf8), mode: 0o644),
+                .file("日本語/ファイル 🎉.txt", Data("こんにちは\n".utf8), mode: 0o644),
+                .file("empty.bin", Data(), mode: 0o644),
+                .file("nested/random.bin", randomData(70_000), mode: 0o644),
+                .file("run.sh", Data("#!/bin/sh\necho hi\n".utf8), mode: 0o755),
+                .symlink("nested/link-to-hello", target: "../hello.txt"),
+            ], stampingFrom: 1_600_000_000)
     }
 }

@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Glibc
 import Testing
@@ -71,7 +72,8 @@ func run(_ argv: [Bytes], environment: [String: String], in directory: Bytes? = 
 /// A throwaway home under .build/test-scratch (not /tmp: the extractor treats /tmp as a temporary place),
 /// with the built executables copied into a bin folder whose name needs quoting in every format.
 struct Home {
-    let root: String
+    let scratch: ScratchDirectory
+    var root: String { scratch.path }
     var home: String { root + "/home" }
     var data: String { home + "/.local/share" }
     var config: String { home + "/.config" }
@@ -79,8 +81,7 @@ struct Home {
     var bin: String { root + "/bin dir \"q\" 'x' $y" }
 
     init(_ label: String = #function) throws {
-        let name = label.filter { $0.isLetter || $0.isNumber }
-        root = Paths.packageRoot + "/.build/test-scratch/\(name)-\(getpid())-\(UUID().uuidString.prefix(8))"
+        scratch = try ScratchDirectory(label)
         let fm = FileManager.default
         try fm.createDirectory(atPath: home, withIntermediateDirectories: true)
         try fm.createDirectory(atPath: bin, withIntermediateDirectories: true)

@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -15,11 +16,11 @@ import Testing
         /// Whether a file or folder of `w` is one of the tool's outputs (not an input).
         var isOutput: (String) -> Bool
         /// Whether that output is complete; records nothing itself.
-        var isComplete: (Scratch, String) throws -> Bool
+        var isComplete: (ScratchDirectory, String) throws -> Bool
     }
 
     /// Kills `target` `kills` times at random moments within its usual running time, checking after each.
-    static func loop(_ target: Target, kills: Int, in s: Scratch, sourceLocation: SourceLocation = #_sourceLocation) throws {
+    static func loop(_ target: Target, kills: Int, in s: ScratchDirectory, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let inputs = inputsOf(target, in: s)
         // One whole run first: how long the work takes, where the kills land.
         let started = Date()
@@ -58,7 +59,7 @@ import Testing
     }
 
     /// Everything in `w` but the outputs and temporaries, with contents, modes and times.
-    static func inputsOf(_ target: Target, in s: Scratch) -> [String: Tree.Node] {
+    static func inputsOf(_ target: Target, in s: ScratchDirectory) -> [String: Tree.Node] {
         Tree.snapshot(s.path("w")).filter { path, _ in
             let top = String(path.split(separator: "/").first ?? "")
             return !target.isOutput(top) && !top.hasPrefix(".archiver-")
@@ -72,7 +73,7 @@ import Testing
         }
     }
 
-    static func clearOutputs(_ target: Target, in s: Scratch) throws {
+    static func clearOutputs(_ target: Target, in s: ScratchDirectory) throws {
         for name in E2E.list(s.path("w")) where target.isOutput(name) {
             _ = try s.tool("/bin/chmod", ["-R", "u+rwX", s.path("w/" + name)])
             try FileManager.default.removeItem(atPath: s.path("w/" + name))
@@ -80,7 +81,7 @@ import Testing
     }
 
     /// A folder of a few random files (some MB, so that the work takes a moment) and small ones.
-    static func makeInput(_ s: Scratch) throws {
+    static func makeInput(_ s: ScratchDirectory) throws {
         try SignalTests.makeRandomFolder(s, at: "w/Data", files: 3, megabytesEach: 3)
         for index in 0..<20 { try s.write("w/Data/small/\(index).txt", String(repeating: "line \(index)\n", count: 200)) }
     }

@@ -14,7 +14,7 @@ private func expectCleanFailure(
     #expect(E2E.list(disk).filter { !kept.contains($0) }.isEmpty, "left on the disk: \(E2E.list(disk))", sourceLocation: sourceLocation)
 }
 
-private func sha256(_ s: Scratch, _ path: String) throws -> String {
+private func sha256(_ s: ScratchDirectory, _ path: String) throws -> String {
     String(try s.must("/usr/bin/sha256sum", [path]).stdout.prefix(64))
 }
 
@@ -109,8 +109,8 @@ private let caseClashZip = """
 @Suite(.serialized, .enabled(if: TinyDisk.available, "skipped: needs root to mount a small tmpfs"))
 struct FullDiskTests {
     /// Three 150 kB files of random bytes and a few small ones, in `top`.
-    private func tree(_ s: Scratch) throws {
-        for index in 0..<3 { try s.write("src/top/big\(index).bin", data: E2E.randomData(150_000)) }
+    private func tree(_ s: ScratchDirectory) throws {
+        for index in 0..<3 { try s.write("src/top/big\(index).bin", data: SampleTree.randomData(150_000)) }
         for index in 0..<4 { try s.write("src/top/sub/small\(index).txt", "small \(index)\n") }
     }
 
@@ -249,7 +249,7 @@ struct FullDiskTests {
 
 @Suite(.serialized) struct BombTests {
     /// 256 MiB of one byte repeated in a 260 kB zip, a tar.gz and a bare .gz.
-    private func bombs(_ s: Scratch) throws {
+    private func bombs(_ s: ScratchDirectory) throws {
         try s.python("""
             import gzip, io, sys, tarfile, zipfile
             size = 256 << 20

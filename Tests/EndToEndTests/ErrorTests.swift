@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -12,8 +13,8 @@ import Testing
     func truncatedArchiveIsCorruptAndLeavesNothing(format: String) throws {
         try E2E.withScratch("truncated-\(format)") { s in
             try Tree.makeRich(at: s.path("src/Data"))
-            try s.write("src/Data/big1.bin", data: E2E.randomData(300_000))
-            try s.write("src/Data/big2.bin", data: E2E.randomData(300_000))
+            try s.write("src/Data/big1.bin", data: SampleTree.randomData(300_000))
+            try s.write("src/Data/big2.bin", data: SampleTree.randomData(300_000))
             let made = try s.compress(["--format", format, "--output", s.path("src/full.\(format)"), s.path("src/Data")])
             #expect(made.status == 0, "\(made)")
             let full = try #require(E2E.read(s.path("src/full.\(format)")))
@@ -68,8 +69,8 @@ import Testing
 
     @Test func notArchives() throws {
         try E2E.withScratch { s in
-            try s.write("in/garbage.zip", data: E2E.randomData(20 * 1024))
-            try s.write("in/garbage.bin", data: E2E.randomData(20 * 1024))
+            try s.write("in/garbage.zip", data: SampleTree.randomData(20 * 1024))
+            try s.write("in/garbage.bin", data: SampleTree.randomData(20 * 1024))
             try s.write("in/empty.zip", data: Data())
             try s.write("in/empty.tar.gz", data: Data())
             try s.write("in/plain.txt", "just some text\nnot an archive\n")

@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -5,7 +6,7 @@ import Testing
 /// location only when that folder cannot be written. Without it, "Open with" keeps treating a temporary
 /// folder as a mail attachment's.
 @Suite struct ExtractHereTests {
-    static func makeTar(_ s: Scratch, _ path: String, top: String) throws {
+    static func makeTar(_ s: ScratchDirectory, _ path: String, top: String) throws {
         try s.python(
             """
             import tarfile, io, sys

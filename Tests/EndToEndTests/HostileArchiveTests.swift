@@ -60,7 +60,7 @@ import Testing
 
     /// Sets up `outside/secret.txt`, makes the archive, extracts it with `--json --to ex/dest`, and checks
     /// what every hostile archive must satisfy. Returns the extraction and the output folder.
-    func extractHostile(_ s: Scratch, maker: String, name: String) throws -> (Outcome, String) {
+    func extractHostile(_ s: ScratchDirectory, maker: String, name: String) throws -> (Outcome, String) {
         try s.write("outside/secret.txt", "precious")
         try s.mkdir("arch")
         try s.mkdir("ex")

@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -298,7 +299,7 @@ private let pythonTarCheck = """
     func theirStreamExtractsWithOurs(program: String, suffix: String) throws {
         try E2E.withScratch("theirstream-\(suffix)") { s in
             var content = Data(String(repeating: "log line 42\n", count: 5000).utf8)
-            content.append(E2E.randomData(1000))
+            content.append(SampleTree.randomData(1000))
             try s.write("dl/server.log", data: content)
             try s.must("/usr/bin/" + program, (program == "zstd" ? ["-q", "--rm"] : ["-q"]) + [s.path("dl/server.log")])  // replaces it with server.log.SUFFIX
             #expect(E2E.list(s.path("dl")) == ["server.log.\(suffix)"])

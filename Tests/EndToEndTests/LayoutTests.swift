@@ -1,10 +1,11 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
 /// Output names on compression, layout and destination on extraction.
 @Suite struct CompressNamingTests {
     /// The names (last component) of the outputs our compressor reports in JSON, after checking the run.
-    func made(_ s: Scratch, _ arguments: [String], cwd: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
+    func made(_ s: ScratchDirectory, _ arguments: [String], cwd: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws -> String {
         let out = try s.compress(["--json"] + arguments, cwd: cwd)
         #expect(out.status == 0, "\(out)", sourceLocation: sourceLocation)
         let path = ((out.json?["outputs"] as? [[String: Any]])?.first?["path"] as? String) ?? "?"
@@ -12,7 +13,7 @@ import Testing
         return (path as NSString).lastPathComponent
     }
 
-    func zipNames(_ s: Scratch, _ zip: String) throws -> [String] {
+    func zipNames(_ s: ScratchDirectory, _ zip: String) throws -> [String] {
         try s.must("/usr/bin/unzip", ["-Z1", zip]).stdout.split(separator: "\n").map(String.init).sorted()
     }
 
@@ -94,7 +95,7 @@ import Testing
 
 @Suite struct ExtractLayoutTests {
     /// Makes an archive with Python's tarfile holding `names` (a trailing "/" makes a folder).
-    func tar(_ s: Scratch, _ path: String, _ names: [String]) throws {
+    func tar(_ s: ScratchDirectory, _ path: String, _ names: [String]) throws {
         try s.python(
             """
             import tarfile, io, sys

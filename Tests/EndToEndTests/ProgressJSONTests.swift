@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -30,7 +31,7 @@ import Testing
     }
 
     /// About 50 MB of random data in five files: seconds of work, so progress has something to say.
-    static func makeBigFolder(_ s: Scratch, at relative: String) throws {
+    static func makeBigFolder(_ s: ScratchDirectory, at relative: String) throws {
         try SignalTests.makeRandomFolder(s, at: relative, files: 5, megabytesEach: 10)
     }
 
@@ -131,8 +132,8 @@ import Testing
     @Test func aCorruptArchiveEndsWithACorruptResult() throws {
         try E2E.withScratch { s in
             try Tree.makeRich(at: s.path("src/Data"))
-            try s.write("src/Data/zz1.bin", data: E2E.randomData(300_000))
-            try s.write("src/Data/zz2.bin", data: E2E.randomData(300_000))
+            try s.write("src/Data/zz1.bin", data: SampleTree.randomData(300_000))
+            try s.write("src/Data/zz2.bin", data: SampleTree.randomData(300_000))
             let made = try s.compress(["--format", "tar.gz", "--output", s.path("src/full.tar.gz"), s.path("src/Data")])
             #expect(made.status == 0, "\(made)")
             let full = try #require(E2E.read(s.path("src/full.tar.gz")))

@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -90,7 +91,7 @@ import Testing
     func singleFileStreamRoundTrips(format: String) throws {
         try E2E.withScratch("stream-\(format)") { s in
             var content = Data(String(repeating: "a line of notes, café\n", count: 3000).utf8)
-            content.append(E2E.randomData(3000))
+            content.append(SampleTree.randomData(3000))
             try s.write("in/note.txt", data: content)
             let made = try s.compress(["--format", format, s.path("in/note.txt")])
             #expect(made.status == 0, "\(made)")

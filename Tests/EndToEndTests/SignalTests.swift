@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -5,12 +6,12 @@ import Testing
 /// The signal is sent once the job is under way (its hidden temporary exists) so it lands mid-job.
 @Suite struct SignalTests {
     /// ~48 MB of random bytes in 3 files: tar.xz/7z at `maximum` takes many seconds on it.
-    static func makeSlowInput(_ s: Scratch, at relative: String) throws {
+    static func makeSlowInput(_ s: ScratchDirectory, at relative: String) throws {
         try makeRandomFolder(s, at: relative, files: 3, megabytesEach: 16)
     }
 
     /// A folder of `files` files of random bytes (incompressible, so the work takes its time).
-    static func makeRandomFolder(_ s: Scratch, at relative: String, files: Int, megabytesEach: Int) throws {
+    static func makeRandomFolder(_ s: ScratchDirectory, at relative: String, files: Int, megabytesEach: Int) throws {
         try s.python(
             """
             import os, sys
@@ -23,7 +24,7 @@ import Testing
 
     /// A tar.gz holding one file of `gib` GiB of zeros, written cheaply as concatenated gzip members (a
     /// valid multi-member gzip stream): small on disk, seconds of work to extract.
-    static func makeSlowArchive(_ s: Scratch, at relative: String, gib: Int) throws {
+    static func makeSlowArchive(_ s: ScratchDirectory, at relative: String, gib: Int) throws {
         try s.python(
             """
             import zlib, struct, sys, tarfile
@@ -61,7 +62,7 @@ import Testing
 
     /// Sends `signal`, then expects exit 8 within 10 s, only `remaining` left in `w`, no temporaries anywhere.
     @discardableResult
-    static func stop(_ running: Running, with signal: String, leaving remaining: [String], in s: Scratch,
+    static func stop(_ running: Running, with signal: String, leaving remaining: [String], in s: ScratchDirectory,
                      sourceLocation: SourceLocation = #_sourceLocation) -> Outcome {
         let sent = Date()
         if signal == "SIGINT" { running.process.interrupt() } else { running.process.terminate() }

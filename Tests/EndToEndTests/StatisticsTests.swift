@@ -9,7 +9,7 @@ import Testing
     static let lockHeld = "/usr/bin/flock"
 
     /// The scratch's own store, and the environment that points the executables at it.
-    static func store(_ s: Scratch) -> (data: String, env: [String: String?]) {
+    static func store(_ s: ScratchDirectory) -> (data: String, env: [String: String?]) {
         let data = s.path("data")
         return (data, ["XDG_DATA_HOME": data])
     }
@@ -31,7 +31,7 @@ import Testing
             let a = try s.write("Docs/a.txt", text)
             let b = try s.write("Docs/b.txt", text + "b")
             let one = try s.write("one.txt", text + "one")
-            let random = try s.write("random.bin", data: E2E.randomData(20_000))
+            let random = try s.write("random.bin", data: SampleTree.randomData(20_000))
             let dayBefore = Self.today()
             // Four archives from three jobs: a folder, --each (the random one grows), two items in a tar.gz.
             for arguments in [["Docs"], ["--each", "one.txt", "random.bin"], ["--format", "tar.gz", "--name", "Both", "one.txt", "random.bin"]] {
@@ -107,7 +107,7 @@ import Testing
     }
 
     /// Starts a job that stops inside the store's lock (the test hook), once the lock is seen held.
-    static func writerHoldingTheLock(_ s: Scratch, data: String, env: [String: String?], input: String) throws -> Running {
+    static func writerHoldingTheLock(_ s: ScratchDirectory, data: String, env: [String: String?], input: String) throws -> Running {
         let paused = try s.start(
             E2E.ours(E2E.compressName), [input], localeUTF8: false,
             env: env.merging(["ARCHIVER_STATISTICS_PAUSE": "60"]) { $1 })

@@ -6,19 +6,16 @@ import Testing
 // Everything lives in `E2E` so nothing clashes with other files of this test target.
 
 enum E2E {
-    /// <package root>, from this file's path: <root>/Tests/EndToEndTests/Support.swift.
-    static let packageRoot: URL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
     static let compressName = "compress-with-archiver"
     static let extractName = "extract-with-archiver"
 
-    /// Where the executables are (`BuiltProducts.folder(holding:)`); nil when they cannot be found.
-    static let binDir: String? = BuiltProducts.folder(holding: [compressName, extractName])
+    /// Where the executables are (`BuiltProducts.folder(holding:)`), else `<package root>/.build/debug`.
+    static let binDir: String = BuiltProducts.folder(holding: [compressName, extractName])
+        ?? packageRoot.appendingPathComponent(".build/debug").path
 
-    /// The absolute path of one of our executables; records a clear failure when they cannot be found.
+    /// The absolute path of one of our executables; records a clear failure when it cannot be found.
     static func ours(_ name: String) throws -> String {
-        guard let dir = binDir else {
+        guard FileManager.default.isExecutableFile(atPath: binDir + "/" + name) else {
             Issue.record(
                 """
                 Cannot find the built executable \(name): set ARCHIVER_BIN_DIR to the folder holding \
@@ -26,7 +23,7 @@ enum E2E {
                 """)
             throw E2EError.missingExecutables
         }
-        return dir + "/" + name
+        return binDir + "/" + name
     }
 
     enum E2EError: Error, CustomStringConvertible {
@@ -40,12 +37,74 @@ enum E2E {
         }
     }
 
-    /// Per-test unique folder under <package root>/.build/e2e-scratch (NOT /tmp: the extractor treats /tmp
-    /// as a temporary place). `body` gets the scratch; it is removed afterwards unless ARCHIVER_E2E_KEEP=1.
-    static func withScratch<T>(_ label: String = #function, _ body: (Scratch) throws -> T) throws -> T {
-        let scratch = try Scratch(label: label)
-        defer { scratch.remove() }
+    /// A scratch folder for one test with a `home` in it (HOME for our executables); removed afterwards.
+    static func withScratch<T>(_ label: String = #function, _ body: (ScratchDirectory) throws -> T) throws -> T {
+        let scratch = try ScratchDirectory(label)
+        try scratch.mkdir("home")
         return try body(scratch)
+    }
+
+    /// Runs `tool` (a path, or one of ours by name) with stdin from /dev/null, or `input`. Ours run with no
+    /// locale at all, as CI may; other tools get C.UTF-8, without which bsdtar refuses non-ASCII names.
+    @discardableResult
+    static func run(
+        _ tool: String, _ arguments: [String], in directory: String? = nil, environment extra: [String: String] = [:],
+        input: String? = nil
+    ) throws -> Outcome {
+        let ours = [compressName, extractName].contains(tool)
+        var environment = ProcessInfo.processInfo.environment
+        for key in ["LANG", "LC_ALL", "LC_CTYPE", "LANGUAGE"] { environment[key] = nil }
+        if !ours { environment["LANG"] = "C.UTF-8" }
+        environment.merge(DesktopIsolation.variables) { $1 }
+        environment.merge(extra) { $1 }
+        return try Tool.start([ours ? binDir + "/" + tool : tool] + arguments, in: directory, environment: environment, input: input)
+            .wait(timeout: 3600)
+    }
+
+    /// Runs a Python script with Debian's Python (its standard library is all these scripts need).
+    @discardableResult
+    static func python(_ script: String, _ arguments: [String] = [], in directory: String? = nil) throws -> Outcome {
+        let result = try run("/usr/bin/python3", ["-c", script] + arguments, in: directory, environment: ["LANG": "C.UTF-8"])
+        if result.status != 0 { Issue.record("python failed: \(result.stderr)") }
+        return result
+    }
+
+    /// A tree with the cases that break archivers: nested and empty folders, a symlink, an executable,
+    /// names in several scripts, an empty file, incompressible bytes.
+    static func makeTree(_ root: String) throws {
+        try SampleTree.make(
+            at: root,
+            [
+                .folder("a/b/c"), .folder("empty"), .folder("日本語"),
+                .file("a/b/c/café é.txt", Data(String(repeating: "répété ", count: 3000).utf8)),
+                .file("日本語/ファイル 🎉.txt", Data("こんにちは\n".utf8)),
+                .file("zero", Data()),
+                .file("a/random.bin", SampleTree.randomData(50_000)),
+                .file("run.sh", Data("#!/bin/sh\necho hi\n".utf8), mode: 0o755),
+                .symlink("a/link", target: "b/c/café é.txt"),
+            ], stampingFrom: 1_600_000_000)
+    }
+
+    /// Compares two trees: kinds, bytes, permission bits, file mtimes, symlink targets. Returns the
+    /// differences, empty when equal.
+    static func differences(_ a: String, _ b: String) throws -> String {
+        try E2E.python(
+            """
+            import os, sys, stat
+            def snap(r):
+                out = {}
+                for dirpath, dirs, files in os.walk(r):
+                    for n in dirs + files:
+                        p = os.path.join(dirpath, n); rel = os.path.relpath(p, r); st = os.lstat(p)
+                        if stat.S_ISLNK(st.st_mode): out[rel] = ('link', os.readlink(p))
+                        elif stat.S_ISDIR(st.st_mode): out[rel] = ('dir', oct(st.st_mode & 0o7777))
+                        else: out[rel] = ('file', open(p, 'rb').read(), oct(st.st_mode & 0o7777), int(st.st_mtime))
+                return out
+            x, y = snap(sys.argv[1]), snap(sys.argv[2])
+            for k in sorted(set(x) | set(y)):
+                if x.get(k) != y.get(k): print(k, repr(x.get(k))[:80], repr(y.get(k))[:80])
+            """, [a, b]
+        ).stdout
     }
 
     // MARK: File system helpers
@@ -105,21 +164,6 @@ enum E2E {
         allPaths(under: root).filter { ($0 as NSString).lastPathComponent.hasPrefix(".archiver-") }.sorted()
     }
 
-    static func randomData(_ count: Int) -> Data {
-        var generator = SystemRandomNumberGenerator()
-        var bytes = [UInt8](repeating: 0, count: count)
-        var i = 0
-        while i < count {
-            var word = generator.next()
-            for _ in 0..<8 where i < count {
-                bytes[i] = UInt8(truncatingIfNeeded: word)
-                word >>= 8
-                i += 1
-            }
-        }
-        return Data(bytes)
-    }
-
     // MARK: JSON helpers
 
     static func json(_ text: String) -> [String: Any]? {
@@ -147,96 +191,13 @@ enum E2E {
     }
 }
 
-// MARK: - Running processes
+// MARK: - A scratch folder as the end-to-end tests use it
 
-/// The result of one subprocess run.
-struct Outcome: CustomStringConvertible {
-    var command: [String]
-    var status: Int32
-    var uncaughtSignal: Bool
-    var stdout: String
-    var stderr: String
-
-    var json: [String: Any]? { E2E.json(stdout) }
-
-    var description: String {
-        let shown = command.map { $0.contains(" ") ? "'\($0)'" : $0 }.joined(separator: " ")
-        return "`\(shown)` → exit \(status)\(uncaughtSignal ? " (signal)" : "")\nstderr: \(stderr.prefix(2000))\nstdout: \(stdout.prefix(1500))"
-    }
-}
-
-/// A process started in the background (for signal tests).
-final class Running {
-    let process: Process
-    let command: [String]
-    private let outPath: String
-    private let errPath: String
-
-    init(process: Process, command: [String], outPath: String, errPath: String) {
-        self.process = process
-        self.command = command
-        self.outPath = outPath
-        self.errPath = errPath
-    }
-
-    var isRunning: Bool { process.isRunning }
-
-    /// What it has written on standard output so far.
-    var stdoutSoFar: String { E2E.text(outPath) ?? "" }
-
-    /// Waits at most `timeout` seconds; kills it (SIGKILL via `kill`) and records an issue when it hangs.
-    func wait(timeout: TimeInterval = 120) -> Outcome {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning && Date() < deadline { Thread.sleep(forTimeInterval: 0.02) }
-        if process.isRunning {
-            Issue.record("\(command.first ?? "?") did not finish within \(timeout) s; killing it")
-            let killer = Process()
-            killer.executableURL = URL(fileURLWithPath: "/bin/kill")
-            killer.arguments = ["-KILL", String(process.processIdentifier)]
-            try? killer.run()
-            killer.waitUntilExit()
-        }
-        process.waitUntilExit()
-        return Outcome(
-            command: command, status: process.terminationStatus,
-            uncaughtSignal: process.terminationReason == .uncaughtSignal,
-            stdout: E2E.text(outPath) ?? "", stderr: E2E.text(errPath) ?? "")
-    }
-}
-
-final class Scratch {
+extension ScratchDirectory {
     /// The test's own folder; tests put their inputs and outputs here.
-    let root: String
-    /// HOME for our executables (inside `root`).
-    let home: String
-    /// Output capture files live beside `root` so they never show up in listings of it.
-    private let logs: String
-    private var counter = 0
-
-    init(label: String) throws {
-        let safe = String(label.unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) && $0.isASCII }.map(Character.init)).prefix(40)
-        let unique = "\(safe)-\(UUID().uuidString.prefix(8))"
-        let base = E2E.packageRoot.appendingPathComponent(".build/e2e-scratch").path
-        root = base + "/" + unique
-        logs = base + "/" + unique + ".logs"
-        home = root + "/home"
-        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(atPath: logs, withIntermediateDirectories: true)
-    }
-
-    func remove() {
-        if ProcessInfo.processInfo.environment["ARCHIVER_E2E_KEEP"] == "1" { return }
-        // Some tests make read-only folders; make everything removable first.
-        let chmod = Process()
-        chmod.executableURL = URL(fileURLWithPath: "/bin/chmod")
-        chmod.arguments = ["-R", "u+rwX", root]
-        chmod.standardOutput = FileHandle.nullDevice
-        chmod.standardError = FileHandle.nullDevice
-        try? chmod.run()
-        chmod.waitUntilExit()
-        try? FileManager.default.removeItem(atPath: root)
-        try? FileManager.default.removeItem(atPath: logs)
-    }
+    var root: String { path }
+    /// HOME for our executables (inside `root`, made by `E2E.withScratch`).
+    var home: String { path + "/home" }
 
     func path(_ relative: String) -> String { relative.isEmpty ? root : root + "/" + relative }
 
@@ -283,25 +244,6 @@ final class Scratch {
         return env
     }
 
-    private func prepare(_ executable: String, _ arguments: [String], cwd: String?, env: [String: String])
-        -> (Process, String, String)
-    {
-        counter += 1
-        let outPath = logs + "/\(counter).out"
-        let errPath = logs + "/\(counter).err"
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: cwd ?? root)
-        process.environment = env
-        process.standardInput = FileHandle(forReadingAtPath: "/dev/null")
-        process.standardOutput = FileHandle(forWritingAtPath: outPath)
-        process.standardError = FileHandle(forWritingAtPath: errPath)
-        return (process, outPath, errPath)
-    }
-
     /// Runs any program to completion (stdin /dev/null, output captured in files: no pipe deadlocks).
     func run(
         _ executable: String, _ arguments: [String], cwd: String? = nil, localeUTF8: Bool = true,
@@ -314,10 +256,8 @@ final class Scratch {
         _ executable: String, _ arguments: [String], cwd: String? = nil, localeUTF8: Bool = true,
         env overrides: [String: String?] = [:]
     ) throws -> Running {
-        let env = environment(localeUTF8: localeUTF8, overrides: overrides)
-        let (process, outPath, errPath) = prepare(executable, arguments, cwd: cwd, env: env)
-        try process.run()
-        return Running(process: process, command: [executable] + arguments, outPath: outPath, errPath: errPath)
+        try Tool.start(
+            [executable] + arguments, in: cwd ?? root, environment: environment(localeUTF8: localeUTF8, overrides: overrides))
     }
 
     /// Our compressor, with no locale at all (LANG/LC_* unset) unless `env` sets one.
@@ -385,13 +325,10 @@ enum Tree {
         let fm = FileManager.default
         var facts = Facts()
         facts.folders = ["a", "a/b", "a/b/c", "empty", "日本語", "emoji 🎉", "secret"]
-        for folder in facts.folders {
-            try fm.createDirectory(atPath: root + "/" + folder, withIntermediateDirectories: true)
-        }
         facts.files = [
             "top.txt": Data("hello, world\n".utf8),
             "a/b/c/deep.txt": Data(String(repeating: "deep text, compressible. ", count: 200).utf8),
-            "a/random.bin": E2E.randomData(6 * 1024 + 7),
+            "a/random.bin": SampleTree.randomData(6 * 1024 + 7),
             "run.sh": Data("#!/bin/sh\necho ran\n".utf8),
             "private.txt": Data("only me and my group\n".utf8),
             "café é.txt": Data("crème brûlée\n".utf8),
@@ -401,18 +338,13 @@ enum Tree {
             ".hidden": Data("dotfile\n".utf8),
             "secret/key.txt": Data("k\n".utf8),
         ]
-        for (rel, data) in facts.files.sorted(by: { $0.key < $1.key }) {
-            guard fm.createFile(atPath: root + "/" + rel, contents: data) else {
-                throw E2E.E2EError.failed("cannot create \(rel)")
-            }
-        }
         facts.symlinks = ["a/link": "b/c/deep.txt", "a/b/up": "../../top.txt"]
-        for (rel, target) in facts.symlinks {
-            try fm.createSymbolicLink(atPath: root + "/" + rel, withDestinationPath: target)
-        }
-        try fm.setAttributes([.posixPermissions: 0o755], ofItemAtPath: root + "/run.sh")
-        try fm.setAttributes([.posixPermissions: 0o640], ofItemAtPath: root + "/private.txt")
-        try fm.setAttributes([.posixPermissions: 0o700], ofItemAtPath: root + "/secret")
+        let modes = ["run.sh": 0o755, "private.txt": 0o640]
+        try SampleTree.make(
+            at: root,
+            facts.folders.map { .folder($0, mode: $0 == "secret" ? 0o700 : nil) }
+                + facts.files.sorted(by: { $0.key < $1.key }).map { .file($0.key, $0.value, mode: modes[$0.key]) }
+                + facts.symlinks.map { .symlink($0.key, target: $0.value) })
         // Fixed mtimes: files first, then folders deepest first.
         var t = baseTime
         for rel in facts.files.keys.sorted() {

@@ -10,19 +10,16 @@ struct MountTests {
     /// A tree with a big file (several reader blocks), an empty one, nested folders, a symlink inside,
     /// an executable and a name with spaces.
     static func makeTree(_ root: String) throws {
-        let fm = FileManager.default
-        try fm.createDirectory(atPath: root + "/docs/deep/er", withIntermediateDirectories: true)
-        try fm.createDirectory(atPath: root + "/empty folder", withIntermediateDirectories: true)
-        var generator = SystemRandomNumberGenerator()
-        let big = Data((0..<3_500_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        try big.write(to: URL(fileURLWithPath: root + "/docs/big.bin"))
-        try Data(repeating: 0x41, count: 200_000).write(to: URL(fileURLWithPath: root + "/docs/deep/er/repeated.txt"))
-        try Data().write(to: URL(fileURLWithPath: root + "/empty.txt"))
-        try Data("hello\n".utf8).write(to: URL(fileURLWithPath: root + "/a name with spaces.txt"))
-        for number in 0..<20 {
-            try Data("file \(number)\n".utf8).write(to: URL(fileURLWithPath: root + "/docs/small-\(number).txt"))
-        }
-        try fm.createSymbolicLink(atPath: root + "/docs/link", withDestinationPath: "deep/er/repeated.txt")
+        try SampleTree.make(
+            at: root,
+            [
+                .folder("docs/deep/er"), .folder("empty folder"),
+                .file("docs/big.bin", SampleTree.randomData(3_500_000)),
+                .file("docs/deep/er/repeated.txt", Data(repeating: 0x41, count: 200_000)),
+                .file("empty.txt", Data()),
+                .file("a name with spaces.txt", Data("hello\n".utf8)),
+            ] + (0..<20).map { .file("docs/small-\($0).txt", Data("file \($0)\n".utf8)) }
+                + [.symlink("docs/link", target: "deep/er/repeated.txt")])
     }
 
     /// Each archive kind, made by the tool people use for it.

@@ -54,26 +54,14 @@ struct Mounts {
     func run(_ arguments: [String], input: String? = nil, environment extra: [String: String] = [:]) throws -> (
         status: Int32, output: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: BuiltProducts.executable("open-with-archiver")!)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
+        let environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
             .merging(["XDG_RUNTIME_DIR": runtime, "XDG_CACHE_HOME": cache, "LC_ALL": "C.UTF-8"]) { $1 }.merging(extra) { $1 }
-        let output = Pipe()
-        process.standardOutput = output
-        FileManager.default.createFile(atPath: log, contents: nil)
-        let errors = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
-        errors.seekToEndOfFile()
-        process.standardError = errors
-        let stdin = Pipe()
-        process.standardInput = stdin
-        try process.run()
-        if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
-        try stdin.fileHandleForWriting.close()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try errors.close()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        let outcome = try Tool.start(
+            [BuiltProducts.executable("open-with-archiver") ?? "open-with-archiver"] + arguments, environment: environment,
+            input: input, errors: log
+        ).wait(timeout: 600)
+        return (outcome.status, outcome.stdout)
     }
 
     /// Mounts with `--mount` and returns the folder.

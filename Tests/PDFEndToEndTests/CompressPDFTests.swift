@@ -8,11 +8,11 @@ import Testing
         let scratch = try ScratchDirectory()
         let input = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "report.pdf")
         let run = try PDF.compress(["--no-notify", "report.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let output = scratch.sub("report (compressed).pdf")
         #expect(PDF.size(output) > 0)
         #expect(PDF.size(output) * 10 < PDF.size(input), "Medium should shrink these images tenfold")
-        #expect(run.output.contains("report (compressed).pdf: ") && run.output.contains(" % smaller)"), "\(run.output)")
+        #expect(run.stdout.contains("report (compressed).pdf: ") && run.stdout.contains(" % smaller)"), "\(run.stdout)")
         #expect(try PDF.checks(output))
         let text = try PDF.text(input)
         #expect(text.contains("The harvest was early this year."))
@@ -29,7 +29,7 @@ import Testing
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "report.pdf")
         let run = try PDF.compress(["--no-notify", "--quality", "medium", "report.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let before = try PDF.images(scratch.sub("report.pdf"))
         let after = try PDF.images(scratch.sub("report (compressed).pdf"))
         try #require(before.count == 9 && after.count == 9, "\(after)")
@@ -59,7 +59,7 @@ import Testing
         for quality in ["best", "low", "minimum"] {
             let run = try PDF.compress(
                 ["--no-notify", "-q", quality, "-o", "\(quality).pdf", "in.pdf"], in: scratch.path)
-            #expect(run.status == 0, "\(run.errors)")
+            #expect(run.status == 0, "\(run.stderr)")
             #expect(try PDF.checks(scratch.sub("\(quality).pdf")))
             sizes.append(PDF.size(scratch.sub("\(quality).pdf")))
         }
@@ -80,11 +80,11 @@ import Testing
         // The photo is 2400 px drawn 4 in wide: low (100 dpi) makes it 400 px, high (200 dpi) 800.
         let stored = try PDF.compress(
             ["--no-notify", "-o", "setting.pdf", "photo.pdf"], in: scratch.path, extraEnvironment: settings)
-        #expect(stored.status == 0 && !stored.errors.contains("warning"), "\(stored.errors)")
+        #expect(stored.status == 0 && !stored.stderr.contains("warning"), "\(stored.stderr)")
         #expect(try PDF.images(scratch.sub("setting.pdf")).first?.width == 400)
         let flagged = try PDF.compress(
             ["--no-notify", "-q", "high", "-o", "flag.pdf", "photo.pdf"], in: scratch.path, extraEnvironment: settings)
-        #expect(flagged.status == 0, "\(flagged.errors)")
+        #expect(flagged.status == 0, "\(flagged.stderr)")
         #expect(try PDF.images(scratch.sub("flag.pdf")).first?.width == 800)
     }
 
@@ -92,7 +92,7 @@ import Testing
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.a85, into: scratch, as: "a85.pdf")
         let run = try PDF.compress(["--no-notify", "a85.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let after = try PDF.images(scratch.sub("a85 (compressed).pdf"))
         #expect(after.first?.width == 600)
         #expect(try PDF.checks(scratch.sub("a85 (compressed).pdf")))
@@ -105,7 +105,7 @@ import Testing
         _ = try TestPDFs.copy(fixture, into: scratch, as: name + ".pdf")
         #expect(try PDF.checks(scratch.sub(name + ".pdf")), "the hand-made fixture is sound")
         let run = try PDF.compress(["--no-notify", name + ".pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let copy = scratch.sub(name + " (compressed).pdf")
         return (try PDF.images(copy), copy)
     }
@@ -129,12 +129,12 @@ import Testing
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.signed, into: scratch, as: "contract.pdf")
         let run = try PDF.compress(["--no-notify", "contract.pdf"], in: scratch.path)
-        #expect(run.status == 1, "done, with a warning: \(run.errors)")
-        #expect(run.errors.contains("“contract.pdf” is digitally signed"), "\(run.errors)")
+        #expect(run.status == 1, "done, with a warning: \(run.stderr)")
+        #expect(run.stderr.contains("“contract.pdf” is digitally signed"), "\(run.stderr)")
         #expect(PDF.names(in: scratch.path) == ["contract (compressed).pdf", "contract.pdf"])
         let json = try PDF.compress(["--no-notify", "--json", "contract.pdf"], in: scratch.path)
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.output.utf8)) as? [String: Any])
-        #expect(object["warningCodes"] as? [String] == ["pdf-signed"], "\(json.output)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any])
+        #expect(object["warningCodes"] as? [String] == ["pdf-signed"], "\(json.stdout)")
         let warnings = object["warnings"] as? [String] ?? []
         #expect(warnings.count == 1 && warnings[0].contains("is digitally signed"), "\(warnings)")
     }
@@ -145,8 +145,8 @@ import Testing
         let before = try PDF.images(scratch.sub("fax.pdf"))
         #expect(before.first?.encoding == "ccitt" && before.first?.xppi == 300, "the fixture: \(before)")
         let run = try PDF.compress(["--no-notify", "--json", "fax.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
-        #expect(run.output.contains(#""imagesResampled":0"#), "\(run.output)")
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains(#""imagesResampled":0"#), "\(run.stdout)")
         // Whatever the structural pass saved, the image is the same stream.
         let copy = PDF.names(in: scratch.path).contains("fax (compressed).pdf") ? "fax (compressed).pdf" : "fax.pdf"
         #expect(try PDF.images(scratch.sub(copy)) == before)
@@ -157,15 +157,15 @@ import Testing
         try TestPDFs.encrypt(TestPDFs.sample, password: "s3cret", into: scratch, as: "locked.pdf")
         // No password and no way to ask: exit 6, nothing made.
         let refused = try PDF.compress(["--no-notify", "locked.pdf"], in: scratch.path)
-        #expect(refused.status == 6, "\(refused.errors)")
+        #expect(refused.status == 6, "\(refused.stderr)")
         #expect(PDF.names(in: scratch.path) == ["locked.pdf"])
         let wrong = try PDF.compress(
             ["--no-notify", "--password-stdin", "locked.pdf"], in: scratch.path, input: "nope\n")
-        #expect(wrong.status == 6 && wrong.errors.contains("Wrong password"), "\(wrong.errors)")
+        #expect(wrong.status == 6 && wrong.stderr.contains("Wrong password"), "\(wrong.stderr)")
 
         let run = try PDF.compress(
             ["--no-notify", "--password-stdin", "locked.pdf"], in: scratch.path, input: "s3cret\n")
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let output = scratch.sub("locked (compressed).pdf")
         let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", "--password=s3cret", output]).output
         #expect(shown.contains("R = 6"), "\(shown)")
@@ -179,7 +179,7 @@ import Testing
         let scratch = try ScratchDirectory()
         try TestPDFs.encrypt(TestPDFs.a85, password: "", restrictions: ["--print=none"], into: scratch, as: "restricted.pdf")
         let run = try PDF.compress(["--no-notify", "restricted.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", scratch.sub("restricted (compressed).pdf")])
             .output
         #expect(shown.contains("R = 6") && shown.contains("print low resolution: not allowed"), "\(shown)")
@@ -190,10 +190,10 @@ import Testing
         try "just words\n".write(toFile: scratch.sub("notes.pdf"), atomically: true, encoding: .utf8)
         let run = try PDF.compress(["--no-notify", "notes.pdf"], in: scratch.path)
         #expect(run.status == 4)
-        #expect(run.errors.contains("“notes.pdf” is not a PDF."), "\(run.errors)")
+        #expect(run.stderr.contains("“notes.pdf” is not a PDF."), "\(run.stderr)")
         #expect(PDF.names(in: scratch.path) == ["notes.pdf"])
         let missing = try PDF.compress(["--no-notify", "absent.pdf"], in: scratch.path)
-        #expect(missing.status == 3, "\(missing.errors)")
+        #expect(missing.status == 3, "\(missing.stderr)")
     }
 
     @Test func damagedPDFGetsAClearErrorAndLeavesNothing() throws {
@@ -201,8 +201,8 @@ import Testing
         let whole = try Data(contentsOf: URL(fileURLWithPath: TestPDFs.sample))
         try whole.prefix(200_000).write(to: URL(fileURLWithPath: scratch.sub("cut.pdf")))
         let run = try PDF.compress(["--no-notify", "cut.pdf"], in: scratch.path)
-        #expect(run.status == 5, "\(run.errors)")
-        #expect(run.errors.contains("“cut.pdf” is damaged"), "\(run.errors)")
+        #expect(run.status == 5, "\(run.stderr)")
+        #expect(run.stderr.contains("“cut.pdf” is damaged"), "\(run.stderr)")
         #expect(PDF.names(in: scratch.path) == ["cut.pdf"])
     }
 
@@ -216,12 +216,12 @@ import Testing
         bytes = bytes.dropLast(64) + Data(broken.utf8)
         try bytes.write(to: URL(fileURLWithPath: scratch.sub("broken.pdf")))
         let run = try PDF.compress(["--no-notify", "broken.pdf"], in: scratch.path)
-        #expect(run.status == 1, "\(run.errors)")
-        #expect(run.errors.contains("has errors that qpdf repaired"), "\(run.errors)")
+        #expect(run.status == 1, "\(run.stderr)")
+        #expect(run.stderr.contains("has errors that qpdf repaired"), "\(run.stderr)")
         #expect(try PDF.checks(scratch.sub("broken (compressed).pdf")))
         let json = try PDF.compress(["--no-notify", "--json", "broken.pdf"], in: scratch.path)
-        #expect(json.status == 1, "\(json.errors)")
-        #expect(json.output.contains(#""warningCodes":["pdf-repaired"]"#), "\(json.output)")
+        #expect(json.status == 1, "\(json.stderr)")
+        #expect(json.stdout.contains(#""warningCodes":["pdf-repaired"]"#), "\(json.stdout)")
     }
 
     @Test func notSmallerMeansAlreadyOptimal() throws {
@@ -230,11 +230,11 @@ import Testing
         #expect(try PDF.compress(["--no-notify", "-o", "small.pdf", "a.pdf"], in: scratch.path).status == 0)
         try FileManager.default.removeItem(atPath: scratch.sub("a.pdf"))
         let again = try PDF.compress(["--no-notify", "--json", "small.pdf"], in: scratch.path)
-        #expect(again.status == 0, "\(again.errors)")
-        #expect(again.output.contains(#""alreadyOptimal":true"#), "\(again.output)")
+        #expect(again.status == 0, "\(again.stderr)")
+        #expect(again.stdout.contains(#""alreadyOptimal":true"#), "\(again.stdout)")
         #expect(PDF.names(in: scratch.path) == ["small.pdf"])
         let words = try PDF.compress(["--no-notify", "small.pdf"], in: scratch.path)
-        #expect(words.output.contains("already optimal"), "\(words.output)")
+        #expect(words.stdout.contains("already optimal"), "\(words.stdout)")
     }
 
     @Test(.enabled(if: TinyDisk.available, "needs root to mount a small tmpfs"))
@@ -245,8 +245,8 @@ import Testing
         // 1.95 of the disk's 2 MB taken: the copy (about 190 kB) cannot fit.
         try Data(count: 1_950_000).write(to: URL(fileURLWithPath: disk.path + "/filler"))
         let run = try PDF.compress(["--no-notify", "-o", disk.path + "/out.pdf", "in.pdf"], in: scratch.path)
-        #expect(run.status == 7, "\(run.errors)")
-        #expect(run.errors.contains("is full"), "\(run.errors)")
+        #expect(run.status == 7, "\(run.stderr)")
+        #expect(run.stderr.contains("is full"), "\(run.stderr)")
         #expect(PDF.names(in: disk.path) == ["filler"])
     }
 
@@ -257,8 +257,8 @@ import Testing
         let disk = try #require(TinyDisk(in: scratch))
         #expect(disk.makeReadOnly())
         let run = try PDF.compress(["--no-notify", "-o", disk.path + "/out.pdf", "in.pdf"], in: scratch.path)
-        #expect(run.status == 7, "\(run.errors)")
-        #expect(run.errors.contains("read-only"), "\(run.errors)")
+        #expect(run.status == 7, "\(run.stderr)")
+        #expect(run.stderr.contains("read-only"), "\(run.stderr)")
         #expect(PDF.names(in: disk.path).isEmpty)
     }
 
@@ -269,7 +269,7 @@ import Testing
         #expect(try PDF.compress(["--no-notify", "doc.pdf"], in: scratch.path).status == 0)
         #expect(PDF.names(in: scratch.path) == ["doc (compressed) (2).pdf", "doc (compressed).pdf", "doc.pdf"])
         let taken = try PDF.compress(["--no-notify", "-o", "doc (compressed).pdf", "doc.pdf"], in: scratch.path)
-        #expect(taken.status == 7, "\(taken.errors)")
+        #expect(taken.status == 7, "\(taken.stderr)")
         let usage = try PDF.compress(
             ["--no-notify", "-o", "x.pdf", "doc.pdf", "doc (compressed).pdf"], in: scratch.path)
         #expect(usage.status == 2)
@@ -283,8 +283,8 @@ import Testing
         try "no".write(toFile: scratch.sub("three.pdf"), atomically: true, encoding: .utf8)
         let run = try PDF.compress(["--json", "one.pdf", "two.pdf", "three.pdf"], in: scratch.path)
         // One of three failed: done with warnings.
-        #expect(run.status == 1, "\(run.errors)")
-        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.output.utf8)) as? [String: Any])
+        #expect(run.status == 1, "\(run.stderr)")
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
         let results = try #require(object["results"] as? [[String: Any]])
         #expect(results.count == 3)
         #expect((results[0]["output"] as? String)?.hasSuffix("/one (compressed).pdf") == true)
@@ -292,7 +292,7 @@ import Testing
         #expect(((results[2]["error"] as? [String: Any])?["code"] as? Int) == 4)
         #expect(((results[2]["error"] as? [String: Any])?["kind"] as? String) == "notAnArchive")
         #expect(((object["error"] as? [String: Any])?["kind"] as? String) == "notAnArchive")
-        #expect((object["warningCodes"] as? [String])?.isEmpty == true, "\(run.output)")
+        #expect((object["warningCodes"] as? [String])?.isEmpty == true, "\(run.stdout)")
         #expect(
             PDF.names(in: scratch.path) == [
                 "one (compressed).pdf", "one.pdf", "three.pdf", "two (compressed).pdf", "two.pdf",
@@ -303,8 +303,8 @@ import Testing
         let scratch = try ScratchDirectory()
         try TestPDFs.encrypt(TestPDFs.a85, password: "", into: scratch, as: "restricted.pdf")
         let run = try PDF.compress(["--no-notify", "--flatten", "restricted.pdf"], in: scratch.path)
-        #expect(run.status == 4, "\(run.errors)")
-        #expect(run.errors.contains("cannot keep the encryption"), "\(run.errors)")
+        #expect(run.status == 4, "\(run.stderr)")
+        #expect(run.stderr.contains("cannot keep the encryption"), "\(run.stderr)")
         #expect(PDF.names(in: scratch.path) == ["restricted.pdf"])
     }
 
@@ -312,11 +312,11 @@ import Testing
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "scan.pdf")
         let run = try PDF.compress(["--no-notify", "--flatten", "-q", "low", "scan.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
-        #expect(run.errors.contains("can no longer be selected or searched"))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stderr.contains("can no longer be selected or searched"))
         let output = scratch.sub("scan (compressed).pdf")
         let json = try PDF.compress(["--no-notify", "--json", "--flatten", "-q", "low", "scan.pdf"], in: scratch.path)
-        #expect(json.output.contains(#""warningCodes":["pdf-flattened"]"#), "\(json.output)")
+        #expect(json.stdout.contains(#""warningCodes":["pdf-flattened"]"#), "\(json.stdout)")
         #expect(try PDF.checks(output))
         let images = try PDF.images(output)
         #expect(
@@ -341,7 +341,7 @@ import Testing
             """, at: helper)
         let run = try PDF.compress(
             ["--no-notify", "locked.pdf"], in: scratch.path, extraEnvironment: ["ARCHIVER_ASKPASS": helper])
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let prompts = try String(contentsOfFile: scratch.sub("prompts"), encoding: .utf8)
         #expect(prompts.split(separator: "\n").count == 2 && prompts.contains("locked.pdf"), "\(prompts)")
         #expect(try PDF.checks(scratch.sub("locked (compressed).pdf"), password: "open sesame"))
@@ -351,8 +351,8 @@ import Testing
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "big.pdf")
         let run = try PDF.compress(["--no-notify", "--time-budget", "0.1", "big.pdf"], in: scratch.path)
-        #expect(run.status == 9, "\(run.errors)")
-        #expect(run.errors.contains("Not started"), "\(run.errors)")
+        #expect(run.status == 9, "\(run.stderr)")
+        #expect(run.stderr.contains("Not started"), "\(run.stderr)")
         #expect(PDF.names(in: scratch.path) == ["big.pdf"])
     }
 
@@ -360,11 +360,8 @@ import Testing
         let scratch = try ScratchDirectory()
         let names = ["a.pdf", "b.pdf", "c.pdf", "d.pdf"]
         for name in names { _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: name) }
-        let process = try PDF.prepare(["--no-notify", "-q", "best"] + names, in: scratch.path)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
+        let running = try PDF.start(["--no-notify", "-q", "best"] + names, in: scratch.path)
+        let process = running.process
         // Until the first temporary output appears: the job is then writing.
         let deadline = Date().addingTimeInterval(20)
         while !PDF.names(in: scratch.path).contains(where: { $0.hasPrefix(".archiver-") }), Date() < deadline {

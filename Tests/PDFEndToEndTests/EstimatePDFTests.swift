@@ -7,9 +7,9 @@ import Testing
     static let qualities = ["best", "high", "medium", "low", "very-low", "minimum"]
 
     /// The one JSON object on standard output.
-    private func object(_ run: PDF.Run) throws -> [String: Any] {
-        let parsed = try JSONSerialization.jsonObject(with: Data(run.output.utf8))
-        return try #require(parsed as? [String: Any], "\(run.output)")
+    private func object(_ run: Outcome) throws -> [String: Any] {
+        let parsed = try JSONSerialization.jsonObject(with: Data(run.stdout.utf8))
+        return try #require(parsed as? [String: Any], "\(run.stdout)")
     }
 
     private func levels(_ object: [String: Any]) -> [[String: Any]] { object["levels"] as? [[String: Any]] ?? [] }
@@ -19,7 +19,7 @@ import Testing
         let input = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "report.pdf")
         let before = try FileManager.default.attributesOfItem(atPath: input)[.modificationDate] as? Date
         let run = try PDF.compress(["--estimate", "--json", "report.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let result = try object(run)
         #expect(result["operation"] as? String == "estimate-pdf")
         #expect(result["exitCode"] as? Int == 0)
@@ -50,20 +50,20 @@ import Testing
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "report.pdf")
         let run = try PDF.compress(["--estimate", "report.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
-        let lines = run.output.split(separator: "\n").map(String.init)
-        #expect(lines.first?.hasPrefix("report.pdf: 7 pages, ") == true, "\(run.output)")
-        #expect(lines.count == 7, "\(run.output)")
-        #expect(lines.dropFirst().first?.contains("Best (300 dpi, JPEG 90)") == true, "\(run.output)")
-        #expect(lines.last?.contains("Minimum (50 dpi, JPEG 5)") == true, "\(run.output)")
-        #expect(lines.dropFirst().allSatisfy { $0.contains("about ") && $0.contains(" % smaller)") }, "\(run.output)")
+        #expect(run.status == 0, "\(run.stderr)")
+        let lines = run.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("report.pdf: 7 pages, ") == true, "\(run.stdout)")
+        #expect(lines.count == 7, "\(run.stdout)")
+        #expect(lines.dropFirst().first?.contains("Best (300 dpi, JPEG 90)") == true, "\(run.stdout)")
+        #expect(lines.last?.contains("Minimum (50 dpi, JPEG 5)") == true, "\(run.stdout)")
+        #expect(lines.dropFirst().allSatisfy { $0.contains("about ") && $0.contains(" % smaller)") }, "\(run.stdout)")
     }
 
     @Test func textOnlyPDFIsAlreadyOptimal() throws {
         let scratch = try ScratchDirectory()
         try Self.textOnly(at: scratch.sub("letter.pdf"))
         let run = try PDF.compress(["--estimate", "--json", "letter.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let result = try object(run)
         #expect(result["alreadyOptimal"] as? Bool == true)
         let size = PDF.size(scratch.sub("letter.pdf"))
@@ -73,7 +73,7 @@ import Testing
             #expect(estimated <= size && Double(estimated) > Double(size) * 0.95, "\(estimated) of \(size)")
         }
         let words = try PDF.compress(["--estimate", "letter.pdf"], in: scratch.path)
-        #expect(words.output.contains("“letter.pdf” is already optimal"), "\(words.output)")
+        #expect(words.stdout.contains("“letter.pdf” is already optimal"), "\(words.stdout)")
         #expect(PDF.names(in: scratch.path) == ["letter.pdf"])
     }
 
@@ -81,17 +81,17 @@ import Testing
         let scratch = try ScratchDirectory()
         try TestPDFs.encrypt(TestPDFs.sample, password: "s3cret", into: scratch, as: "locked.pdf")
         let refused = try PDF.compress(["--estimate", "--json", "locked.pdf"], in: scratch.path)
-        #expect(refused.status == 6, "\(refused.errors)")
+        #expect(refused.status == 6, "\(refused.stderr)")
         let error = try object(refused)["error"] as? [String: Any]
-        #expect(error?["kind"] as? String == "password", "\(refused.output)")
+        #expect(error?["kind"] as? String == "password", "\(refused.stdout)")
         #expect(levels(try object(refused)).isEmpty)
         // The window always passes --password-stdin, with an empty line until it has a password.
         let empty = try PDF.compress(["--estimate", "--json", "--password-stdin", "locked.pdf"], in: scratch.path, input: "\n")
-        #expect(empty.status == 6, "\(empty.errors)")
+        #expect(empty.status == 6, "\(empty.stderr)")
         let wrong = try PDF.compress(["--estimate", "--json", "--password-stdin", "locked.pdf"], in: scratch.path, input: "nope\n")
-        #expect(wrong.status == 6 && wrong.errors.contains("Wrong password"), "\(wrong.errors)")
+        #expect(wrong.status == 6 && wrong.stderr.contains("Wrong password"), "\(wrong.stderr)")
         let run = try PDF.compress(["--estimate", "--json", "--password-stdin", "locked.pdf"], in: scratch.path, input: "s3cret\n")
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let result = try object(run)
         #expect(result["encrypted"] as? Bool == true)
         #expect(result["alreadyOptimal"] as? Bool == false)
@@ -107,8 +107,8 @@ import Testing
         let damaged = try Data(contentsOf: URL(fileURLWithPath: TestPDFs.sample)).prefix(200_000)
         try damaged.write(to: URL(fileURLWithPath: scratch.sub("cut.pdf")))
         let cut = try PDF.compress(["--estimate", "--json", "cut.pdf"], in: scratch.path)
-        #expect(cut.status == 5, "\(cut.errors)")
-        #expect((try object(cut)["error"] as? [String: Any])?["kind"] as? String == "corrupt", "\(cut.output)")
+        #expect(cut.status == 5, "\(cut.stderr)")
+        #expect((try object(cut)["error"] as? [String: Any])?["kind"] as? String == "corrupt", "\(cut.stdout)")
         #expect(PDF.names(in: scratch.path) == ["a.pdf", "b.pdf", "cut.pdf"])
     }
 
@@ -121,12 +121,12 @@ import Testing
         ][fixture]!
         let input = try TestPDFs.copy(source, into: scratch, as: "in.pdf")
         let run = try PDF.compress(["--estimate", "--json", "in.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let estimates = levels(try object(run)).compactMap { ($0["estimatedSize"] as? NSNumber)?.int64Value }
         try #require(estimates.count == 6)
         for (quality, estimate) in zip(Self.qualities, estimates) {
             let made = try PDF.compress(["--no-notify", "-q", quality, "-o", "\(quality).pdf", "in.pdf"], in: scratch.path)
-            #expect(made.status == 0, "\(made.errors)")
+            #expect(made.status == 0, "\(made.stderr)")
             // No copy: the original is the result.
             let real = PDF.names(in: scratch.path).contains("\(quality).pdf") ? PDF.size(scratch.sub("\(quality).pdf")) : PDF.size(input)
             let error = Double(estimate - real) / Double(real)
@@ -138,13 +138,13 @@ import Testing
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "report.pdf")
         let run = try PDF.compress(["--progress-json", "--no-notify", "report.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
-        let events = try run.output.split(separator: "\n").map {
+        #expect(run.status == 0, "\(run.stderr)")
+        let events = try run.stdout.split(separator: "\n").map {
             try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any], "\($0)")
         }
         let progress = events.filter { $0["event"] as? String == "progress" }
         // The sample's five images drawn above Medium's 150 dpi, counted as they are done.
-        #expect(progress.last?["done"] as? Int == 5 && progress.last?["total"] as? Int == 5, "\(run.output)")
+        #expect(progress.last?["done"] as? Int == 5 && progress.last?["total"] as? Int == 5, "\(run.stdout)")
         let done = progress.compactMap { $0["done"] as? Int }
         #expect(done == done.sorted() && done.count >= 2, "\(done)")
         let result = try #require(events.last)
@@ -159,13 +159,13 @@ import Testing
         // Flattened, the copy has no text left, and says so.
         let flat = try PDF.compress(
             ["--progress-json", "--no-notify", "--flatten", "-o", "flat.pdf", "report.pdf"], in: scratch.path)
-        #expect(flat.status == 0, "\(flat.errors)")
-        let last = try #require(flat.output.split(separator: "\n").last)
+        #expect(flat.status == 0, "\(flat.stderr)")
+        let last = try #require(flat.stdout.split(separator: "\n").last)
         let flatResult = try #require(try JSONSerialization.jsonObject(with: Data(last.utf8)) as? [String: Any])
         let flatItem = try #require((flatResult["results"] as? [[String: Any]])?.first)
         #expect(flatItem["textKept"] as? Bool == false, "\(last)")
         #expect((flatResult["warningCodes"] as? [String])?.contains("pdf-flattened") == true)
-        #expect(flat.output.contains(#""event":"warning","code":"pdf-flattened""#), "\(flat.output)")
+        #expect(flat.stdout.contains(#""event":"warning","code":"pdf-flattened""#), "\(flat.stdout)")
     }
 
     /// A one-page PDF of text only (Helvetica, no images), already written compactly by qpdf.

@@ -13,8 +13,8 @@ import Testing
         // Two jobs, the second with two PDFs; then a copy compressed again, which would not be smaller.
         for arguments in [["report.pdf"], ["stamp.pdf", "a85.pdf"], ["-o", "again.pdf", "report (compressed).pdf"]] {
             let run = try PDF.compress(["--no-notify"] + arguments, in: scratch.path, extraEnvironment: data)
-            #expect(run.status == 0, "\(run.errors)")
-            #expect(!run.errors.contains("statistics"), "\(run.errors)")
+            #expect(run.status == 0, "\(run.stderr)")
+            #expect(!run.stderr.contains("statistics"), "\(run.stderr)")
         }
         #expect(!FileManager.default.fileExists(atPath: scratch.sub("again.pdf")))
         let copies = inputs.map { (before: PDF.size($0), after: PDF.size(String($0.dropLast(4)) + " (compressed).pdf")) }

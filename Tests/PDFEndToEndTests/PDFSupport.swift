@@ -13,80 +13,32 @@ enum PDF {
     static let environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
         .merging(["LC_ALL": "C.UTF-8"]) { $1 }
 
-    struct Run {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
     /// Runs the executable with `arguments` in `folder`, `input` on its standard input.
     static func compress(
         _ arguments: [String], in folder: String, input: String? = nil, extraEnvironment: [String: String] = [:]
-    ) throws -> Run {
-        let process = try prepare(arguments, in: folder, extraEnvironment: extraEnvironment)
-        let out = Pipe()
-        let err = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input == nil ? FileHandle.nullDevice : stdin
-        try process.run()
-        if let input {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-        }
-        // Both pipes drain at once: a child blocked on a full stderr would never exit.
-        let errors = Drain()
-        let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            errors.data = err.fileHandleForReading.readDataToEndOfFile()
-            drained.signal()
-        }
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        drained.wait()
-        process.waitUntilExit()
-        return Run(
-            status: process.terminationStatus, output: String(decoding: output, as: UTF8.self),
-            errors: String(decoding: errors.data, as: UTF8.self))
+    ) throws -> Outcome {
+        try start(arguments, in: folder, input: input, extraEnvironment: extraEnvironment).wait(timeout: 3600)
     }
 
     /// Another program run in the same isolated environment (gsettings), with its output merged.
     static func withIsolation(_ argv: [String], extraEnvironment: [String: String]) throws -> (
         status: Int32, output: String
     ) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: argv[0])
-        process.arguments = Array(argv.dropFirst())
-        process.environment = environment.merging(extraEnvironment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        let outcome = try Tool.start(argv, environment: environment.merging(extraEnvironment) { $1 }, mergingErrors: true)
+            .wait(timeout: 3600)
+        return (outcome.status, outcome.stdout)
     }
 
-    /// The executable ready to run, its output not redirected.
-    static func prepare(_ arguments: [String], in folder: String, extraEnvironment: [String: String] = [:]) throws
-        -> Process
-    {
+    /// The executable started in the background.
+    static func start(
+        _ arguments: [String], in folder: String, input: String? = nil, extraEnvironment: [String: String] = [:]
+    ) throws -> Running {
         guard let executable else {
             Issue.record("Build \(executableName) first (swift build), or set ARCHIVER_BIN_DIR.")
             throw CocoaError(.fileNoSuchFile)
         }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        process.environment = environment.merging(extraEnvironment) { $1 }
-        return process
-    }
-
-    /// Written by one thread, read after the semaphore says it is done.
-    private final class Drain: @unchecked Sendable {
-        var data = Data()
+        return try Tool.start(
+            [executable] + arguments, in: folder, environment: environment.merging(extraEnvironment) { $1 }, input: input)
     }
 
     static func size(_ path: String) -> Int64 {

@@ -149,10 +149,8 @@ import Testing
     @Test func cancelKeepsFinishedPhotosAndRemovesTheOneInProgress() throws {
         let scratch = try ScratchDirectory()
         let folder = try Photos.manyPhotos(scratch)
-        let process = try Photos.prepare(["--max-size", "2000", "--format", "webp", folder], in: scratch)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let running = try Photos.start(["--max-size", "2000", "--format", "webp", folder], in: scratch)
+        let process = running.process
         let mirror = scratch.sub("Compressed - Many")
         let deadline = Date().addingTimeInterval(60)
         while Photos.files(under: mirror).filter({ !$0.hasPrefix(".") }).count < 2, Date() < deadline { usleep(20_000) }
@@ -170,10 +168,8 @@ import Testing
         let folder = try Photos.manyPhotos(scratch)
         // HEVC encoding takes seconds a photo: past the grace period the process removes what is in
         // progress and exits without waiting for the encoder.
-        let process = try Photos.prepare(["--format", "heic", "--keep-size", folder], in: scratch)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let running = try Photos.start(["--format", "heic", "--keep-size", folder], in: scratch)
+        let process = running.process
         usleep(1_500_000)
         kill(process.processIdentifier, SIGTERM)
         process.waitUntilExit()

@@ -4,19 +4,15 @@ import Testing
 
 /// A run of the executable in the background, its `--progress-json` lines read as they come, and signals sent.
 final class BackgroundRun {
-    let process: Process
+    let running: Running
+    var process: Process { running.process }
     private let outPath: String
     private let errPath: String
 
     init(_ arguments: [String], in scratch: ScratchDirectory, log: String = "events", environment: [String: String] = [:]) throws {
-        process = try Photos.prepare(arguments, in: scratch, environment: environment)
         outPath = scratch.sub("\(log).jsonl")
         errPath = scratch.sub("\(log).err")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: outPath)
-        process.standardError = FileHandle(forWritingAtPath: errPath)
-        try process.run()
+        running = try Photos.start(arguments, in: scratch, environment: environment, output: outPath, errors: errPath)
     }
 
     /// The complete lines so far, parsed.

@@ -19,10 +19,8 @@ import Testing
         _ = try bus.call("org.freedesktop.FileManager1", manager, "org.freedesktop.DBus.Mock.AddMethod", "", "ShowItems", "ass", "", "")
         let folder = try Photos.manyPhotos(scratch)
 
-        let process = try Photos.prepare(["--format", "webp", folder], in: scratch, environment: bus.environment)
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let running = try Photos.start(["--format", "webp", folder], in: scratch, environment: bus.environment)
+        let process = running.process
         let logged = { (try? String(contentsOfFile: log, encoding: .utf8)) ?? "" }
         #expect(eventually(within: 120) { logged().contains("\"Compressed 40 photos\"") }, "\(logged())")
         let text = logged()

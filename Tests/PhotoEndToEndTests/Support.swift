@@ -12,34 +12,21 @@ enum Photos {
     /// The settings schema from this checkout, compiled once, held in memory (the built-in defaults).
     static var schemaFolder: String { BuiltProducts.schemaFolder }
 
-    struct Outcome {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
-
     /// Runs the executable with no locale, no desktop session and no notification server, its Recent list
-    /// and trash under `scratch`.
+    /// and trash under `scratch`; its output also in `scratch` (stdout.log, stderr.log).
     static func run(_ arguments: [String], in scratch: ScratchDirectory, environment extra: [String: String] = [:])
         throws -> Outcome
     {
-        let process = try prepare(arguments, in: scratch, environment: extra)
-        let out = scratch.sub("stdout.log")
-        let err = scratch.sub("stderr.log")
-        FileManager.default.createFile(atPath: out, contents: nil)
-        FileManager.default.createFile(atPath: err, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: out)
-        process.standardError = FileHandle(forWritingAtPath: err)
-        try process.run()
-        process.waitUntilExit()
-        return Outcome(
-            status: process.terminationStatus, stdout: (try? String(contentsOfFile: out, encoding: .utf8)) ?? "",
-            stderr: (try? String(contentsOfFile: err, encoding: .utf8)) ?? "")
+        try start(arguments, in: scratch, environment: extra, output: scratch.sub("stdout.log"), errors: scratch.sub("stderr.log"))
+            .wait(timeout: 3600)
     }
 
-    static func prepare(_ arguments: [String], in scratch: ScratchDirectory, environment extra: [String: String] = [:])
-        throws -> Process
-    {
+    /// Starts the executable as `run` does, in the background; its output in `output` and `errors`, or
+    /// files of their own.
+    static func start(
+        _ arguments: [String], in scratch: ScratchDirectory, environment extra: [String: String] = [:],
+        output: String? = nil, errors: String? = nil
+    ) throws -> Running {
         guard let executable else {
             Issue.record("Cannot find the built \(executableName): build it first (swift build) or set ARCHIVER_BIN_DIR.")
             throw CocoaError(.fileNoSuchFile)
@@ -57,13 +44,7 @@ enum Photos {
         env["DISPLAY"] = ""
         env["WAYLAND_DISPLAY"] = ""
         env.merge(extra) { $1 }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        process.environment = env
-        process.currentDirectoryURL = scratch.url
-        process.standardInput = FileHandle.nullDevice
-        return process
+        return try Tool.start([executable] + arguments, in: scratch.path, environment: env, output: output, errors: errors)
     }
 
     // MARK: Making photos

@@ -4,11 +4,11 @@ import Testing
 
 /// The catalogs as CI must find them: valid, complete, current, and every translating file listed.
 @Suite struct CatalogTests {
-    static let script = Lead.root.appendingPathComponent("scripts/po.sh").path
+    static let script = packageRoot.appendingPathComponent("scripts/po.sh").path
 
-    static func check(sources: String? = nil) throws -> Lead.Output {
-        try Lead.run(
-            "/bin/bash", [script, "check"], in: Lead.root.path,
+    static func check(sources: String? = nil) throws -> Outcome {
+        try E2E.run(
+            "/bin/bash", [script, "check"], in: packageRoot.path,
             environment: sources.map { ["PO_SOURCES": $0] } ?? [:])
     }
 
@@ -21,7 +21,7 @@ import Testing
 
     /// The same check fails on the mistakes it is there for.
     @Test func theCheckCatchesAnInterpolatedLiteralAndAMissingFile() throws {
-        let s = try Lead.Scratch()
+        let s = try ScratchDirectory()
         try FileManager.default.createDirectory(atPath: s.sub("Sources/Bad"), withIntermediateDirectories: true)
         try #"let a = tr("Deleted \(name).")"#.write(toFile: s.sub("Sources/Bad/Bad.swift"), atomically: true, encoding: .utf8)
         let result = try Self.check(sources: s.sub("Sources"))

@@ -8,7 +8,7 @@ import Testing
     /// The German for `msgid`, read from the compiled catalog by Python's gettext (an independent reader).
     static func german(_ msgid: String) throws -> String {
         let catalogs = try #require(TestLanguages.catalogs)
-        let output = try Lead.python(
+        let output = try E2E.python(
             "import gettext, sys\nt = gettext.GNUTranslations(open(sys.argv[1], 'rb'))\nsys.stdout.write(t.gettext(sys.argv[2]))",
             [catalogs + "/de/LC_MESSAGES/archiver.mo", msgid])
         return output.stdout
@@ -18,10 +18,10 @@ import Testing
     static let germanSize = #"\d+,\d\s?(kB|KB|MB|GB)"#
 
     @Test func jobsSpeakGermanWithGermanNumbers() throws {
-        let s = try Lead.Scratch()
+        let s = try ScratchDirectory()
         try LocalizedRuns.makeInputs(in: s)
         let runs = Dictionary(uniqueKeysWithValues: try LocalizedRuns.jobs(in: s, language: .german).map { ($0.output.label, $0) })
-        let english = try Lead.Scratch()
+        let english = try ScratchDirectory()
         try LocalizedRuns.makeInputs(in: english)
         let englishRuns = Dictionary(uniqueKeysWithValues: try LocalizedRuns.jobs(in: english, language: .unset).map { ($0.output.label, $0) })
 
@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test func withoutLanguageEverythingStaysEnglish() throws {
-        let s = try Lead.Scratch()
+        let s = try ScratchDirectory()
         try LocalizedRuns.makeInputs(in: s)
         let runs = Dictionary(uniqueKeysWithValues: try LocalizedRuns.jobs(in: s, language: .unset).map { ($0.output.label, $0) })
         let compress = try #require(runs["compress"])

@@ -40,7 +40,7 @@ enum LocalizedRuns {
     /// clicked, as a person would.
     static func run(
         _ label: String, _ tool: String, _ arguments: [String], language: Language, input: String? = nil,
-        in s: Lead.Scratch
+        in s: ScratchDirectory
     ) throws -> (output: Output, notifications: [LoggedNotification]) {
         let binDir = try #require(binDir, "the built executables were not found (swift build)")
         let busFolder = s.sub("bus-\(UUID().uuidString.prefix(8))")
@@ -58,23 +58,11 @@ enum LocalizedRuns {
         environment.merge(DesktopIsolation.variables) { $1 }
         environment.merge(try Self.environment(language)) { $1 }
         environment.merge(bus.environment) { $1 }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binDir + "/" + tool)
-        process.arguments = arguments
-        process.environment = environment
-        process.currentDirectoryURL = URL(fileURLWithPath: s.path)
         let (outPath, errPath) = (busFolder + "/out", busFolder + "/err")
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: outPath)
-        process.standardError = FileHandle(forWritingAtPath: errPath)
-        let stdin = Pipe()
-        process.standardInput = input == nil ? FileHandle(forReadingAtPath: "/dev/null") : stdin
-        try process.run()
-        if let input {
-            try stdin.fileHandleForWriting.write(contentsOf: Data(input.utf8))
-            try stdin.fileHandleForWriting.close()
-        }
+        let running = try Tool.start(
+            [binDir + "/" + tool] + arguments, in: s.path, environment: environment, input: input, output: outPath,
+            errors: errPath)
+        let process = running.process
         let deadline = Date().addingTimeInterval(120)
         var clicked = false
         while process.isRunning, Date() < deadline {
@@ -96,8 +84,8 @@ enum LocalizedRuns {
 
     /// The inputs of the jobs, made once per scratch folder: a folder of files, a tar with an entry that
     /// climbs out, a damaged zip, two photos and a PDF with a large image.
-    static func makeInputs(in s: Lead.Scratch) throws {
-        try Lead.python(
+    static func makeInputs(in s: ScratchDirectory) throws {
+        try E2E.python(
             """
             import os, sys, tarfile, io
             root = sys.argv[1]
@@ -126,7 +114,7 @@ enum LocalizedRuns {
     }
 
     /// Every job of the coverage list, in `s` (inputs made by `makeInputs`), under `language`.
-    static func jobs(in s: Lead.Scratch, language: Language) throws -> [(output: Output, notifications: [LoggedNotification])] {
+    static func jobs(in s: ScratchDirectory, language: Language) throws -> [(output: Output, notifications: [LoggedNotification])] {
         var runs: [(output: Output, notifications: [LoggedNotification])] = []
         func job(_ label: String, _ tool: String, _ arguments: [String], input: String? = nil) throws {
             runs.append(try run(label, tool, arguments, language: language, input: input, in: s))

@@ -32,7 +32,7 @@ import Testing
     }
 
     @Test func everyWordOfEveryJobComesFromTheCatalog() throws {
-        let s = try Lead.Scratch()
+        let s = try ScratchDirectory()
         try LocalizedRuns.makeInputs(in: s)
         let runs = try LocalizedRuns.jobs(in: s, language: .pseudo)
         // A long job's progress names the file in progress (under load, the photos run that long).
@@ -70,7 +70,7 @@ import Testing
     @Test func jsonIsTheSameInEveryLanguage() throws {
         func json(_ language: LocalizedRuns.Language, _ tool: String, _ arguments: [String]) throws -> String {
             // A folder of its own for each run, so each makes the same names; its path is set aside.
-            let s = try Lead.Scratch()
+            let s = try ScratchDirectory()
             try LocalizedRuns.makeInputs(in: s)
             let output = try LocalizedRuns.run("json", tool, ["--json"] + arguments, language: language, in: s).output
             // Only the measured duration differs from run to run.

@@ -19,7 +19,7 @@ extension PrivateBus {
 
     /// A private bus in `scratch` with the notification daemon and a file manager, logging to
     /// `notify.log` and `filemanager.log` there. The caller stops the bus.
-    static func desktop(in scratch: Lead.Scratch) throws -> (bus: PrivateBus, notifications: String, fileManager: String) {
+    static func desktop(in scratch: ScratchDirectory) throws -> (bus: PrivateBus, notifications: String, fileManager: String) {
         let bus = try PrivateBus()
         let (notifications, fileManager) = (scratch.sub("notify.log"), scratch.sub("filemanager.log"))
         do {
