@@ -405,10 +405,14 @@ bool ascii85(unsigned char const *cursor, size_t size, std::string &bytes, bool 
     return true;
 }
 
-/// A JPEG as a vips image of `bands` 8-bit bands, shrunk on load by `shrink`.
+/// A JPEG as a vips image of `bands` 8-bit bands, shrunk on load by `shrink`; empty when it is no JPEG.
+/// Damaged data fails (when its pixels are computed) rather than decode to grey blocks: such an image is
+/// left as it is, not re-encoded with its damage baked in.
 Image loadJPEG(void const *data, size_t size, int bands, int shrink) {
     VipsImage *out = nullptr;
-    if (vips_jpegload_buffer(const_cast<void *>(data), size, &out, "shrink", shrink, nullptr) != 0) {
+    if (size == 0 ||
+        vips_jpegload_buffer(const_cast<void *>(data), size, &out, "shrink", shrink, "fail", TRUE, nullptr) != 0 ||
+        !out) {
         vips_error_clear();
         return Image();
     }
@@ -470,13 +474,16 @@ struct Samples {
 /// what remains. vips_resize alone on a large image in memory is 5 times slower (libvips 8.14), for the
 /// same look at these reductions.
 Image resample(Image const &image, long long width, long long height) {
+    // A picture that did not load (a DCT stream that is no JPEG) gives no picture, never a crash.
+    if (!image || width <= 0 || height <= 0) return Image();
     VipsImage *source = image.pointer;
     Image boxed;
     int const boxAcross = static_cast<int>(vips_image_get_width(source) / width);
     int const boxDown = static_cast<int>(vips_image_get_height(source) / height);
     if (boxAcross >= 2 && boxDown >= 2) {
         VipsImage *out = nullptr;
-        if (vips_shrink(source, &out, static_cast<double>(boxAcross), static_cast<double>(boxDown), nullptr) != 0) {
+        if (vips_shrink(source, &out, static_cast<double>(boxAcross), static_cast<double>(boxDown), nullptr) != 0 ||
+            !out) {
             vips_error_clear();
             return Image();
         }
@@ -486,7 +493,7 @@ Image resample(Image const &image, long long width, long long height) {
     double const across = static_cast<double>(width) / vips_image_get_width(source);
     double const down = static_cast<double>(height) / vips_image_get_height(source);
     VipsImage *out = nullptr;
-    if (vips_resize(source, &out, across, "vscale", down, nullptr) != 0) {
+    if (vips_resize(source, &out, across, "vscale", down, nullptr) != 0 || !out) {
         vips_error_clear();
         return Image();
     }
@@ -497,6 +504,7 @@ Image resample(Image const &image, long long width, long long height) {
 
 /// The decoded pixels of a vips image, row after row.
 bool pixels(Image const &image, std::string &bytes) {
+    if (!image) return false;
     size_t size = 0;
     void *memory = vips_image_write_to_memory(image.pointer, &size);
     if (!memory) {
@@ -535,7 +543,8 @@ struct Resample {
         void *buffer = nullptr;
         size_t size = 0;
         if (vips_jpegsave_buffer(small.pointer, &buffer, &size, "Q", quality, "strip", TRUE, "optimize_coding", TRUE,
-                                 nullptr) != 0) {
+                                 nullptr) != 0 ||
+            !buffer) {
             vips_error_clear();
             return;
         }
@@ -696,8 +705,8 @@ pdfshim_status writeFailure(pdfshim_result *result, std::exception const &error)
     return PDFSHIM_WRITE_FAILED;
 }
 
-/// Writes `pdf` into the open file `descriptor`, from its start.
-void write(QPDF &pdf, int descriptor) {
+/// Writes `pdf` into the open file `descriptor`, from its start; `plain` without object streams.
+void write(QPDF &pdf, int descriptor, bool plain = false) {
     if (ftruncate(descriptor, 0) != 0 || lseek(descriptor, 0, SEEK_SET) != 0) {
         throw QPDFSystemError("cannot rewind the output", errno);
     }
@@ -713,7 +722,7 @@ void write(QPDF &pdf, int descriptor) {
     std::unique_ptr<FILE, int (*)(FILE *)> owner(file, fclose);
     {
         QPDFWriter writer(pdf, "output", file, false);
-        writer.setObjectStreamMode(qpdf_o_generate);
+        writer.setObjectStreamMode(plain ? qpdf_o_disable : qpdf_o_generate);
         // The writer's defaults already compress streams after decoding the generalized filters; setting
         // the decode level explicitly would make it drop the input's encryption.
         writer.setRecompressFlate(true);
@@ -797,6 +806,59 @@ extern "C" pdfshim_status pdfshim_count_text(char const *input, char const *pass
     return PDFSHIM_OK;
 }
 
+namespace {
+/// Parses content streams for their errors only.
+class Discard : public QPDFObjectHandle::ParserCallbacks {
+  public:
+    void handleObject(QPDFObjectHandle) override {}
+    void handleEOF() override {}
+};
+}  // namespace
+
+extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    initialise();
+    QPDF pdf;
+    if (pdfshim_status const status = open(pdf, input, password, result); status != PDFSHIM_OK) return status;
+    int32_t problems = 0;
+    std::string first;
+    auto complain = [&](std::string const &what) {
+        if (problems++ == 0) first = what;
+    };
+    // What qpdf --check does (QPDFJob::doCheck): a write into nothing decoding every stream it can, without
+    // compressing them again, then every page's content parsed.
+    try {
+        Pl_Discard discard;
+        QPDFWriter writer(pdf);
+        writer.setOutputPipeline(&discard);
+        writer.setDecodeLevel(qpdf_dl_all);
+        writer.setCompressStreams(false);
+        writer.write();
+        Discard contents;
+        for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+            try {
+                page.parseContents(&contents);
+            } catch (QPDFExc const &error) {
+                complain(error.getMessageDetail());
+            }
+        }
+    } catch (QPDFExc const &error) {
+        complain(error.getMessageDetail());
+    } catch (std::exception const &error) {
+        complain(error.what());
+    }
+    // Their details only: the file named in them is a hidden temporary, which means nothing to anyone.
+    for (auto const &warning : pdf.getWarnings()) complain(warning.getMessageDetail());
+    try {
+        eligibleImages(pdf, *result);
+    } catch (std::exception const &error) {
+        complain(error.what());
+    }
+    result->problems = problems;
+    setMessage(result, first);
+    return PDFSHIM_OK;
+}
+
 extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshim_options const *options,
                                            pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
@@ -809,7 +871,7 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     });
     if (passed != PDFSHIM_OK) return passed;
     try {
-        write(pdf, output);
+        write(pdf, output, options->plain_structure != 0);
     } catch (QPDFExc const &error) {
         // Reading an object the writer needs can still reveal damage recovery could not mend.
         setMessage(result, error.getMessageDetail());
@@ -951,7 +1013,8 @@ double bytesPerPixel(Image const &image, int quality, int64_t &headerBytes) {
     void *buffer = nullptr;
     size_t size = 0;
     if (vips_jpegsave_buffer(source, &buffer, &size, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, nullptr) !=
-        0) {
+            0 ||
+        !buffer) {
         vips_error_clear();
         return 0;
     }
@@ -1114,6 +1177,7 @@ struct Trial {
             } else {
                 level.sample_width[0] = width;
                 level.bytes_per_pixel[0] = bytesPerPixel(picture, quality, level.header_bytes) * correction;
+                if (!half) continue;
                 level.sample_width[1] = vips_image_get_width(half.pointer);
                 int64_t unused = 0;
                 level.bytes_per_pixel[1] = bytesPerPixel(half, quality, unused) * correction;
