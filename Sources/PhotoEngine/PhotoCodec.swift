@@ -122,8 +122,15 @@ extension PhotoCodec {
         return String(decoding: UnsafeRawBufferPointer(start: edited, count: length), as: UTF8.self)
     }
 
-    /// libvips's reason, for a person: no class names, no path (the message names the file already).
+    /// The shim's reason (one of its keys), for a person; any other text is libvips's, made plain.
     static func plainReason(_ reason: String, path: String) -> Text {
+        switch reason {
+        case "not-image": return tr("it is not an image, or it is damaged")
+        case "damaged": return tr("it is damaged or cut short")
+        case "process": return tr("libvips could not process it")
+        case "write": return tr("its copy could not be written")
+        default: break
+        }
         if reason.contains("is not a known file format") { return tr("it is not an image, or it is damaged") }
         if reason.contains("Premature end") || reason.contains("truncated") || reason.contains("unexpected end") {
             return tr("it is damaged or cut short")
