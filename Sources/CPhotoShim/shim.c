@@ -110,6 +110,42 @@ static void remove_metadata(VipsImage *image, int strip_location) {
     g_strfreev(fields);
 }
 
+/* Photoshop's image resources (APP13 "Photoshop 3.0", libvips's iptc-data) without its thumbnails
+   (resources 0x0409 and 0x040C): like the EXIF one, a picture of the original that may not match the copy
+   (or even the photo, after an edit). Everything else, IPTC included, is kept byte for byte. */
+static void remove_photoshop_thumbnail(VipsImage *image) {
+    const void *data = NULL;
+    size_t length = 0;
+    static const char header[] = "Photoshop 3.0";
+    if (!vips_image_get_typeof(image, VIPS_META_IPTC_NAME) ||
+        vips_image_get_blob(image, VIPS_META_IPTC_NAME, &data, &length) || !data ||
+        length < sizeof header || memcmp(data, header, sizeof header) != 0)
+        return;
+    const unsigned char *bytes = data;
+    GByteArray *kept = g_byte_array_sized_new(length);
+    g_byte_array_append(kept, bytes, sizeof header);
+    size_t at = sizeof header;
+    int dropped = 0;
+    while (at + 12 <= length && memcmp(bytes + at, "8BIM", 4) == 0) {
+        unsigned id = (unsigned) bytes[at + 4] << 8 | bytes[at + 5];
+        size_t name = 1 + bytes[at + 6];
+        name += name & 1;
+        if (at + 6 + name + 4 > length) break;
+        const unsigned char *size_field = bytes + at + 6 + name;
+        size_t size = (size_t) size_field[0] << 24 | (size_t) size_field[1] << 16 | (size_t) size_field[2] << 8 | size_field[3];
+        size_t end = at + 6 + name + 4 + size + (size & 1);
+        if (end > length || end < at) break;
+        if (id == 0x0409 || id == 0x040C)
+            dropped = 1;
+        else
+            g_byte_array_append(kept, bytes + at, end - at);
+        at = end;
+    }
+    /* A block we cannot walk to its end is left whole rather than cut. */
+    if (dropped && at == length) vips_image_set_blob_copy(image, VIPS_META_IPTC_NAME, kept->data, kept->len);
+    g_byte_array_free(kept, TRUE);
+}
+
 static int is_name_char(char c) {
     return g_ascii_isalnum(c) || c == ':' || c == '_' || c == '-' || c == '.';
 }
@@ -373,6 +409,7 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
     g_object_unref(ready);
     if (failed) return fail(error, "process");
     remove_metadata(copy, options->strip_location);
+    remove_photoshop_thumbnail(copy);
     fix_xmp(copy, options);
     failed = save(copy, output, options);
     if (!failed && result) {

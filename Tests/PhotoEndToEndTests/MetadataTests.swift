@@ -140,6 +140,26 @@ import Testing
         #expect(!packet.contains("Photoshop 7.0"), "\(packet)")
     }
 
+    @Test func photoshopThumbnailGoesAndIPTCStays() throws {
+        let scratch = try ScratchDirectory()
+        try Photos.makeJPEG(scratch.sub("edited.jpg"), width: 1600, height: 1200)
+        // Photoshop's APP13: IPTC beside a thumbnail of another picture (a blue square), as after an edit.
+        try Photos.python(
+            "from PIL import Image; import sys; Image.new('RGB', (160, 120), (0, 0, 255)).save(sys.argv[1])",
+            [scratch.sub("thumb.jpg")])
+        let written = try Tool.run([
+            "/usr/bin/exiftool", "-q", "-overwrite_original", "-PhotoshopThumbnail<=" + scratch.sub("thumb.jpg"),
+            "-IPTC:City=Bern", "-IPTC:Keywords=harvest", scratch.sub("edited.jpg"),
+        ])
+        try #require(written.status == 0, "\(written.output)")
+        try #require(try Photos.tags(scratch.sub("edited.jpg"))["Photoshop:PhotoshopThumbnail"] != nil)
+        let result = try Photos.run(["--max-size", "800", scratch.sub("edited.jpg")], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Photos.tags(scratch.sub("edited (compressed).jpg"))
+        #expect(after["Photoshop:PhotoshopThumbnail"] == nil, "\(after)")
+        #expect(after["IPTC:City"] == "Bern" && after["IPTC:Keywords"] == "harvest", "\(after)")
+    }
+
     @Test func stripLocationRemovesOnlyGPS() throws {
         let scratch = try ScratchDirectory()
         let original = try cameraPhoto(scratch)
