@@ -92,8 +92,54 @@ static int decodes(const char *input, int side) {
     return ok;
 }
 
-/* Why `input` could not be read, from this photo alone: no loader knows it, or it does not decode. */
-static const char *unreadable(const char *input) {
+/* A TIFF variant libtiff reads but libvips 8.14 does not, from the first IFD: "tiff-old-jpeg" (compression
+   6, JPEG of TIFF 5.0/6.0's first kind) or "tiff-bits:N" (N bits per sample, not a whole byte nor 1, 2 or 4
+   bits); NULL for anything else. Written into `key` (at least 32 bytes). */
+static const char *tiff_variant(const char *input, char *key) {
+    FILE *file = fopen(input, "rb");
+    if (!file) return NULL;
+    unsigned char head[8], entry[12], count_bytes[2];
+    const char *found = NULL;
+    if (fread(head, 1, 8, file) == 8 && (memcmp(head, "II*\0", 4) == 0 || memcmp(head, "MM\0*", 4) == 0)) {
+        int little = head[0] == 'I';
+#define U16(p) (little ? (unsigned) (p)[0] | (unsigned) (p)[1] << 8 : (unsigned) (p)[0] << 8 | (unsigned) (p)[1])
+#define U32(p) (little ? (unsigned long) U16(p) | (unsigned long) U16((p) + 2) << 16 \
+                       : (unsigned long) U16(p) << 16 | (unsigned long) U16((p) + 2))
+        if (fseek(file, (long) U32(head + 4), SEEK_SET) == 0 && fread(count_bytes, 1, 2, file) == 2) {
+            for (unsigned i = 0, n = U16(count_bytes); i < n && i < 512 && fread(entry, 1, 12, file) == 12; i++) {
+                unsigned tag = U16(entry), type = U16(entry + 2);
+                /* A SHORT value: the first, inline when it fits (BitsPerSample's per-band values agree). */
+                unsigned long values = U32(entry + 4);
+                unsigned value = type == 3 && values <= 2 ? U16(entry + 8) : 0;
+                if (type == 3 && values > 2) {
+                    long back = ftell(file);
+                    unsigned char first[2];
+                    if (fseek(file, (long) U32(entry + 8), SEEK_SET) == 0 && fread(first, 1, 2, file) == 2) value = U16(first);
+                    if (fseek(file, back, SEEK_SET) != 0) break;
+                }
+                if (tag == 259 && value == 6) {
+                    found = strcpy(key, "tiff-old-jpeg");
+                    break;
+                }
+                if (tag == 258 && value && value != 1 && value != 2 && value != 4 && value % 8 != 0) {
+                    snprintf(key, 32, "tiff-bits:%u", value);
+                    found = key;
+                    break;
+                }
+            }
+        }
+#undef U32
+#undef U16
+    }
+    fclose(file);
+    return found;
+}
+
+/* Why `input` could not be read, from this photo alone: a TIFF variant we name, no loader knowing it, or
+   data that does not decode. `key` holds what is returned (at least 32 bytes). */
+static const char *unreadable(const char *input, char *key) {
+    const char *variant = tiff_variant(input, key);
+    if (variant) return variant;
     return vips_foreign_find_load(input) ? "damaged" : "not-image";
 }
 
@@ -331,7 +377,8 @@ int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **
     memset(header, 0, sizeof *header);
     /* Opening reads the header only; the pixels would be decoded on first use, which never comes. */
     VipsImage *image = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
-    if (!image) return fail(error, unreadable(path));
+    char key[32];
+    if (!image) return fail(error, unreadable(path, key));
     int orientation = vips_image_get_orientation(image);
     int swap = orientation >= 5 && orientation <= 8;
     header->width = swap ? image->Ysize : image->Xsize;
@@ -380,8 +427,9 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
     int side = options->max_size > 0 ? options->max_size : VIPS_MAX_COORD;
     /* Never enlarged: the side is capped at the photo's own (its first page, the full resolution). Not
        VIPS_SIZE_DOWN, with which libvips 8.14 takes a pyramid TIFF's smallest level (4000 px → 125). */
+    char key[32];
     VipsImage *header = vips_image_new_from_file(input, NULL);
-    if (!header) return fail(error, unreadable(input));
+    if (!header) return fail(error, unreadable(input, key));
     int largest = header->Xsize > header->Ysize ? header->Xsize : header->Ysize;
     g_object_unref(header);
     if (side > largest) side = largest;
@@ -390,7 +438,7 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
        truncated or corrupt file is an error, not a grey half-photo. */
     if (vips_thumbnail(input, &thumb, side, "height", side, "size", VIPS_SIZE_BOTH, "fail_on",
                        VIPS_FAIL_ON_ERROR, NULL))
-        return fail(error, unreadable(input));
+        return fail(error, unreadable(input, key));
 
     VipsImage *ready = thumb;
     if (options->format == ARCHIVER_PHOTO_JPEG && vips_image_hasalpha(thumb)) {

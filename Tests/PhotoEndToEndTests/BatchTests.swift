@@ -147,6 +147,56 @@ import Testing
         }
     }
 
+    @Test func tiffVariantsAreReadOrRefusedPrecisely() throws {
+        let scratch = try ScratchDirectory()
+        // Written by hand (no TIFF writer at hand makes all three): planes stored apart, 12-bit grey, and
+        // JPEG of TIFF's old kind (compression 6), each 640×480.
+        try Photos.python(
+            #"""
+            import io, random, struct, sys
+            from PIL import Image
+            folder = sys.argv[1]
+            W, H = 640, 480
+            def tiff(path, entries, blocks):
+                offsets, data, at = [], bytearray(), 8
+                for block in blocks:
+                    offsets.append(at + len(data)); data += block + b'\0' * (len(block) % 2)
+                fields = sorted(entries(offsets))
+                values = bytearray()
+                ifd_at = at + len(data)
+                ifd = struct.pack('<H', len(fields))
+                for tag, kind, items in fields:
+                    raw = b''.join(struct.pack('<H' if kind == 3 else '<I', v) for v in items)
+                    if len(raw) <= 4:
+                        ifd += struct.pack('<HHI', tag, kind, len(items)) + raw.ljust(4, b'\0')
+                    else:
+                        ifd += struct.pack('<HHII', tag, kind, len(items), ifd_at + 2 + 12 * len(fields) + 4 + len(values))
+                        values += raw
+                open(path, 'wb').write(b'II*\0' + struct.pack('<I', ifd_at) + data + ifd + struct.pack('<I', 0) + values)
+            im = Image.new('RGB', (W, H), (200, 30, 60))
+            planes = [c.tobytes() for c in im.split()]
+            tiff(f'{folder}/planar.tif', lambda o: [(256, 3, [W]), (257, 3, [H]), (258, 3, [8, 8, 8]), (259, 3, [1]),
+                 (262, 3, [2]), (273, 4, o), (277, 3, [3]), (278, 3, [H]), (279, 4, [W * H] * 3), (284, 3, [2])], planes)
+            grey = bytes(random.randrange(256) for _ in range(W * H * 3 // 2))
+            tiff(f'{folder}/grey12.tif', lambda o: [(256, 3, [W]), (257, 3, [H]), (258, 3, [12]), (259, 3, [1]),
+                 (262, 3, [1]), (273, 4, o), (277, 3, [1]), (278, 3, [H]), (279, 4, [len(grey)])], [grey])
+            jpeg = io.BytesIO(); im.save(jpeg, 'JPEG'); jpeg = jpeg.getvalue()
+            tiff(f'{folder}/oldjpeg.tif', lambda o: [(256, 3, [W]), (257, 3, [H]), (258, 3, [8, 8, 8]), (259, 3, [6]),
+                 (262, 3, [6]), (273, 4, o), (277, 3, [3]), (278, 3, [H]), (279, 4, [len(jpeg)]), (513, 4, o),
+                 (514, 4, [len(jpeg)])], [jpeg])
+            """#, [scratch.path])
+        let planar = try Photos.run(["--max-size", "320", scratch.sub("planar.tif")], in: scratch)
+        #expect(planar.status == 0, "\(planar.stderr)")
+        let colour = try Photos.pixel(scratch.sub("planar (compressed).jpg"), x: 100, y: 100)
+        #expect(colour.count == 3 && abs(colour[0] - 200) < 8 && abs(colour[1] - 30) < 8 && abs(colour[2] - 60) < 8, "\(colour)")
+        // What libvips cannot read: exit 4 (an unsupported format), saying which variant, nothing left.
+        let grey = try Photos.run([scratch.sub("grey12.tif")], in: scratch)
+        #expect(grey.status == 4 && grey.stderr.contains("“grey12.tif” is a TIFF with 12 bits per sample"), "\(grey.stderr)")
+        let old = try Photos.run([scratch.sub("oldjpeg.tif")], in: scratch)
+        #expect(old.status == 4 && old.stderr.contains("JPEG of the old kind (TIFF compression 6)"), "\(old.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("grey12 (compressed).jpg")))
+    }
+
     @Test func aCopyThatWouldBeLargerIsTheOriginal() throws {
         let scratch = try ScratchDirectory()
         let small = scratch.sub("small.jpg")
