@@ -335,6 +335,43 @@ char *archiver_photo_mark_xmp(const char *xmp, size_t length, const char *tool, 
     return to_malloc(edit_xmp(xmp ? xmp : "", xmp ? length : 0, &edits), out_length);
 }
 
+/* `needle` in `size` bytes at `haystack`, NUL bytes included; NULL when absent. */
+static const char *find_bytes(const char *haystack, size_t size, const char *needle) {
+    size_t length = strlen(needle);
+    const char *end = haystack + size;
+    for (const char *at = haystack; (size_t) (end - at) >= length; at++) {
+        at = memchr(at, needle[0], (size_t) (end - at) - length + 1);
+        if (!at) return NULL;
+        if (memcmp(at, needle, length) == 0) return at;
+    }
+    return NULL;
+}
+
+/* libvips 8.14's HEIF loader reads EXIF but not XMP: a HEIC's packet (a metadata item libheif keeps
+   uncompressed) is taken from the file itself, so that the copy keeps it. */
+static void read_heif_xmp(VipsImage *image, const char *input) {
+    const char *loader = vips_foreign_find_load(input);
+    if (!loader || strcmp(loader, "VipsForeignLoadHeifFile") != 0 || vips_image_get_typeof(image, VIPS_META_XMP_NAME))
+        return;
+    gchar *contents = NULL;
+    gsize size = 0;
+    if (!g_file_get_contents(input, &contents, &size, NULL)) return;
+    const char *start = find_bytes(contents, size, "<?xpacket begin");
+    if (!start) start = find_bytes(contents, size, "<x:xmpmeta");
+    if (start) {
+        size_t rest = contents + size - start;
+        const char *end = find_bytes(start, rest, "<?xpacket end");
+        const char *close = end ? find_bytes(end, contents + size - end, "?>") : NULL;
+        if (close) {
+            close += 2;
+        } else if ((end = find_bytes(start, rest, "</x:xmpmeta>"))) {
+            close = end + strlen("</x:xmpmeta>");
+        }
+        if (close) vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, start, close - start);
+    }
+    g_free(contents);
+}
+
 /* The copy's XMP: its EXIF fields brought in line with the copy, and our marker. */
 static void fix_xmp(VipsImage *image, const ArchiverPhotoOptions *options) {
     const void *xmp = NULL;
@@ -458,6 +495,7 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
     if (failed) return fail(error, "process");
     remove_metadata(copy, options->strip_location);
     remove_photoshop_thumbnail(copy);
+    read_heif_xmp(copy, input);
     fix_xmp(copy, options);
     failed = save(copy, output, options);
     if (!failed && result) {

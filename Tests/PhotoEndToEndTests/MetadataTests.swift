@@ -160,6 +160,25 @@ import Testing
         #expect(after["IPTC:City"] == "Bern" && after["IPTC:Keywords"] == "harvest", "\(after)")
     }
 
+    @Test func heicXMPIsKept() throws {
+        let scratch = try ScratchDirectory()
+        try Photos.makeJPEG(scratch.sub("source.jpg"), width: 1600, height: 1200)
+        let tagged = try Tool.run([
+            "/usr/bin/exiftool", "-q", "-overwrite_original", "-XMP-dc:Title=Ährenfeld", "-XMP-photoshop:City=Bern",
+            scratch.sub("source.jpg"),
+        ])
+        try #require(tagged.status == 0, "\(tagged.output)")
+        // heif-enc carries the XMP into the HEIC, which libvips 8.14's loader does not read.
+        let made = try Tool.run(["/usr/bin/heif-enc", "-q", "60", scratch.sub("source.jpg"), "-o", scratch.sub("IMG_7.heic")])
+        try #require(made.status == 0, "\(made.output)")
+        try #require(try Photos.tags(scratch.sub("IMG_7.heic"))["XMP-photoshop:City"] == "Bern")
+        let result = try Photos.run(["--max-size", "800", scratch.sub("IMG_7.heic")], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Photos.tags(scratch.sub("IMG_7 (compressed).jpg"))
+        #expect(after["XMP-dc:Title"] == "Ährenfeld" && after["XMP-photoshop:City"] == "Bern", "\(after)")
+        #expect(after["XMP-xmp:CreatorTool"] == "Archiver (io.github.archiver)", "\(after)")
+    }
+
     @Test func stripLocationRemovesOnlyGPS() throws {
         let scratch = try ScratchDirectory()
         let original = try cameraPhoto(scratch)
