@@ -815,6 +815,9 @@ class Discard : public QPDFObjectHandle::ParserCallbacks {
 };
 }  // namespace
 
+/// Inline images larger than this (their data, in bytes) are made XObjects by the image pass.
+constexpr size_t inlineImageBytes = 16 * 1024;
+
 extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
@@ -865,6 +868,18 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     initialise();
     QPDF pdf;
     if (pdfshim_status const status = open(pdf, input, options->password, result); status != PDFSHIM_OK) return status;
+    // Inline images (BI … ID … EI in a content stream) of some size become image XObjects drawn in their
+    // place, as qpdf --externalize-inline-images does, so that the image pass can resample them too; the
+    // small ones (icons, rules) stay inline. A page whose content cannot be parsed is left as it is.
+    // Its warnings are not the file's faults (qpdf 11.3 cannot "resolve" /DeviceRGB that /RGB abbreviates).
+    bool const repairedOnOpen = !pdf.getWarnings().empty();
+    for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+        try {
+            page.externalizeInlineImages(inlineImageBytes);
+        } catch (std::exception const &) {
+        }
+    }
+    pdf.getWarnings();
     pdfshim_status const passed = guarded(result, [&] {
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();
@@ -879,7 +894,7 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     } catch (std::exception const &error) {
         return writeFailure(result, error);
     }
-    result->repaired = pdf.anyWarnings() ? 1 : 0;
+    result->repaired = repairedOnOpen || pdf.anyWarnings() ? 1 : 0;
     return PDFSHIM_OK;
 }
 

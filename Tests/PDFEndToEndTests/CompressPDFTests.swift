@@ -250,6 +250,22 @@ import Testing
         #expect(try PDF.text(copy).contains("Two damaged pictures"))
     }
 
+    @Test func inlineImagesAreResampledToo() throws {
+        let scratch = try ScratchDirectory()
+        // pdfimages lists an inline image without an object number, which PDF.images leaves out.
+        #expect(try PDF.images(TestPDFs.inline).isEmpty, "inline in the original")
+        _ = try TestPDFs.copy(TestPDFs.inline, into: scratch, as: "inline.pdf")
+        let run = try PDF.compress(["--no-notify", "inline.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let copy = scratch.sub("inline (compressed).pdf")
+        // Made an image object, resampled to 150 dpi where it is drawn: 4 in × 150 = 600 px.
+        let images = try PDF.images(copy)
+        #expect(images.count == 1 && images.first?.width == 600 && images.first?.object != 0, "\(images)")
+        #expect(PDF.size(copy) * 10 < PDF.size(scratch.sub("inline.pdf")))
+        #expect(try PDF.text(copy) == PDF.text(scratch.sub("inline.pdf")))
+        #expect(try PDF.checks(copy))
+    }
+
     @Test func notSmallerMeansAlreadyOptimal() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "a.pdf")

@@ -20,6 +20,7 @@ import Testing
 /// signed.pdf: that JPEG drawn 1 in wide in a document whose /AcroForm says it is signed.
 /// damagedjpeg.pdf: a DCT stream that is no JPEG (2000×2000 drawn 6 in wide) and a JPEG cut short (drawn
 ///   2 in wide), which stay as they are, beside a sound 1200×1200 JPEG drawn 2 in wide.
+/// inline.pdf: a 1200×900 JPEG as an inline image, drawn 4 in wide (300 dpi), under a line of text.
 /// bilevel.pdf: a 300-dpi bilevel scan in CCITT G4, which the image pass leaves alone.
 enum TestPDFs {
     static let folder: String = {
@@ -45,6 +46,7 @@ enum TestPDFs {
     static var nested: String { folder + "/nested.pdf" }
     static var signed: String { folder + "/signed.pdf" }
     static var damagedJPEG: String { folder + "/damagedjpeg.pdf" }
+    static var inline: String { folder + "/inline.pdf" }
 
     /// An AES-256 copy of a fixture in `scratch` under `name` (user password `password`, which may be empty;
     /// owner password "owner"), made by qpdf with `restrictions` (`--print=none`).
@@ -260,6 +262,14 @@ enum TestPDFs {
         c = canvas.Canvas(f'{out}/a85.pdf', pagesize=A4, invariant=1)
         text(c, 780, ['ASCII85 around a JPEG.'])
         c.drawImage(big, 72, 400, width=4 * inch, height=4 * inch * 1600 / 2400)
+        c.showPage()
+        c.save()
+
+        # inline.pdf: the picture as an inline image (BI … ID … EI in the content stream, ASCII85: ReportLab
+        # cannot write it raw), 1200×900 drawn 4 in wide.
+        c = canvas.Canvas(f'{out}/inline.pdf', pagesize=A4, invariant=1)
+        text(c, 780, ['Inline pictures below.'])
+        c.drawInlineImage(photo('inline.jpg', 1200, 900), 72, 300, width=4 * inch, height=3 * inch)
         c.showPage()
         c.save()
         """#
