@@ -815,8 +815,21 @@ class Discard : public QPDFObjectHandle::ParserCallbacks {
 };
 }  // namespace
 
+namespace {
 /// Inline images larger than this (their data, in bytes) are made XObjects by the image pass.
 constexpr size_t inlineImageBytes = 16 * 1024;
+
+/// Makes the larger inline images image XObjects; their warnings are dropped (see pdfshim_compress).
+void externalizeInlineImages(QPDF &pdf) {
+    for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+        try {
+            page.externalizeInlineImages(inlineImageBytes);
+        } catch (std::exception const &) {
+        }
+    }
+    pdf.getWarnings();
+}
+}  // namespace
 
 extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
@@ -873,13 +886,7 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     // small ones (icons, rules) stay inline. A page whose content cannot be parsed is left as it is.
     // Its warnings are not the file's faults (qpdf 11.3 cannot "resolve" /DeviceRGB that /RGB abbreviates).
     bool const repairedOnOpen = !pdf.getWarnings().empty();
-    for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
-        try {
-            page.externalizeInlineImages(inlineImageBytes);
-        } catch (std::exception const &) {
-        }
-    }
-    pdf.getWarnings();
+    externalizeInlineImages(pdf);
     pdfshim_status const passed = guarded(result, [&] {
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();
@@ -1276,6 +1283,8 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
     initialise();
     QPDF pdf;
     if (pdfshim_status const status = open(pdf, input, password, result); status != PDFSHIM_OK) return status;
+    // As the image pass does, so that inline images are measured too.
+    externalizeInlineImages(pdf);
     std::vector<pdfshim_level> const ladder(levels, levels + level_count);
     // The trials run on threads of their own, one per core: libvips' own threads would only compete.
     vips_concurrency_set(1);
