@@ -405,10 +405,14 @@ bool ascii85(unsigned char const *cursor, size_t size, std::string &bytes, bool 
     return true;
 }
 
-/// A JPEG as a vips image of `bands` 8-bit bands, shrunk on load by `shrink`.
+/// A JPEG as a vips image of `bands` 8-bit bands, shrunk on load by `shrink`; empty when it is no JPEG.
+/// Damaged data fails (when its pixels are computed) rather than decode to grey blocks: such an image is
+/// left as it is, not re-encoded with its damage baked in.
 Image loadJPEG(void const *data, size_t size, int bands, int shrink) {
     VipsImage *out = nullptr;
-    if (vips_jpegload_buffer(const_cast<void *>(data), size, &out, "shrink", shrink, nullptr) != 0) {
+    if (size == 0 ||
+        vips_jpegload_buffer(const_cast<void *>(data), size, &out, "shrink", shrink, "fail", TRUE, nullptr) != 0 ||
+        !out) {
         vips_error_clear();
         return Image();
     }
@@ -470,13 +474,16 @@ struct Samples {
 /// what remains. vips_resize alone on a large image in memory is 5 times slower (libvips 8.14), for the
 /// same look at these reductions.
 Image resample(Image const &image, long long width, long long height) {
+    // A picture that did not load (a DCT stream that is no JPEG) gives no picture, never a crash.
+    if (!image || width <= 0 || height <= 0) return Image();
     VipsImage *source = image.pointer;
     Image boxed;
     int const boxAcross = static_cast<int>(vips_image_get_width(source) / width);
     int const boxDown = static_cast<int>(vips_image_get_height(source) / height);
     if (boxAcross >= 2 && boxDown >= 2) {
         VipsImage *out = nullptr;
-        if (vips_shrink(source, &out, static_cast<double>(boxAcross), static_cast<double>(boxDown), nullptr) != 0) {
+        if (vips_shrink(source, &out, static_cast<double>(boxAcross), static_cast<double>(boxDown), nullptr) != 0 ||
+            !out) {
             vips_error_clear();
             return Image();
         }
@@ -486,7 +493,7 @@ Image resample(Image const &image, long long width, long long height) {
     double const across = static_cast<double>(width) / vips_image_get_width(source);
     double const down = static_cast<double>(height) / vips_image_get_height(source);
     VipsImage *out = nullptr;
-    if (vips_resize(source, &out, across, "vscale", down, nullptr) != 0) {
+    if (vips_resize(source, &out, across, "vscale", down, nullptr) != 0 || !out) {
         vips_error_clear();
         return Image();
     }
@@ -497,6 +504,7 @@ Image resample(Image const &image, long long width, long long height) {
 
 /// The decoded pixels of a vips image, row after row.
 bool pixels(Image const &image, std::string &bytes) {
+    if (!image) return false;
     size_t size = 0;
     void *memory = vips_image_write_to_memory(image.pointer, &size);
     if (!memory) {
@@ -535,7 +543,8 @@ struct Resample {
         void *buffer = nullptr;
         size_t size = 0;
         if (vips_jpegsave_buffer(small.pointer, &buffer, &size, "Q", quality, "strip", TRUE, "optimize_coding", TRUE,
-                                 nullptr) != 0) {
+                                 nullptr) != 0 ||
+            !buffer) {
             vips_error_clear();
             return;
         }
@@ -696,8 +705,8 @@ pdfshim_status writeFailure(pdfshim_result *result, std::exception const &error)
     return PDFSHIM_WRITE_FAILED;
 }
 
-/// Writes `pdf` into the open file `descriptor`, from its start.
-void write(QPDF &pdf, int descriptor) {
+/// Writes `pdf` into the open file `descriptor`, from its start; `plain` without object streams.
+void write(QPDF &pdf, int descriptor, bool plain = false) {
     if (ftruncate(descriptor, 0) != 0 || lseek(descriptor, 0, SEEK_SET) != 0) {
         throw QPDFSystemError("cannot rewind the output", errno);
     }
@@ -713,7 +722,7 @@ void write(QPDF &pdf, int descriptor) {
     std::unique_ptr<FILE, int (*)(FILE *)> owner(file, fclose);
     {
         QPDFWriter writer(pdf, "output", file, false);
-        writer.setObjectStreamMode(qpdf_o_generate);
+        writer.setObjectStreamMode(plain ? qpdf_o_disable : qpdf_o_generate);
         // The writer's defaults already compress streams after decoding the generalized filters; setting
         // the decode level explicitly would make it drop the input's encryption.
         writer.setRecompressFlate(true);
@@ -797,19 +806,94 @@ extern "C" pdfshim_status pdfshim_count_text(char const *input, char const *pass
     return PDFSHIM_OK;
 }
 
+namespace {
+/// Parses content streams for their errors only.
+class Discard : public QPDFObjectHandle::ParserCallbacks {
+  public:
+    void handleObject(QPDFObjectHandle) override {}
+    void handleEOF() override {}
+};
+}  // namespace
+
+namespace {
+/// Inline images larger than this (their data, in bytes) are made XObjects by the image pass.
+constexpr size_t inlineImageBytes = 16 * 1024;
+
+/// Makes the larger inline images image XObjects; their warnings are dropped (see pdfshim_compress).
+void externalizeInlineImages(QPDF &pdf) {
+    for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+        try {
+            page.externalizeInlineImages(inlineImageBytes);
+        } catch (std::exception const &) {
+        }
+    }
+    pdf.getWarnings();
+}
+}  // namespace
+
+extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
+    std::memset(result, 0, sizeof(*result));
+    initialise();
+    QPDF pdf;
+    if (pdfshim_status const status = open(pdf, input, password, result); status != PDFSHIM_OK) return status;
+    int32_t problems = 0;
+    std::string first;
+    auto complain = [&](std::string const &what) {
+        if (problems++ == 0) first = what;
+    };
+    // What qpdf --check does (QPDFJob::doCheck): a write into nothing decoding every stream it can, without
+    // compressing them again, then every page's content parsed.
+    try {
+        Pl_Discard discard;
+        QPDFWriter writer(pdf);
+        writer.setOutputPipeline(&discard);
+        writer.setDecodeLevel(qpdf_dl_all);
+        writer.setCompressStreams(false);
+        writer.write();
+        Discard contents;
+        for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+            try {
+                page.parseContents(&contents);
+            } catch (QPDFExc const &error) {
+                complain(error.getMessageDetail());
+            }
+        }
+    } catch (QPDFExc const &error) {
+        complain(error.getMessageDetail());
+    } catch (std::exception const &error) {
+        complain(error.what());
+    }
+    // Their details only: the file named in them is a hidden temporary, which means nothing to anyone.
+    for (auto const &warning : pdf.getWarnings()) complain(warning.getMessageDetail());
+    try {
+        eligibleImages(pdf, *result);
+    } catch (std::exception const &error) {
+        complain(error.what());
+    }
+    result->problems = problems;
+    setMessage(result, first);
+    return PDFSHIM_OK;
+}
+
 extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshim_options const *options,
                                            pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     QPDF pdf;
     if (pdfshim_status const status = open(pdf, input, options->password, result); status != PDFSHIM_OK) return status;
+    // Inline images (BI … ID … EI in a content stream) of some size become image XObjects drawn in their
+    // place, as qpdf --externalize-inline-images does, so that the image pass can resample them too; the
+    // small ones (icons, rules) stay inline. A page whose content cannot be parsed is left as it is.
+    // Its warnings are not the file's faults (qpdf 11.3 cannot "resolve" /DeviceRGB that /RGB abbreviates).
+    bool const repairedOnOpen = !pdf.getWarnings().empty();
+    externalizeInlineImages(pdf);
     pdfshim_status const passed = guarded(result, [&] {
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();
     });
     if (passed != PDFSHIM_OK) return passed;
     try {
-        write(pdf, output);
+        write(pdf, output, options->plain_structure != 0);
     } catch (QPDFExc const &error) {
         // Reading an object the writer needs can still reveal damage recovery could not mend.
         setMessage(result, error.getMessageDetail());
@@ -817,7 +901,7 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     } catch (std::exception const &error) {
         return writeFailure(result, error);
     }
-    result->repaired = pdf.anyWarnings() ? 1 : 0;
+    result->repaired = repairedOnOpen || pdf.anyWarnings() ? 1 : 0;
     return PDFSHIM_OK;
 }
 
@@ -951,7 +1035,8 @@ double bytesPerPixel(Image const &image, int quality, int64_t &headerBytes) {
     void *buffer = nullptr;
     size_t size = 0;
     if (vips_jpegsave_buffer(source, &buffer, &size, "Q", quality, "strip", TRUE, "optimize_coding", TRUE, nullptr) !=
-        0) {
+            0 ||
+        !buffer) {
         vips_error_clear();
         return 0;
     }
@@ -1114,6 +1199,7 @@ struct Trial {
             } else {
                 level.sample_width[0] = width;
                 level.bytes_per_pixel[0] = bytesPerPixel(picture, quality, level.header_bytes) * correction;
+                if (!half) continue;
                 level.sample_width[1] = vips_image_get_width(half.pointer);
                 int64_t unused = 0;
                 level.bytes_per_pixel[1] = bytesPerPixel(half, quality, unused) * correction;
@@ -1197,6 +1283,8 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
     initialise();
     QPDF pdf;
     if (pdfshim_status const status = open(pdf, input, password, result); status != PDFSHIM_OK) return status;
+    // As the image pass does, so that inline images are measured too.
+    externalizeInlineImages(pdf);
     std::vector<pdfshim_level> const ladder(levels, levels + level_count);
     // The trials run on threads of their own, one per core: libvips' own threads would only compete.
     vips_concurrency_set(1);

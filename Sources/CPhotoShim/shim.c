@@ -70,14 +70,77 @@ int archiver_photo_can_write(ArchiverPhotoFormat format) {
     return 1;
 }
 
-/* Takes libvips's error text, all its "domain: reason" lines (Swift picks the words for a person). The
-   buffer is shared by all threads: two photos failing at the same moment could mix their reasons, which
-   is rare, and each photo is still named by its own error. */
-static int fail(char **error, const char *fallback) {
-    char *text = vips_error_buffer_copy();
-    if (error) *error = strdup(text && *text ? text : fallback);
-    g_free(text);
+/* Says why a photo failed by one of the keys PhotoCodec.reason turns into words. Never libvips's error
+   text: its buffer is one for all threads, and in a batch it holds other photos' errors ("Corrupt JPEG
+   data" for a PNG); the key comes from this photo's own calls. ARCHIVER_DEBUG=1 prints the text. */
+static int fail(char **error, const char *key) {
+    const char *debug = g_getenv("ARCHIVER_DEBUG");
+    if (debug && strcmp(debug, "1") == 0) fprintf(stderr, "libvips: %s", vips_error_buffer());
+    vips_error_clear();
+    if (error) *error = strdup(key);
     return -1;
+}
+
+/* Whether `input` decodes whole, shrunk to `side` as the copy was (libvips's errors cleared). */
+static int decodes(const char *input, int side) {
+    VipsImage *thumb = NULL;
+    double mean = 0;
+    int ok = !vips_thumbnail(input, &thumb, side, "height", side, "size", VIPS_SIZE_BOTH, "fail_on",
+                             VIPS_FAIL_ON_ERROR, NULL) &&
+             !vips_avg(thumb, &mean, NULL);
+    if (thumb) g_object_unref(thumb);
+    return ok;
+}
+
+/* A TIFF variant libtiff reads but libvips 8.14 does not, from the first IFD: "tiff-old-jpeg" (compression
+   6, JPEG of TIFF 5.0/6.0's first kind) or "tiff-bits:N" (N bits per sample, not a whole byte nor 1, 2 or 4
+   bits); NULL for anything else. Written into `key` (at least 32 bytes). */
+static const char *tiff_variant(const char *input, char *key) {
+    FILE *file = fopen(input, "rb");
+    if (!file) return NULL;
+    unsigned char head[8], entry[12], count_bytes[2];
+    const char *found = NULL;
+    if (fread(head, 1, 8, file) == 8 && (memcmp(head, "II*\0", 4) == 0 || memcmp(head, "MM\0*", 4) == 0)) {
+        int little = head[0] == 'I';
+#define U16(p) (little ? (unsigned) (p)[0] | (unsigned) (p)[1] << 8 : (unsigned) (p)[0] << 8 | (unsigned) (p)[1])
+#define U32(p) (little ? (unsigned long) U16(p) | (unsigned long) U16((p) + 2) << 16 \
+                       : (unsigned long) U16(p) << 16 | (unsigned long) U16((p) + 2))
+        if (fseek(file, (long) U32(head + 4), SEEK_SET) == 0 && fread(count_bytes, 1, 2, file) == 2) {
+            for (unsigned i = 0, n = U16(count_bytes); i < n && i < 512 && fread(entry, 1, 12, file) == 12; i++) {
+                unsigned tag = U16(entry), type = U16(entry + 2);
+                /* A SHORT value: the first, inline when it fits (BitsPerSample's per-band values agree). */
+                unsigned long values = U32(entry + 4);
+                unsigned value = type == 3 && values <= 2 ? U16(entry + 8) : 0;
+                if (type == 3 && values > 2) {
+                    long back = ftell(file);
+                    unsigned char first[2];
+                    if (fseek(file, (long) U32(entry + 8), SEEK_SET) == 0 && fread(first, 1, 2, file) == 2) value = U16(first);
+                    if (fseek(file, back, SEEK_SET) != 0) break;
+                }
+                if (tag == 259 && value == 6) {
+                    found = strcpy(key, "tiff-old-jpeg");
+                    break;
+                }
+                if (tag == 258 && value && value != 1 && value != 2 && value != 4 && value % 8 != 0) {
+                    snprintf(key, 32, "tiff-bits:%u", value);
+                    found = key;
+                    break;
+                }
+            }
+        }
+#undef U32
+#undef U16
+    }
+    fclose(file);
+    return found;
+}
+
+/* Why `input` could not be read, from this photo alone: a TIFF variant we name, no loader knowing it, or
+   data that does not decode. `key` holds what is returned (at least 32 bytes). */
+static const char *unreadable(const char *input, char *key) {
+    const char *variant = tiff_variant(input, key);
+    if (variant) return variant;
+    return vips_foreign_find_load(input) ? "damaged" : "not-image";
 }
 
 /* Metadata that must not survive: the IFD1 thumbnail (the unrotated, full-frame preview of the original)
@@ -93,6 +156,42 @@ static void remove_metadata(VipsImage *image, int strip_location) {
     g_strfreev(fields);
 }
 
+/* Photoshop's image resources (APP13 "Photoshop 3.0", libvips's iptc-data) without its thumbnails
+   (resources 0x0409 and 0x040C): like the EXIF one, a picture of the original that may not match the copy
+   (or even the photo, after an edit). Everything else, IPTC included, is kept byte for byte. */
+static void remove_photoshop_thumbnail(VipsImage *image) {
+    const void *data = NULL;
+    size_t length = 0;
+    static const char header[] = "Photoshop 3.0";
+    if (!vips_image_get_typeof(image, VIPS_META_IPTC_NAME) ||
+        vips_image_get_blob(image, VIPS_META_IPTC_NAME, &data, &length) || !data ||
+        length < sizeof header || memcmp(data, header, sizeof header) != 0)
+        return;
+    const unsigned char *bytes = data;
+    GByteArray *kept = g_byte_array_sized_new(length);
+    g_byte_array_append(kept, bytes, sizeof header);
+    size_t at = sizeof header;
+    int dropped = 0;
+    while (at + 12 <= length && memcmp(bytes + at, "8BIM", 4) == 0) {
+        unsigned id = (unsigned) bytes[at + 4] << 8 | bytes[at + 5];
+        size_t name = 1 + bytes[at + 6];
+        name += name & 1;
+        if (at + 6 + name + 4 > length) break;
+        const unsigned char *size_field = bytes + at + 6 + name;
+        size_t size = (size_t) size_field[0] << 24 | (size_t) size_field[1] << 16 | (size_t) size_field[2] << 8 | size_field[3];
+        size_t end = at + 6 + name + 4 + size + (size & 1);
+        if (end > length || end < at) break;
+        if (id == 0x0409 || id == 0x040C)
+            dropped = 1;
+        else
+            g_byte_array_append(kept, bytes + at, end - at);
+        at = end;
+    }
+    /* A block we cannot walk to its end is left whole rather than cut. */
+    if (dropped && at == length) vips_image_set_blob_copy(image, VIPS_META_IPTC_NAME, kept->data, kept->len);
+    g_byte_array_free(kept, TRUE);
+}
+
 static int is_name_char(char c) {
     return g_ascii_isalnum(c) || c == ':' || c == '_' || c == '-' || c == '.';
 }
@@ -106,6 +205,8 @@ typedef struct {
     const char *creator_tool;
     /* Set when the packet had an xmp:CreatorTool (replaced). */
     int found_tool;
+    /* The copy has no gain map: the properties announcing one (UltraHDR) go. */
+    int drop_gain_map;
 } XmpEdits;
 
 /* The value a property gets (NULL: removed), or "" when the property is left alone. */
@@ -117,7 +218,12 @@ static const char *xmp_edit_for(const char *name, size_t length, XmpEdits *edits
     if (IS("exif:PixelXDimension") || IS("tiff:ImageWidth")) return OR_KEEP(edits->width);
     if (IS("exif:PixelYDimension") || IS("tiff:ImageLength")) return OR_KEEP(edits->height);
     if (edits->strip_location && length > 8 && strncmp(name, "exif:GPS", 8) == 0) return NULL;
-    if (IS("xmp:CreatorTool") && edits->creator_tool) {
+    /* libvips writes the primary picture only: an UltraHDR photo's copy has no gain map (its MPF
+       index goes too), and properties announcing one would send a viewer looking for it. */
+    if (edits->drop_gain_map && ((length > 6 && strncmp(name, "hdrgm:", 6) == 0) || IS("Container:Directory")))
+        return NULL;
+    /* xap: is the xmp: namespace's prefix in packets written before XMP took its name (Photoshop 7). */
+    if ((IS("xmp:CreatorTool") || IS("xap:CreatorTool")) && edits->creator_tool) {
         edits->found_tool = 1;
         return edits->creator_tool;
     }
@@ -220,13 +326,50 @@ char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location
     char width_text[16], height_text[16];
     snprintf(width_text, sizeof width_text, "%d", width);
     snprintf(height_text, sizeof height_text, "%d", height);
-    XmpEdits edits = {"1", width_text, height_text, strip_location, NULL, 0};
+    XmpEdits edits = {"1", width_text, height_text, strip_location, NULL, 0, 0};
     return to_malloc(edit_xmp(xmp, length, &edits), out_length);
 }
 
 char *archiver_photo_mark_xmp(const char *xmp, size_t length, const char *tool, size_t *out_length) {
-    XmpEdits edits = {NULL, NULL, NULL, 0, tool, 0};
+    XmpEdits edits = {NULL, NULL, NULL, 0, tool, 0, 0};
     return to_malloc(edit_xmp(xmp ? xmp : "", xmp ? length : 0, &edits), out_length);
+}
+
+/* `needle` in `size` bytes at `haystack`, NUL bytes included; NULL when absent. */
+static const char *find_bytes(const char *haystack, size_t size, const char *needle) {
+    size_t length = strlen(needle);
+    const char *end = haystack + size;
+    for (const char *at = haystack; (size_t) (end - at) >= length; at++) {
+        at = memchr(at, needle[0], (size_t) (end - at) - length + 1);
+        if (!at) return NULL;
+        if (memcmp(at, needle, length) == 0) return at;
+    }
+    return NULL;
+}
+
+/* libvips 8.14's HEIF loader reads EXIF but not XMP: a HEIC's packet (a metadata item libheif keeps
+   uncompressed) is taken from the file itself, so that the copy keeps it. */
+static void read_heif_xmp(VipsImage *image, const char *input) {
+    const char *loader = vips_foreign_find_load(input);
+    if (!loader || strcmp(loader, "VipsForeignLoadHeifFile") != 0 || vips_image_get_typeof(image, VIPS_META_XMP_NAME))
+        return;
+    gchar *contents = NULL;
+    gsize size = 0;
+    if (!g_file_get_contents(input, &contents, &size, NULL)) return;
+    const char *start = find_bytes(contents, size, "<?xpacket begin");
+    if (!start) start = find_bytes(contents, size, "<x:xmpmeta");
+    if (start) {
+        size_t rest = contents + size - start;
+        const char *end = find_bytes(start, rest, "<?xpacket end");
+        const char *close = end ? find_bytes(end, contents + size - end, "?>") : NULL;
+        if (close) {
+            close += 2;
+        } else if ((end = find_bytes(start, rest, "</x:xmpmeta>"))) {
+            close = end + strlen("</x:xmpmeta>");
+        }
+        if (close) vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, start, close - start);
+    }
+    g_free(contents);
 }
 
 /* The copy's XMP: its EXIF fields brought in line with the copy, and our marker. */
@@ -237,13 +380,31 @@ static void fix_xmp(VipsImage *image, const ArchiverPhotoOptions *options) {
         vips_image_get_blob(image, VIPS_META_XMP_NAME, &xmp, &length))
         xmp = NULL;
     if (!xmp && !options->creator_tool) return;
+    /* A UTF-16 packet (XMP allows it) is edited, and kept, as UTF-8: read as bytes it has no property
+       to find, and would be replaced by one holding our marker only. */
+    gchar *converted = NULL;
+    const unsigned char *bytes = xmp;
+    if (xmp && length >= 4 && length % 2 == 0 && (bytes[0] == 0 || bytes[1] == 0 || (bytes[0] == 0xfe && bytes[1] == 0xff) ||
+                                                  (bytes[0] == 0xff && bytes[1] == 0xfe))) {
+        int big = bytes[0] == 0 || bytes[0] == 0xfe;
+        gsize written = 0;
+        converted = g_convert(xmp, length, "UTF-8", big ? "UTF-16BE" : "UTF-16LE", NULL, &written, NULL);
+        if (converted) {
+            /* The byte order mark, now UTF-8's, would sit before the packet's "<?xpacket". */
+            const char *start = converted;
+            if (written >= 3 && memcmp(start, "\xef\xbb\xbf", 3) == 0) start += 3, written -= 3;
+            xmp = start;
+            length = written;
+        }
+    }
     char width_text[16], height_text[16];
     snprintf(width_text, sizeof width_text, "%d", image->Xsize);
     snprintf(height_text, sizeof height_text, "%d", image->Ysize);
-    XmpEdits edits = {"1", width_text, height_text, options->strip_location, options->creator_tool, 0};
+    XmpEdits edits = {"1", width_text, height_text, options->strip_location, options->creator_tool, 0, 1};
     GString *edited = edit_xmp(xmp ? xmp : "", xmp ? length : 0, &edits);
     vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, edited->str, edited->len);
     g_string_free(edited, TRUE);
+    g_free(converted);
 }
 
 int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **xmp, size_t *xmp_length, char **error) {
@@ -253,7 +414,8 @@ int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **
     memset(header, 0, sizeof *header);
     /* Opening reads the header only; the pixels would be decoded on first use, which never comes. */
     VipsImage *image = vips_image_new_from_file(path, "access", VIPS_ACCESS_SEQUENTIAL, NULL);
-    if (!image) return fail(error, "cannot read the photo");
+    char key[32];
+    if (!image) return fail(error, unreadable(path, key));
     int orientation = vips_image_get_orientation(image);
     int swap = orientation >= 5 && orientation <= 8;
     header->width = swap ? image->Ysize : image->Xsize;
@@ -300,12 +462,20 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
                             ArchiverPhotoResult *result, char **error) {
     if (error) *error = NULL;
     int side = options->max_size > 0 ? options->max_size : VIPS_MAX_COORD;
+    /* Never enlarged: the side is capped at the photo's own (its first page, the full resolution). Not
+       VIPS_SIZE_DOWN, with which libvips 8.14 takes a pyramid TIFF's smallest level (4000 px → 125). */
+    char key[32];
+    VipsImage *header = vips_image_new_from_file(input, NULL);
+    if (!header) return fail(error, unreadable(input, key));
+    int largest = header->Xsize > header->Ysize ? header->Xsize : header->Ysize;
+    g_object_unref(header);
+    if (side > largest) side = largest;
     VipsImage *thumb = NULL;
-    /* Shrink-on-load, upright by the EXIF Orientation (HEIC: libheif applies the container's irot), never
-       enlarged. A truncated or corrupt file is an error, not a grey half-photo. */
-    if (vips_thumbnail(input, &thumb, side, "height", side, "size", VIPS_SIZE_DOWN, "fail_on",
+    /* Shrink-on-load, upright by the EXIF Orientation (HEIC: libheif applies the container's irot). A
+       truncated or corrupt file is an error, not a grey half-photo. */
+    if (vips_thumbnail(input, &thumb, side, "height", side, "size", VIPS_SIZE_BOTH, "fail_on",
                        VIPS_FAIL_ON_ERROR, NULL))
-        return fail(error, "cannot read the photo");
+        return fail(error, unreadable(input, key));
 
     VipsImage *ready = thumb;
     if (options->format == ARCHIVER_PHOTO_JPEG && vips_image_hasalpha(thumb)) {
@@ -315,15 +485,17 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
         int failed = vips_flatten(thumb, &flat, "background", white, NULL);
         vips_area_unref(VIPS_AREA(white));
         g_object_unref(thumb);
-        if (failed) return fail(error, "cannot flatten the transparency");
+        if (failed) return fail(error, "process");
         ready = flat;
     }
     /* A fresh header of our own, so removing fields touches nothing shared. */
     VipsImage *copy = NULL;
     int failed = vips_copy(ready, &copy, NULL);
     g_object_unref(ready);
-    if (failed) return fail(error, "cannot prepare the photo");
+    if (failed) return fail(error, "process");
     remove_metadata(copy, options->strip_location);
+    remove_photoshop_thumbnail(copy);
+    read_heif_xmp(copy, input);
     fix_xmp(copy, options);
     failed = save(copy, output, options);
     if (!failed && result) {
@@ -331,6 +503,7 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
         result->height = copy->Ysize;
     }
     g_object_unref(copy);
-    if (failed) return fail(error, "cannot write the compressed photo");
+    /* The pixels are decoded while the copy is written: a photo cut short fails only here. */
+    if (failed) return fail(error, decodes(input, side) ? "write" : "damaged");
     return 0;
 }

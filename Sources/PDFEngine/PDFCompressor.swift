@@ -110,11 +110,33 @@ public enum PDFCompressor {
             password = try compressImages(
                 input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
                 passwords: passwords, progress: progress, result: &result)
+            // Never a copy that opens worse than its original: checked before it takes its name. Object
+            // streams are what some damaged files' copies trip over: once more without them, else none.
+            if pending.size < inputBytes,
+                try worse(copy: temporary, input: input, password: password, control: control, result: &result) != nil
+            {
+                _ = try compressImages(
+                    input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
+                    passwords: passwords, known: password, plain: true, progress: progress, result: &result)
+                if pending.size < inputBytes,
+                    let reason = try worse(
+                        copy: temporary, input: input, password: password, control: control, result: &result)
+                {
+                    throw ArchiverError(
+                        .corrupt,
+                        // TRANSLATORS: a PDF's name, then why (qpdf's message, or one of ours).
+                        tr("A compressed copy of “%1$@” would not open as well as the original (%2$@); nothing was made.",
+                           input.lastComponent?.string ?? input.string, reason),
+                        hint: tr("Open it in a PDF viewer and print it to a new PDF, then compress that."),
+                        path: input.string)
+                }
+            }
         }
         result.outputBytes = pending.size
         // Counted in the copy as written, not assumed: a copy that cannot be read back keeps no text.
-        let copyText = result.outputBytes < inputBytes ? textOperators(of: temporary, password: password) : nil
-        result.textKept = result.outputBytes >= inputBytes || copyText == result.textOperators
+        let copyText =
+            result.outputBytes < inputBytes && options.flatten ? textOperators(of: temporary, password: password) : nil
+        result.textKept = result.outputBytes >= inputBytes || !options.flatten || copyText == result.textOperators
         guard pending.withdraw() else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
         // Never worse: a copy that is not smaller is thrown away (with `pending`) and the original is the answer.
         guard result.outputBytes < inputBytes else { return result }
@@ -163,17 +185,18 @@ public enum PDFCompressor {
     /// - Returns: the password that opened it, if one did.
     private static func compressImages(
         input: FilePath, into temporary: FilePath, descriptor: Int32, quality: PDFQuality, control: JobControl,
-        passwords: PasswordAsker,
+        passwords: PasswordAsker, known: Secret? = nil, plain: Bool = false,
         progress: @escaping (Int64, Int64?) -> Void, result: inout PDFCompressResult
     ) throws(ArchiverError) -> Secret? {
         let callback = ProgressCallback(control: control, progress: progress)
         var outcome = pdfshim_result()
-        let (status, password) = try opening(input, passwords: passwords) { passwordPointer in
+        let (status, password) = try opening(input, passwords: passwords, known: known) { passwordPointer in
             callback.withContext { context in
                 input.withPlatformString { inputPath in
                     var options = pdfshim_options(
                         target_dpi: Int32(quality.dpi), jpeg_quality: Int32(quality.jpegQuality),
-                        password: passwordPointer, progress: progressTrampoline, context: context)
+                        password: passwordPointer, progress: progressTrampoline, context: context,
+                        plain_structure: plain ? 1 : 0)
                     return pdfshim_compress(inputPath, descriptor, &options, &outcome)
                 }
             }
@@ -193,9 +216,10 @@ public enum PDFCompressor {
     /// Runs `body` with no password, then with each one `passwords` gives for as long as the PDF asks for
     /// one; the last status and the password that opened it.
     static func opening(
-        _ input: FilePath, passwords: PasswordAsker, _ body: (UnsafePointer<CChar>?) -> pdfshim_status
+        _ input: FilePath, passwords: PasswordAsker, known: Secret? = nil,
+        _ body: (UnsafePointer<CChar>?) -> pdfshim_status
     ) throws(ArchiverError) -> (pdfshim_status, Secret?) {
-        var password: Secret?
+        var password = known
         var attempt = 0
         while true {
             let status = withOptionalCString(password, body)
@@ -213,6 +237,49 @@ public enum PDFCompressor {
             }
             password = try passwords.ask(name, attempt)
         }
+    }
+
+    /// Why the copy opens worse than its original, or nil when it opens as well: qpdf's check finds no
+    /// more wrong in it, it shows as many text operators, and pdftotext reads the same text from it. A
+    /// copy that keeps its original's faults (and no more) is sound enough, with a warning (`repaired`).
+    static func worse(
+        copy: FilePath, input: FilePath, password: Secret?, control: JobControl, result: inout PDFCompressResult
+    ) throws(ArchiverError) -> Text? {
+        let copied = checked(copy, password: password)
+        guard let copied else { return tr("qpdf cannot open the copy") }
+        guard copied.text_operators == result.textOperators else { return tr("the copy shows less text") }
+        if copied.problems > 0 {
+            let original = checked(input, password: password)
+            if let original, original.problems < copied.problems {
+                return .verbatim(withUnsafeBytes(of: copied.message) {
+                    String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+                })
+            }
+            result.repaired = true
+        }
+        // pdftotext cannot be given a password but on its command line, where anyone can read it.
+        guard password == nil, let before = try extractedText(input, control: control) else { return nil }
+        return try extractedText(copy, control: control) == before ? nil : tr("pdftotext reads other text in the copy")
+    }
+
+    /// `pdfshim_check` of a PDF, or nil when it cannot be opened.
+    private static func checked(_ path: FilePath, password: Secret?) -> pdfshim_result? {
+        var outcome = pdfshim_result()
+        let status = path.withPlatformString { file in
+            withOptionalCString(password) { pdfshim_check(file, $0, &outcome) }
+        }
+        return status == PDFSHIM_OK ? outcome : nil
+    }
+
+    /// A digest of what poppler's pdftotext reads in a PDF; nil when it cannot (or is not installed).
+    private static func extractedText(_ path: FilePath, control: JobControl) throws(ArchiverError) -> Int? {
+        guard let pdftotext = Programs.installed("pdftotext") else { return nil }
+        var digest = Hasher()
+        let arguments = ["-q", "-enc", "UTF-8"].map { Array($0.utf8) } + [path.bytes, Array("-".utf8)]
+        let outcome = try ChildProcess.run(pdftotext, arguments, environment: [], input: .nothing, control: control) {
+            digest.combine(bytes: $0)
+        }
+        return outcome.status == 0 ? digest.finalize() : nil
     }
 
     /// Counts the text-showing operators of a PDF (the copy, opened with the input's password).

@@ -104,6 +104,7 @@ public enum PhotoBatch {
         let state = Mutex(initial)
         let count = max(1, min(workers ?? defaultWorkers, jobs.count))
         let folders = FolderPreparer()
+        let claims = NameClaims()
         // Progress displays are not thread-safe: one call at a time, outside the state lock so that a slow
         // notification never holds up the other worker's next photo.
         let reporting = Mutex(())
@@ -142,7 +143,9 @@ public enum PhotoBatch {
                 let job = jobs[index]
                 let outcome: Result<PhotoItem?, ArchiverError>
                 do throws(ArchiverError) {
-                    outcome = .success(try handle(job, options: options, control: control, folders: folders, journal: journal, trash: trash))
+                    outcome = .success(try handle(
+                        job, options: options, control: control, folders: folders, claims: claims, journal: journal,
+                        trash: trash))
                 } catch {
                     outcome = .failure(error)
                 }
@@ -236,8 +239,8 @@ public enum PhotoBatch {
 
     /// One file. Returns nil when the job was stopped while it ran (its copy removed).
     private static func handle(
-        _ job: PhotoJob, options: PhotoOptions, control: JobControl, folders: FolderPreparer, journal: PhotoJournal?,
-        trash: (FilePath) throws(ArchiverError) -> Void
+        _ job: PhotoJob, options: PhotoOptions, control: JobControl, folders: FolderPreparer, claims: NameClaims,
+        journal: PhotoJournal?, trash: (FilePath) throws(ArchiverError) -> Void
     ) throws(ArchiverError) -> PhotoItem? {
         try folders.prepare(job.folder)
         // stat, not lstat: a link the person chose stands for its target (size, times, permissions).
@@ -297,11 +300,25 @@ public enum PhotoBatch {
             // In the journal before it takes its name: a copy in place is always in the journal (a kill in
             // between leaves a line whose copy is missing, or is still the original with its own size, which
             // a resumed run does again). With --replace, the original's name counts as free: it goes first.
-            let free = freeName(name, in: job.folder, except: job.replacesSource ? job.source : nil)
+            // Claimed among the workers first: IMG_1.HEIC and IMG_1.JPG both make IMG_1.jpg, and two workers
+            // finding the same free name would both take it.
+            let free = claims.claim(in: job.folder) { taken in
+                freeName(name, in: job.folder, except: job.replacesSource ? job.source : nil, taken: taken)
+            }
             item.output = job.folder.appending(bytes: free)
             guard journal.record(PhotoJournal.Entry(item)) else { throw FileSystem.destinationError(errno, job.folder) }
             if job.replacesSource { try trash(job.source) }
-            item.output = try pending.publish(as: free, exact: true)
+            do {
+                item.output = try pending.publish(as: free, exact: true)
+            } catch where error.code == .destination {
+                // Taken by someone else meanwhile: the photo is what failed, and it is named.
+                throw ArchiverError(
+                    .destination,
+                    // TRANSLATORS: a photo's name, then why its copy could not be saved.
+                    tr("The copy of “%1$@” could not be saved: %2$@", job.source.lastComponent?.string ?? job.source.string,
+                       error.message),
+                    hint: error.hint, path: job.source.string)
+            }
         } else {
             if job.replacesSource { try trash(job.source) }
             item.output = try pending.publish(as: name)
@@ -311,10 +328,13 @@ public enum PhotoBatch {
 
     /// `name` in `folder`, or the first of `name (2)`, … not taken, as `publish` numbers them; `leaving` (an
     /// original about to go to the trash) counts as free.
-    private static func freeName(_ name: [UInt8], in folder: FilePath, except leaving: FilePath?) -> [UInt8] {
+    private static func freeName(
+        _ name: [UInt8], in folder: FilePath, except leaving: FilePath?, taken: Set<FilePath>
+    ) -> [UInt8] {
         for attempt in 1...10_000 {
             let candidate = ArchiveNaming.numbered(name, isDirectory: false, attempt: attempt)
             let path = folder.appending(bytes: candidate)
+            guard !taken.contains(path) else { continue }
             var info = stat()
             if path == leaving || (path.withPlatformString { lstat($0, &info) } != 0 && errno == ENOENT) { return candidate }
         }
@@ -397,6 +417,21 @@ private final class FolderPreparer: Sendable {
             }
             FileSystem.removeStaleTemporaries(in: folder)
             ready.insert(folder)
+        }
+    }
+}
+
+/// The names the batch's workers have chosen for their copies, published or about to be: one worker's choice
+/// and its claim are one step, so no two copies are given the same name.
+final class NameClaims: Sendable {
+    private let taken = Mutex<Set<FilePath>>([])
+
+    /// The name `choose` picks (given the names already claimed), claimed for good.
+    func claim(in folder: FilePath, _ choose: (Set<FilePath>) -> [UInt8]) -> [UInt8] {
+        taken.withLock { taken in
+            let name = choose(taken)
+            taken.insert(folder.appending(bytes: name))
+            return name
         }
     }
 }

@@ -45,14 +45,36 @@ public enum PhotoCodec {
             }
         }
         guard status == 0 else {
-            let reason = message.map { plainReason(String(cString: $0), path: input.string) } ?? tr("unknown error")
+            let key = message.map { String(cString: $0) } ?? ""
             free(message)
+            if let refusal = unsupported(key, path: input) { throw refusal }
+            let reason = key.isEmpty ? tr("unknown error") : plainReason(key, path: input.string)
             throw ArchiverError(
                 // TRANSLATORS: a photo's name, then why (libvips's reason, or one of ours: "it is damaged or cut short").
                 .corrupt, tr("“%1$@” could not be compressed: %2$@.", input.lastComponent?.string ?? input.string, reason),
                 path: input.string)
         }
         return (Int(result.width), Int(result.height))
+    }
+
+    /// The refusal (exit 4) of a TIFF variant libvips cannot read, when the shim's `key` names one.
+    static func unsupported(_ key: String, path: FilePath) -> ArchiverError? {
+        let name = path.lastComponent?.string ?? path.string
+        let hint = tr("Save it as a JPEG or a plain TIFF in another program, then compress that.")
+        if key == "tiff-old-jpeg" {
+            return ArchiverError(
+                .notAnArchive,
+                tr("“%@” is a TIFF compressed with JPEG of the old kind (TIFF compression 6), which Archiver cannot read.", name),
+                hint: hint, path: path.string)
+        }
+        if key.hasPrefix("tiff-bits:"), let bits = Int(key.dropFirst("tiff-bits:".count)) {
+            return ArchiverError(
+                .notAnArchive,
+                // TRANSLATORS: a photo's name, then a number of bits such as 12.
+                tr("“%1$@” is a TIFF with %2$ld bits per sample, which Archiver cannot read.", name, bits),
+                hint: hint, path: path.string)
+        }
+        return nil
     }
 }
 
@@ -69,9 +91,10 @@ extension PhotoCodec {
         let status = path.withPlatformString { archiver_photo_header($0, &header, &xmp, &length, &message) }
         defer { free(xmp) }
         guard status == 0 else {
-            let reason = message.map { plainReason(String(cString: $0), path: path.string) } ?? tr("unknown error")
+            let key = message.map { String(cString: $0) } ?? ""
             free(message)
-            throw ArchiverError(.corrupt, reason, path: path.string)
+            if let refusal = unsupported(key, path: path) { throw refusal }
+            throw ArchiverError(.corrupt, key.isEmpty ? tr("unknown error") : plainReason(key, path: path.string), path: path.string)
         }
         let loader = withUnsafeBytes(of: header.loader) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
@@ -122,8 +145,15 @@ extension PhotoCodec {
         return String(decoding: UnsafeRawBufferPointer(start: edited, count: length), as: UTF8.self)
     }
 
-    /// libvips's reason, for a person: no class names, no path (the message names the file already).
+    /// The shim's reason (one of its keys), for a person; any other text is libvips's, made plain.
     static func plainReason(_ reason: String, path: String) -> Text {
+        switch reason {
+        case "not-image": return tr("it is not an image, or it is damaged")
+        case "damaged": return tr("it is damaged or cut short")
+        case "process": return tr("libvips could not process it")
+        case "write": return tr("its copy could not be written")
+        default: break
+        }
         if reason.contains("is not a known file format") { return tr("it is not an image, or it is damaged") }
         if reason.contains("Premature end") || reason.contains("truncated") || reason.contains("unexpected end") {
             return tr("it is damaged or cut short")

@@ -224,6 +224,48 @@ import Testing
         #expect(json.stdout.contains(#""warningCodes":["pdf-repaired"]"#), "\(json.stdout)")
     }
 
+    @Test(arguments: ["low", "medium"])
+    func damagedJPEGImagesStayAsTheyAre(_ quality: String) throws {
+        let scratch = try ScratchDirectory()
+        let original = try TestPDFs.copy(TestPDFs.damagedJPEG, into: scratch, as: "pictures.pdf")
+        let run = try PDF.compress(["--no-notify", "--json", "--quality", quality, "pictures.pdf"], in: scratch.path)
+        // It ends, with its result (a warning: the original's pictures fail qpdf's check, and so do the copy's).
+        #expect(run.status == 1, "\(run.status): \(run.errors)")
+        #expect(run.output.contains(#""imagesResampled":1"#), "\(run.output)")
+        let copy = scratch.sub("pictures (compressed).pdf")
+        #expect(PDF.names(in: scratch.path) == ["pictures (compressed).pdf", "pictures.pdf"])
+        let widths = try PDF.images(copy).map(\.width)
+        #expect(widths == [2000, 1200, quality == "low" ? 200 : 300], "\(widths)")
+        // Both damaged streams are in the copy byte for byte.
+        let kept = try Tool.run([
+            "/usr/bin/python3", "-c",
+            """
+            import re, sys
+            a, b = open(sys.argv[1], 'rb').read(), open(sys.argv[2], 'rb').read()
+            streams = re.findall(rb'/DCTDecode /Length \\d+ >>\\nstream\\n(.*?)\\nendstream', a, re.S)
+            print(len(streams), sum(s in b for s in streams[:2]))
+            """, original, copy,
+        ])
+        #expect(kept.output.trimmingCharacters(in: .whitespacesAndNewlines) == "3 2", "\(kept.output)")
+        #expect(try PDF.text(copy).contains("Two damaged pictures"))
+    }
+
+    @Test func inlineImagesAreResampledToo() throws {
+        let scratch = try ScratchDirectory()
+        // pdfimages lists an inline image without an object number, which PDF.images leaves out.
+        #expect(try PDF.images(TestPDFs.inline).isEmpty, "inline in the original")
+        _ = try TestPDFs.copy(TestPDFs.inline, into: scratch, as: "inline.pdf")
+        let run = try PDF.compress(["--no-notify", "inline.pdf"], in: scratch.path)
+        #expect(run.status == 0, "\(run.errors)")
+        let copy = scratch.sub("inline (compressed).pdf")
+        // Made an image object, resampled to 150 dpi where it is drawn: 4 in × 150 = 600 px.
+        let images = try PDF.images(copy)
+        #expect(images.count == 1 && images.first?.width == 600 && images.first?.object != 0, "\(images)")
+        #expect(PDF.size(copy) * 10 < PDF.size(scratch.sub("inline.pdf")))
+        #expect(try PDF.text(copy) == PDF.text(scratch.sub("inline.pdf")))
+        #expect(try PDF.checks(copy))
+    }
+
     @Test func notSmallerMeansAlreadyOptimal() throws {
         let scratch = try ScratchDirectory()
         _ = try TestPDFs.copy(TestPDFs.sample, into: scratch, as: "a.pdf")

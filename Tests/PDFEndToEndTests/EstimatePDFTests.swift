@@ -113,11 +113,11 @@ import Testing
     }
 
     /// The estimate against the copy really made at each level, on the generated PDFs: within 25 %.
-    @Test(arguments: ["sample", "a85", "stamp"])
+    @Test(arguments: ["sample", "a85", "stamp", "inline"])
     func estimateIsWithinAQuarterOfTheResult(_ fixture: String) throws {
         let scratch = try ScratchDirectory()
         let source = [
-            "sample": TestPDFs.sample, "a85": TestPDFs.a85, "stamp": TestPDFs.stamp,
+            "sample": TestPDFs.sample, "a85": TestPDFs.a85, "stamp": TestPDFs.stamp, "inline": TestPDFs.inline,
         ][fixture]!
         let input = try TestPDFs.copy(source, into: scratch, as: "in.pdf")
         let run = try PDF.compress(["--estimate", "--json", "in.pdf"], in: scratch.path)

@@ -18,6 +18,9 @@ import Testing
 /// stamp.pdf: one 1200×1200 JPEG drawn 1 in wide on the page and 6 in wide by a stamp annotation's appearance.
 /// nested.pdf: that JPEG drawn through two nested forms (matrices multiplied: 4.17 in wide).
 /// signed.pdf: that JPEG drawn 1 in wide in a document whose /AcroForm says it is signed.
+/// damagedjpeg.pdf: a DCT stream that is no JPEG (2000×2000 drawn 6 in wide) and a JPEG cut short (drawn
+///   2 in wide), which stay as they are, beside a sound 1200×1200 JPEG drawn 2 in wide.
+/// inline.pdf: a 1200×900 JPEG as an inline image, drawn 4 in wide (300 dpi), under a line of text.
 /// bilevel.pdf: a 300-dpi bilevel scan in CCITT G4, which the image pass leaves alone.
 enum TestPDFs {
     static let folder: String = {
@@ -42,6 +45,8 @@ enum TestPDFs {
     static var bilevel: String { folder + "/bilevel.pdf" }
     static var nested: String { folder + "/nested.pdf" }
     static var signed: String { folder + "/signed.pdf" }
+    static var damagedJPEG: String { folder + "/damagedjpeg.pdf" }
+    static var inline: String { folder + "/inline.pdf" }
 
     /// An AES-256 copy of a fixture in `scratch` under `name` (user password `password`, which may be empty;
     /// owner password "owner"), made by qpdf with `restrictions` (`--print=none`).
@@ -213,6 +218,24 @@ enum TestPDFs {
                    b' /BitsPerComponent 8 /Filter /DCTDecode', stamp),
         ])
 
+        # damagedjpeg.pdf: two "JPEG" images drawn far above every target, one whose DCT stream is no JPEG at
+        # all and one cut short, beside a sound one that shrinks (so that a copy is made).
+        handmade(f'{out}/damagedjpeg.pdf', [
+            b'<< /Type /Catalog /Pages 2 0 R >>',
+            b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+            b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R'
+            b' /Resources << /XObject << /Im1 5 0 R /Im2 6 0 R /Im3 7 0 R >> /Font << /F1 8 0 R >> >> >>',
+            stream(b'', b'BT /F1 12 Tf 72 800 Td (Two damaged pictures) Tj ET q 432 0 0 432 72 300 cm /Im1 Do Q'
+                   b' q 144 0 0 144 72 100 cm /Im2 Do Q q 144 0 0 144 300 100 cm /Im3 Do Q'),
+            stream(b'/Type /XObject /Subtype /Image /Width 2000 /Height 2000 /ColorSpace /DeviceRGB'
+                   b' /BitsPerComponent 8 /Filter /DCTDecode', bytes(random.getrandbits(8) for _ in range(30000))),
+            stream(b'/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB'
+                   b' /BitsPerComponent 8 /Filter /DCTDecode', stamp[:len(stamp) * 2 // 5]),
+            stream(b'/Type /XObject /Subtype /Image /Width 1200 /Height 1200 /ColorSpace /DeviceRGB'
+                   b' /BitsPerComponent 8 /Filter /DCTDecode', stamp),
+            b'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+        ])
+
         # bilevel.pdf: a 300-dpi CCITT G4 scan filling an A4 page, PIL's TIFF strip taken as the stream.
         import io
         from PIL import TiffImagePlugin
@@ -239,6 +262,14 @@ enum TestPDFs {
         c = canvas.Canvas(f'{out}/a85.pdf', pagesize=A4, invariant=1)
         text(c, 780, ['ASCII85 around a JPEG.'])
         c.drawImage(big, 72, 400, width=4 * inch, height=4 * inch * 1600 / 2400)
+        c.showPage()
+        c.save()
+
+        # inline.pdf: the picture as an inline image (BI … ID … EI in the content stream, ASCII85: ReportLab
+        # cannot write it raw), 1200×900 drawn 4 in wide.
+        c = canvas.Canvas(f'{out}/inline.pdf', pagesize=A4, invariant=1)
+        text(c, 780, ['Inline pictures below.'])
+        c.drawInlineImage(photo('inline.jpg', 1200, 900), 72, 300, width=4 * inch, height=3 * inch)
         c.showPage()
         c.save()
         """#

@@ -62,6 +62,141 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: scratch.sub("Compressed - Broken")))
     }
 
+    @Test func photosOfTheSameNameEachGetTheirCopy() throws {
+        let scratch = try ScratchDirectory()
+        let album = scratch.sub("Phone")
+        try FileManager.default.createDirectory(atPath: album, withIntermediateDirectories: true)
+        // A phone's pair (HEIC beside JPG) and one picture in four formats: six copies all called ….jpg.
+        try Photos.makeJPEG(album + "/IMG_0001.JPG", width: 1600, height: 1200)
+        let heif = try Tool.run(["/usr/bin/heif-enc", "-q", "60", album + "/IMG_0001.JPG", "-o", album + "/IMG_0001.HEIC"])
+        try #require(heif.status == 0, "\(heif.output)")
+        try Photos.makeJPEG(album + "/o2.jpg", width: 1400, height: 1000)
+        try Photos.python(
+            """
+            import sys
+            from PIL import Image
+            im = Image.open(sys.argv[1] + '/o2.jpg')
+            for ext in ('png', 'tif', 'webp'):
+                im.save(sys.argv[1] + '/o2.' + ext)
+            """, [album])
+        // Workers race for the names: several runs, each into a folder of its own.
+        for run in 1...3 {
+            let result = try Photos.run(["--max-size", "600", album], in: scratch)
+            #expect(result.status == 0, "\(result.stderr)")
+            let mirror = scratch.sub(run == 1 ? "Compressed - Phone" : "Compressed - Phone (\(run))")
+            #expect(
+                Photos.files(under: mirror)
+                    == ["IMG_0001 (2).jpg", "IMG_0001.jpg", "o2 (2).jpg", "o2 (3).jpg", "o2 (4).jpg", "o2.jpg"],
+                "\(Photos.files(under: mirror))")
+        }
+    }
+
+    @Test func eachFailedPhotoHasItsOwnReasonInOurWords() throws {
+        let scratch = try ScratchDirectory()
+        let broken = scratch.sub("Broken")
+        try FileManager.default.createDirectory(atPath: broken, withIntermediateDirectories: true)
+        // Photos failing at once on every worker, each kind its own way: libvips says them all in one buffer.
+        try Photos.makeJPEG(scratch.sub("whole.jpg"), width: 1200, height: 900)
+        try Photos.python(
+            """
+            import sys
+            from PIL import Image
+            folder, whole = sys.argv[1], sys.argv[2]
+            data = open(whole, 'rb').read()
+            Image.open(whole).save(folder + '/../whole.png')
+            png = open(folder + '/../whole.png', 'rb').read()
+            for i in range(4):
+                open(f'{folder}/cut{i}.jpg', 'wb').write(data[:len(data) // 2])
+                open(f'{folder}/cut{i}.png', 'wb').write(png[:len(png) // 2])
+                open(f'{folder}/text{i}.tif', 'wb').write(b'not a picture at all\\n' * 50)
+            """, [broken, scratch.sub("whole.jpg")])
+        let result = try Photos.run(["--json", broken], in: scratch)
+        #expect(result.status == 5, "\(result.stderr)")
+        let json = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+        let failures = json?["failures"] as? [[String: Any]] ?? []
+        #expect(failures.count == 12, "\(result.stdout)")
+        for failure in failures {
+            let path = failure["path"] as? String ?? ""
+            let message = (failure["error"] as? [String: Any])?["message"] as? String ?? ""
+            let name = (path as NSString).lastPathComponent
+            // Its own name, and the reason for its own kind of damage, in our words.
+            let reason = name.hasPrefix("text") ? "it is not an image, or it is damaged" : "it is damaged or cut short"
+            #expect(message == "“\(name)” could not be compressed: \(reason).", "\(path): \(message)")
+        }
+    }
+
+    @Test func pyramidTIFFsAreReadAtTheirFullResolution() throws {
+        let scratch = try ScratchDirectory()
+        let maps = scratch.sub("Maps")
+        try FileManager.default.createDirectory(atPath: maps, withIntermediateDirectories: true)
+        try Photos.makeJPEG(scratch.sub("source.jpg"), width: 4000, height: 2144)
+        // Levels as pages, and levels as sub-IFDs: both start with the full-resolution picture.
+        for (name, layout) in [("pages.tif", [] as [String]), ("subifd.tif", ["--subifd"])] {
+            let made = try Tool.run(
+                ["/usr/bin/vips", "tiffsave", scratch.sub("source.jpg"), maps + "/" + name, "--pyramid", "--tile",
+                 "--compression", "deflate"] + layout)
+            try #require(made.status == 0, "\(made.output)")
+        }
+        let result = try Photos.run(["--max-size", "3000", maps], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let mirror = scratch.sub("Compressed - Maps")
+        #expect(Photos.files(under: mirror) == ["pages.jpg", "subifd.jpg"])
+        for name in ["pages.jpg", "subifd.jpg"] {
+            #expect(try Photos.header(mirror + "/" + name, "width") == "3000", "\(name)")
+            #expect(try Photos.header(mirror + "/" + name, "height") == "1608", "\(name)")
+        }
+    }
+
+    @Test func tiffVariantsAreReadOrRefusedPrecisely() throws {
+        let scratch = try ScratchDirectory()
+        // Written by hand (no TIFF writer at hand makes all three): planes stored apart, 12-bit grey, and
+        // JPEG of TIFF's old kind (compression 6), each 640×480.
+        try Photos.python(
+            #"""
+            import io, random, struct, sys
+            from PIL import Image
+            folder = sys.argv[1]
+            W, H = 640, 480
+            def tiff(path, entries, blocks):
+                offsets, data, at = [], bytearray(), 8
+                for block in blocks:
+                    offsets.append(at + len(data)); data += block + b'\0' * (len(block) % 2)
+                fields = sorted(entries(offsets))
+                values = bytearray()
+                ifd_at = at + len(data)
+                ifd = struct.pack('<H', len(fields))
+                for tag, kind, items in fields:
+                    raw = b''.join(struct.pack('<H' if kind == 3 else '<I', v) for v in items)
+                    if len(raw) <= 4:
+                        ifd += struct.pack('<HHI', tag, kind, len(items)) + raw.ljust(4, b'\0')
+                    else:
+                        ifd += struct.pack('<HHII', tag, kind, len(items), ifd_at + 2 + 12 * len(fields) + 4 + len(values))
+                        values += raw
+                open(path, 'wb').write(b'II*\0' + struct.pack('<I', ifd_at) + data + ifd + struct.pack('<I', 0) + values)
+            im = Image.new('RGB', (W, H), (200, 30, 60))
+            planes = [c.tobytes() for c in im.split()]
+            tiff(f'{folder}/planar.tif', lambda o: [(256, 3, [W]), (257, 3, [H]), (258, 3, [8, 8, 8]), (259, 3, [1]),
+                 (262, 3, [2]), (273, 4, o), (277, 3, [3]), (278, 3, [H]), (279, 4, [W * H] * 3), (284, 3, [2])], planes)
+            grey = bytes(random.randrange(256) for _ in range(W * H * 3 // 2))
+            tiff(f'{folder}/grey12.tif', lambda o: [(256, 3, [W]), (257, 3, [H]), (258, 3, [12]), (259, 3, [1]),
+                 (262, 3, [1]), (273, 4, o), (277, 3, [1]), (278, 3, [H]), (279, 4, [len(grey)])], [grey])
+            jpeg = io.BytesIO(); im.save(jpeg, 'JPEG'); jpeg = jpeg.getvalue()
+            tiff(f'{folder}/oldjpeg.tif', lambda o: [(256, 3, [W]), (257, 3, [H]), (258, 3, [8, 8, 8]), (259, 3, [6]),
+                 (262, 3, [6]), (273, 4, o), (277, 3, [3]), (278, 3, [H]), (279, 4, [len(jpeg)]), (513, 4, o),
+                 (514, 4, [len(jpeg)])], [jpeg])
+            """#, [scratch.path])
+        let planar = try Photos.run(["--max-size", "320", scratch.sub("planar.tif")], in: scratch)
+        #expect(planar.status == 0, "\(planar.stderr)")
+        let colour = try Photos.pixel(scratch.sub("planar (compressed).jpg"), x: 100, y: 100)
+        #expect(colour.count == 3 && abs(colour[0] - 200) < 8 && abs(colour[1] - 30) < 8 && abs(colour[2] - 60) < 8, "\(colour)")
+        // What libvips cannot read: exit 4 (an unsupported format), saying which variant, nothing left.
+        let grey = try Photos.run([scratch.sub("grey12.tif")], in: scratch)
+        #expect(grey.status == 4 && grey.stderr.contains("“grey12.tif” is a TIFF with 12 bits per sample"), "\(grey.stderr)")
+        let old = try Photos.run([scratch.sub("oldjpeg.tif")], in: scratch)
+        #expect(old.status == 4 && old.stderr.contains("JPEG of the old kind (TIFF compression 6)"), "\(old.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: scratch.sub("grey12 (compressed).jpg")))
+    }
+
     @Test func aCopyThatWouldBeLargerIsTheOriginal() throws {
         let scratch = try ScratchDirectory()
         let small = scratch.sub("small.jpg")

@@ -65,6 +65,120 @@ import Testing
         #expect(Photos.size(copy) < Photos.size(original))
     }
 
+    @Test func ultraHDRPhotoCompressesToItsPrimaryPicture() throws {
+        let scratch = try ScratchDirectory()
+        // An UltraHDR JPEG as recent Android phones write it: the primary picture announcing a gain map in
+        // its XMP (hdrgm), an MPF index in APP2, and the gain map (a quarter-size grey JPEG) after it.
+        try Photos.python(
+            #"""
+            import io, struct, sys
+            from PIL import Image
+            w, h = 2000, 1500
+            noise = Image.effect_noise((w, h), 40).convert('L')
+            picture = Image.merge('RGB', (noise, Image.linear_gradient('L').resize((w, h)), noise))
+            def jpeg(im):
+                b = io.BytesIO(); im.save(b, 'JPEG', quality=90); return b.getvalue()
+            def app(data, marker, payload):
+                return data[:2] + bytes([0xff, marker]) + struct.pack('>H', len(payload) + 2) + payload + data[2:]
+            def xmp(body):
+                return (b'http://ns.adobe.com/xap/1.0/\x00<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF'
+                        b' xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description rdf:about=""'
+                        b' xmlns:hdrgm="http://ns.adobe.com/hdr-gain-map/1.0/" xmlns:dc="http://purl.org/dc/elements/1.1/"'
+                        b' ' + body + b'/></rdf:RDF></x:xmpmeta>')
+            gain = app(jpeg(Image.linear_gradient('L').resize((w // 4, h // 4))), 0xE1,
+                       xmp(b'hdrgm:Version="1.0" hdrgm:GainMapMax="2.0" hdrgm:HDRCapacityMax="2.0"'))
+            base = app(jpeg(picture), 0xE1, xmp(b'hdrgm:Version="1.0" dc:format="image/jpeg"'))
+            def mpf(size, offset, gain_size):
+                entries = struct.pack('>IIIHH', 0x20030000, size, 0, 0, 0) + struct.pack('>IIIHH', 0, gain_size, offset, 0, 0)
+                ifd = struct.pack('>H', 3) + struct.pack('>HHI4s', 0xB000, 7, 4, b'0100')
+                ifd += struct.pack('>HHII', 0xB001, 4, 1, 2) + struct.pack('>HHII', 0xB002, 7, 32, 8 + 2 + 36 + 4)
+                return b'MPF\x00MM\x00\x2a' + struct.pack('>I', 8) + ifd + struct.pack('>I', 0) + entries
+            size = len(base) + len(mpf(0, 0, 0)) + 4
+            primary = app(base, 0xE2, mpf(size, size - 10, len(gain)))
+            open(sys.argv[1], 'wb').write(primary + gain)
+            """#, [scratch.sub("PXL_hdr.jpg")])
+        let before = try Photos.tags(scratch.sub("PXL_hdr.jpg"))
+        try #require(before["MPF0:NumberOfImages"] == "2" && before["XMP-hdrgm:Version"] == "1.0", "\(before)")
+        let result = try Photos.run(["--max-size", "1000", scratch.sub("PXL_hdr.jpg")], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("PXL_hdr (compressed).jpg")
+        #expect(try Photos.header(copy, "width") == "1000" && Photos.header(copy, "bands") == "3")
+        let after = try Photos.tags(copy)
+        // The primary picture, with its other XMP; nothing left that announces the gain map it lacks.
+        #expect(after["XMP-dc:Format"] == "image/jpeg", "\(after)")
+        #expect(!after.keys.contains { $0.hasPrefix("XMP-hdrgm:") || $0.hasPrefix("MPF") }, "\(after)")
+    }
+
+    @Test func utf16XMPIsKeptAndAnOldCreatorToolReplaced() throws {
+        let scratch = try ScratchDirectory()
+        try Photos.makeJPEG(scratch.sub("plain.jpg"), width: 1600, height: 1200)
+        // Photoshop 7's way: the xmp namespace as xap:, CreatorTool an element; and the packet in UTF-16.
+        try Photos.python(
+            #"""
+            import struct, sys
+            packet = ('\ufeff<?xpacket begin="\ufeff" id="W5M0MpCehiHzreSzNTczkc9d"?>'
+                      '<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+                      '<rdf:Description rdf:about="" xmlns:xap="http://ns.adobe.com/xap/1.0/"'
+                      ' xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/">'
+                      '<xap:CreatorTool>Adobe Photoshop 7.0</xap:CreatorTool>'
+                      '<photoshop:City>Zürich</photoshop:City></rdf:Description>'
+                      '</rdf:RDF></x:xmpmeta><?xpacket end="w"?>').encode('utf-16-be')
+            payload = b'http://ns.adobe.com/xap/1.0/\x00' + packet
+            data = open(sys.argv[1], 'rb').read()
+            open(sys.argv[2], 'wb').write(data[:2] + b'\xff\xe1' + struct.pack('>H', len(payload) + 2) + payload + data[2:])
+            """#, [scratch.sub("plain.jpg"), scratch.sub("old.jpg")])
+        let before = try Photos.tags(scratch.sub("old.jpg"))
+        try #require(before["XMP-photoshop:City"] == "Zürich", "\(before)")
+        let result = try Photos.run(["--max-size", "800", scratch.sub("old.jpg")], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("old (compressed).jpg")
+        let after = try Photos.tags(copy)
+        #expect(after["XMP-photoshop:City"] == "Zürich", "\(after)")
+        #expect(after["XMP-xmp:CreatorTool"] == "Archiver (io.github.archiver)", "\(after)")
+        // One CreatorTool, ours: the old one replaced, not left beside it.
+        let packet = try Tool.run(["/usr/bin/exiftool", "-b", "-XMP", copy], mergingErrors: false).output
+        #expect(!packet.contains("Photoshop 7.0"), "\(packet)")
+    }
+
+    @Test func photoshopThumbnailGoesAndIPTCStays() throws {
+        let scratch = try ScratchDirectory()
+        try Photos.makeJPEG(scratch.sub("edited.jpg"), width: 1600, height: 1200)
+        // Photoshop's APP13: IPTC beside a thumbnail of another picture (a blue square), as after an edit.
+        try Photos.python(
+            "from PIL import Image; import sys; Image.new('RGB', (160, 120), (0, 0, 255)).save(sys.argv[1])",
+            [scratch.sub("thumb.jpg")])
+        let written = try Tool.run([
+            "/usr/bin/exiftool", "-q", "-overwrite_original", "-PhotoshopThumbnail<=" + scratch.sub("thumb.jpg"),
+            "-IPTC:City=Bern", "-IPTC:Keywords=harvest", scratch.sub("edited.jpg"),
+        ])
+        try #require(written.status == 0, "\(written.output)")
+        try #require(try Photos.tags(scratch.sub("edited.jpg"))["Photoshop:PhotoshopThumbnail"] != nil)
+        let result = try Photos.run(["--max-size", "800", scratch.sub("edited.jpg")], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Photos.tags(scratch.sub("edited (compressed).jpg"))
+        #expect(after["Photoshop:PhotoshopThumbnail"] == nil, "\(after)")
+        #expect(after["IPTC:City"] == "Bern" && after["IPTC:Keywords"] == "harvest", "\(after)")
+    }
+
+    @Test func heicXMPIsKept() throws {
+        let scratch = try ScratchDirectory()
+        try Photos.makeJPEG(scratch.sub("source.jpg"), width: 1600, height: 1200)
+        let tagged = try Tool.run([
+            "/usr/bin/exiftool", "-q", "-overwrite_original", "-XMP-dc:Title=Ährenfeld", "-XMP-photoshop:City=Bern",
+            scratch.sub("source.jpg"),
+        ])
+        try #require(tagged.status == 0, "\(tagged.output)")
+        // heif-enc carries the XMP into the HEIC, which libvips 8.14's loader does not read.
+        let made = try Tool.run(["/usr/bin/heif-enc", "-q", "60", scratch.sub("source.jpg"), "-o", scratch.sub("IMG_7.heic")])
+        try #require(made.status == 0, "\(made.output)")
+        try #require(try Photos.tags(scratch.sub("IMG_7.heic"))["XMP-photoshop:City"] == "Bern")
+        let result = try Photos.run(["--max-size", "800", scratch.sub("IMG_7.heic")], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Photos.tags(scratch.sub("IMG_7 (compressed).jpg"))
+        #expect(after["XMP-dc:Title"] == "Ährenfeld" && after["XMP-photoshop:City"] == "Bern", "\(after)")
+        #expect(after["XMP-xmp:CreatorTool"] == "Archiver (io.github.archiver)", "\(after)")
+    }
+
     @Test func stripLocationRemovesOnlyGPS() throws {
         let scratch = try ScratchDirectory()
         let original = try cameraPhoto(scratch)

@@ -35,6 +35,9 @@ typedef struct {
     const char *password;
     pdfshim_progress progress;
     void *context;
+    /** Nonzero: write a classic cross-reference table and no object streams (the retry when a copy with
+        them does not open as well as the original). */
+    int32_t plain_structure;
 } pdfshim_options;
 
 typedef struct {
@@ -56,6 +59,9 @@ typedef struct {
     char message[512];
     /** Text-showing operators (Tj, TJ, ', ") in the pages' content streams and the forms they draw. */
     int64_t text_operators;
+    /** What `pdfshim_check` found wrong: qpdf's warnings and errors (repairs, streams it cannot decode,
+        content it cannot parse); the first is in `message`. */
+    int32_t problems;
 } pdfshim_result;
 
 /** Writes into the file open as `output` (from its start, truncating it): `input` with its oversized images
@@ -68,6 +74,11 @@ pdfshim_status pdfshim_compress(const char *input, int output, const pdfshim_opt
     into `text_operators` (and `pages`, `encrypted`) of `result`, writing nothing: a compressed copy keeps
     its text when its count is the input's. */
 pdfshim_status pdfshim_count_text(const char *input, const char *password, pdfshim_result *result);
+
+/** Reads `input` as `qpdf --check` does (every object, every stream decoded, images included, every page's
+    content parsed), writing nothing: `problems` of `result` counts what was wrong, and `text_operators`,
+    `pages`, `encrypted` are filled as by pdfshim_count_text. OK unless it cannot be opened at all. */
+pdfshim_status pdfshim_check(const char *input, const char *password, pdfshim_result *result);
 
 /** Writes into the file open as `output`, as pdfshim_compress does: a PDF of one page per JPEG, each page
     the JPEG's size at `dpi`, the image filling it (the flatten mode's rebuild after rendering). */
