@@ -10,13 +10,23 @@ public enum FailureClassifier {
         {
             return .password
         }
-        if text.contains("unrecognized archive format") || text.contains("unsupported")
+        if text.contains("unrecognized archive format") || text.contains("unsupported") || missingProgram(message) != nil
             || text.contains("not supported") || text.contains("unknown compression")
             || text.contains("unexpected codec")
         {
             return .notAnArchive
         }
         return .corrupt
+    }
+
+    /// The program libarchive runs for a compression it has no library for (lrzip, lzop, grzip) when it
+    /// is not installed: its message is `Can't initialize filter; unable to run program "lrzip -d -q"`.
+    /// Debian's package has the program's name.
+    public static func missingProgram(_ message: String) -> String? {
+        let parts = message.split(separator: "unable to run program \"", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let command = parts[1].prefix { $0 != "\"" && $0 != " " }
+        return command.isEmpty ? nil : String(command)
     }
 
     /// Where in the archive reading failed: at an entry, or after one (the next header was unreadable).
@@ -54,6 +64,13 @@ public enum FailureClassifier {
                 at.map { tr("“%1$@” is password-protected %2$@ (%3$@).", archive, $0, message) }
                     ?? tr("“%1$@” is password-protected (%2$@).", archive, message),
                 hint: tr("Encrypted 7z and rar archives need 7-Zip (the 7zip package) or unrar."), path: archive)
+        case .notAnArchive where missingProgram(message) != nil:
+            let program = missingProgram(message) ?? ""
+            return ArchiverError(
+                // TRANSLATORS: %2$@ is a program such as lrzip or lzop.
+                code, tr("“%1$@” needs the program “%2$@” to be decompressed, and it is not installed.", archive, program),
+                // TRANSLATORS: %@ is a Debian package such as lrzip or lzop.
+                hint: tr("Install the “%@” package and try again.", program), path: archive)
         case .notAnArchive where text.contains("unrecognized archive format"):
             return ArchiverError(
                 code, tr("“%@” is not an archive Archiver can read.", archive),

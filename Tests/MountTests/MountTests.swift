@@ -427,6 +427,54 @@ struct MountTests {
         try mounts.run(["--unmount", folder])
     }
 
+    /// A single compressed stream shows one file, named as extraction names it: a compressed disk image
+    /// (libarchive reads its zero first block as an empty tar) and a gzipped word list (which libarchive's
+    /// mtree reader took for a manifest of empty files).
+    @Test func aSingleCompressedStreamShowsOneFile() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        var image = Data(count: 1_048_576)
+        image.replaceSubrange(4096..<4101, with: Data("ext4!".utf8))
+        let words = Data(((1...500).map(String.init).joined(separator: "\n") + "\n").utf8)
+        for (name, data, program) in [("disk.img", image, "/usr/bin/xz"), ("words.txt", words, "/usr/bin/gzip")] {
+            let file = mounts.scratch.sub(name)
+            try data.write(to: URL(fileURLWithPath: file))
+            try #require(try Tool.run([program, file]).status == 0)
+            let folder = try mounts.mount(file + (program.hasSuffix("xz") ? ".xz" : ".gz"))
+            #expect(try Mounts.tree(folder) == [name: data], "\(mounts.errors)")
+            try mounts.run(["--unmount", folder])
+        }
+    }
+
+    /// `dir=$(open-with-archiver --mount a.tar 2>&1)`: the starter's output and errors are one pipe, and
+    /// the daemon must not hold it once the folder is ready, or the caller waits for the idle unmount.
+    @Test func aPipeAsStandardErrorIsLetGoWhenTheFolderIsReady() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        try Data("inside\n".utf8).write(to: URL(fileURLWithPath: mounts.scratch.sub("a.txt")))
+        let archive = mounts.scratch.sub("a.tar")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-cf", archive, "-C", mounts.scratch.path, "a.txt"]).status == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.executable("open-with-archiver")!)
+        process.arguments = ["--mount", "--idle-timeout", "60", archive]
+        process.environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
+            .merging(["XDG_RUNTIME_DIR": mounts.runtime, "XDG_CACHE_HOME": mounts.cache, "LC_ALL": "C.UTF-8"]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try process.run()
+        // The end of the pipe's data comes only when every holder of its writing end is gone.
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 30)
+        let folder = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(process.terminationStatus == 0, "\(folder)")
+        #expect(try Mounts.tree(folder) == ["a.txt": Data("inside\n".utf8)])
+        try mounts.run(["--unmount", folder])
+    }
+
     @Test func notAnArchiveIsRefusedWithoutAFolderLeft() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }

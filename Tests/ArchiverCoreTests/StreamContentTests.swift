@@ -1,0 +1,49 @@
+import ArchiverCore
+import Testing
+
+@Suite struct StreamContentTests {
+    /// An empty tar is only zeros, as a disk image's start is: no signature, so one file; a tar with
+    /// entries, or any other format, stays an archive.
+    @Test func onlyATarWithoutEntriesIsOneFile() {
+        #expect(StreamContent.isOneFile(found: .tar, hasEntries: false))
+        #expect(!StreamContent.isOneFile(found: .tar, hasEntries: true))
+        #expect(!StreamContent.isOneFile(found: .other, hasEntries: false))
+        #expect(!StreamContent.isOneFile(found: .other, hasEntries: true))
+    }
+
+    @Test func mtreeNeedsItsSignature() {
+        #expect(StreamContent.isMtree(Array("#mtree\n./a type=file\n".utf8)))
+        #expect(StreamContent.isMtree(Array("#mtree v2.0\n".utf8)))
+        #expect(!StreamContent.isMtree(Array("1\n2\n3\n".utf8)))
+        #expect(!StreamContent.isMtree(Array("#mtre".utf8)))
+        #expect(!StreamContent.isMtree([UInt8]()))
+    }
+
+    /// lz4 and zstd share the skippable frame: what follows the frames decides.
+    @Test func lz4BehindSkippableFramesIsFound() {
+        let lz4: [UInt8] = [0x04, 0x22, 0x4D, 0x18, 0x64, 0x40, 0xA7]
+        let zstd: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x00]
+        func skippable(_ low: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0x50 | low, 0x2A, 0x4D, 0x18] + [UInt8(payload.count), 0, 0, 0] + payload
+        }
+        #expect(StreamContent.lz4AfterSkippableFrames(skippable(0, Array("meta".utf8)) + lz4) == 12)
+        #expect(StreamContent.lz4AfterSkippableFrames(skippable(0xF, []) + skippable(3, [1, 2]) + lz4) == 18)
+        #expect(StreamContent.lz4AfterSkippableFrames(lz4) == nil)
+        #expect(StreamContent.lz4AfterSkippableFrames(skippable(0, [1]) + zstd) == nil)
+        #expect(StreamContent.lz4AfterSkippableFrames(Array(skippable(0, [1, 2, 3]).prefix(6))) == nil)
+        // A size past the bytes read is not followed.
+        #expect(StreamContent.lz4AfterSkippableFrames([0x50, 0x2A, 0x4D, 0x18, 0xFF, 0xFF, 0xFF, 0xFF] + lz4) == nil)
+    }
+
+    /// libarchive runs lrzip, lzop and grzip as programs; a missing one is named, and is not damage.
+    @Test func aMissingProgramIsNamedAndNotDamage() {
+        let message = "Can't initialize filter; unable to run program \"lrzip -d -q\""
+        #expect(FailureClassifier.missingProgram(message) == "lrzip")
+        #expect(FailureClassifier.missingProgram("unable to run program \"lzop\"") == "lzop")
+        #expect(FailureClassifier.missingProgram("Damaged tar archive") == nil)
+        #expect(FailureClassifier.readFailure(message: message) == .notAnArchive)
+        let error = FailureClassifier.describeReadFailure(message: message, archive: "x.tar.lrz", place: nil)
+        #expect(error.message.english.contains("“lrzip”"))
+        #expect(error.hint?.english.contains("“lrzip” package") == true)
+    }
+}
