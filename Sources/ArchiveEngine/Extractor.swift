@@ -616,6 +616,9 @@ struct StagingSession {
             else {
                 return refuse(.hardlinkLeavesDestination)
             }
+            // A link to itself (tar writes one when a file is named twice) changes nothing: libarchive would
+            // skip it, and a file of that name stays what it was.
+            if parts == components { return .skip }
             hardlink = staging + [UInt8(ascii: "/")] + onDisk(parts, isDirectory: false, result: &result)
         case .file, .directory:
             break

@@ -446,6 +446,36 @@ struct MountTests {
         }
     }
 
+    /// A tar naming a file twice holds a hard link to itself (GNU tar writes one): the file shows with its
+    /// data, as extraction writes it, and a link to itself alone shows nothing; nothing is said to be
+    /// "outside the destination".
+    @Test func aHardLinkToItselfShowsWhatExtractionWrites() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = mounts.scratch.sub("self.tar")
+        let made = try Tool.run(["/usr/bin/python3", "-c", """
+            import io, sys, tarfile
+            with tarfile.open(sys.argv[1], 'w', format=tarfile.GNU_FORMAT) as tar:
+                for name, data, link in [('a.txt', b'real data\\n', None), ('a.txt', None, 'a.txt'), ('b.txt', b'bbb', None), ('c.txt', None, 'c.txt')]:
+                    info = tarfile.TarInfo(name)
+                    if link:
+                        info.type, info.linkname = tarfile.LNKTYPE, link
+                    else:
+                        info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data) if data else None)
+            """, archive])
+        try #require(made.status == 0, "\(made.output)")
+        let folder = try mounts.mount(archive)
+        let expected = ["a.txt": Data("real data\n".utf8), "b.txt": Data("bbb".utf8)]
+        #expect(try Mounts.tree(folder) == expected)
+        #expect(!mounts.errors.contains("outside"), "\(mounts.errors)")
+        try mounts.run(["--unmount", folder])
+        let extracted = mounts.scratch.sub("out")
+        let extract = try Tool.run([BuiltProducts.executable("extract-with-archiver")!, "--to", extracted, archive])
+        #expect(extract.status == 0, "\(extract.output)")
+        #expect(try Mounts.tree(extracted + "/self") == expected)
+    }
+
     /// `dir=$(open-with-archiver --mount a.tar 2>&1)`: the starter's output and errors are one pipe, and
     /// the daemon must not hold it once the folder is ready, or the caller waits for the idle unmount.
     @Test func aPipeAsStandardErrorIsLetGoWhenTheFolderIsReady() throws {
