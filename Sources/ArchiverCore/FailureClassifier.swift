@@ -29,6 +29,9 @@ public enum FailureClassifier {
         return command.isEmpty ? nil : String(command)
     }
 
+    /// The hint for a damaged archive.
+    static var downloadAgain: Text { tr("Download or copy it again; nothing was extracted.") }
+
     /// Where in the archive reading failed: at an entry, or after one (the next header was unreadable).
     public enum Place: Sendable {
         case at(String)
@@ -92,7 +95,18 @@ public enum FailureClassifier {
                 .corrupt,
                 at.map { tr("“%1$@” is damaged or incomplete %2$@: %3$@.", archive, $0, message) }
                     ?? tr("“%1$@” is damaged or incomplete: %2$@.", archive, message),
-                hint: tr("Download or copy it again; nothing was extracted."), path: archive)
+                hint: downloadAgain, path: archive)
         }
+    }
+}
+
+extension ArchiverError {
+    /// The error as said to someone opening the archive as a folder, who extracts nothing: the hint
+    /// for a damaged archive says that no folder was opened.
+    public var forFolder: ArchiverError {
+        guard let hint, hint.english == FailureClassifier.downloadAgain.english else { return self }
+        var error = self
+        error.hint = tr("Download or copy it again; no folder was opened.")
+        return error
     }
 }

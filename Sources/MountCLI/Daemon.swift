@@ -65,6 +65,7 @@ enum Daemon {
         do {
             try fileSystem.serve(at: folder, source: archive.string, idleTimeout: idleTimeout > 0 ? idleTimeout : nil)
         } catch {
+            let error = error.forFolder
             say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
             _ = folder.withPlatformString { rmdir($0) }
             exit(error.code.exitStatus)
@@ -86,6 +87,7 @@ enum Daemon {
                 if !say(.progress(read: read, total: total)) { control.cancel() }
             }
         } catch {
+            let error = error.forFolder
             say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
             exit(error.code.exitStatus)
         }

@@ -436,12 +436,17 @@ struct MountTests {
         var image = Data(count: 1_048_576)
         image.replaceSubrange(4096..<4101, with: Data("ext4!".utf8))
         let words = Data(((1...500).map(String.init).joined(separator: "\n") + "\n").utf8)
-        for (name, data, program) in [("disk.img", image, "/usr/bin/xz"), ("words.txt", words, "/usr/bin/gzip")] {
+        let text = Data("foo\nbar\n".utf8)
+        let cases: [(name: String, data: Data, program: String, suffix: String)] = [
+            ("disk.img", image, "/usr/bin/xz", ".xz"), ("words.txt", words, "/usr/bin/gzip", ".gz"),
+            ("a.txt", text, "/usr/bin/bzip2", ".bz2"), ("b.txt", text, "/usr/bin/zstd", ".zst"), ("c.txt", text, "/usr/bin/lz4", ".lz4"),
+        ]
+        for (name, data, program, suffix) in cases {
             let file = mounts.scratch.sub(name)
             try data.write(to: URL(fileURLWithPath: file))
-            try #require(try Tool.run([program, file]).status == 0)
-            let folder = try mounts.mount(file + (program.hasSuffix("xz") ? ".xz" : ".gz"))
-            #expect(try Mounts.tree(folder) == [name: data], "\(mounts.errors)")
+            try #require(try Tool.run([program, "-q", file] + (suffix == ".lz4" ? [file + suffix] : [])).status == 0)
+            let folder = try mounts.mount(file + suffix)
+            #expect(try Mounts.tree(folder) == [name: data], "\(name)\(suffix): \(mounts.errors)")
             try mounts.run(["--unmount", folder])
         }
     }
@@ -503,6 +508,25 @@ struct MountTests {
         #expect(process.terminationStatus == 0, "\(folder)")
         #expect(try Mounts.tree(folder) == ["a.txt": Data("inside\n".utf8)])
         try mounts.run(["--unmount", folder])
+    }
+
+    /// A damaged archive is said to someone who wanted a folder: no folder was opened, not "nothing was
+    /// extracted".
+    @Test func aDamagedArchiveSaysNoFolderWasOpened() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: tree + "/r.bin"))
+        let whole = mounts.scratch.sub("whole.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", whole, "-C", tree, "r.bin"]).status == 0)
+        let cut = mounts.scratch.sub("cut.tar.gz")
+        try Data(try Data(contentsOf: URL(fileURLWithPath: whole)).prefix(150_000)).write(to: URL(fileURLWithPath: cut))
+        let result = try mounts.run(["--mount", cut])
+        #expect(result.status == 5, "\(mounts.errors)")
+        #expect(mounts.errors.contains("no folder was opened"), "\(mounts.errors)")
+        #expect(!mounts.errors.contains("nothing was extracted"), "\(mounts.errors)")
     }
 
     @Test func notAnArchiveIsRefusedWithoutAFolderLeft() throws {
