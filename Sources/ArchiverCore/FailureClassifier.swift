@@ -11,6 +11,7 @@ public enum FailureClassifier {
             return .password
         }
         if text.contains("unrecognized archive format") || text.contains("unsupported") || missingProgram(message) != nil
+            || text.contains("too many filters")
             || text.contains("not supported") || text.contains("unknown compression")
             || text.contains("unexpected codec")
         {
@@ -74,6 +75,11 @@ public enum FailureClassifier {
                 code, tr("“%1$@” needs the program “%2$@” to be decompressed, and it is not installed.", archive, program),
                 // TRANSLATORS: %@ is a Debian package such as lrzip or lzop.
                 hint: tr("Install the “%@” package and try again.", program), path: archive)
+        case .notAnArchive where text.contains("too many filters"):
+            // libarchive undoes at most 25 layers of compression (a gzip compressed 100 times is valid).
+            return ArchiverError(
+                code, tr("“%@” is compressed more times over than Archiver can undo (25 times).", archive),
+                hint: tr("Decompress it a few times with its own program first (such as gzip -d), then try again."), path: archive)
         case .notAnArchive where text.contains("unrecognized archive format"):
             return ArchiverError(
                 code, tr("“%@” is not an archive Archiver can read.", archive),

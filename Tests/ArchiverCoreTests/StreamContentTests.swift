@@ -35,6 +35,14 @@ import Testing
         #expect(StreamContent.lz4AfterSkippableFrames([0x50, 0x2A, 0x4D, 0x18, 0xFF, 0xFF, 0xFF, 0xFF] + lz4) == nil)
     }
 
+    /// A file compressed more times than libarchive undoes is valid: not "damaged", and said so.
+    @Test func tooManyLayersAreNotDamage() {
+        let message = "Input requires too many filters for decoding"
+        #expect(FailureClassifier.readFailure(message: message) == .notAnArchive)
+        let error = FailureClassifier.describeReadFailure(message: message, archive: "x.gz", place: nil)
+        #expect(error.message.english.contains("compressed more times over"))
+    }
+
     /// libarchive runs lrzip, lzop and grzip as programs; a missing one is named, and is not damage.
     @Test func aMissingProgramIsNamedAndNotDamage() {
         let message = "Can't initialize filter; unable to run program \"lrzip -d -q\""

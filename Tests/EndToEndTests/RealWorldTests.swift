@@ -106,6 +106,26 @@ import Testing
         }
     }
 
+    /// A gzip compressed 100 times is valid, but more layers than libarchive undoes (25): exit 4 saying
+    /// so, not "damaged … download it again".
+    @Test func aGzipCompressed100TimesIsNotCalledDamaged() throws {
+        try E2E.withScratch { s in
+            let file = s.path("hello.txt.gz")
+            try s.python(
+                """
+                import gzip, sys
+                data = b'hello\\n'
+                for _ in range(100):
+                    data = gzip.compress(data)
+                open(sys.argv[1], 'wb').write(data)
+                """, [file])
+            let out = try s.extract(["--to", s.path("out"), file])
+            #expect(out.status == 4, "\(out)")
+            #expect(out.stderr.contains("compressed more times over"), "\(out)")
+            #expect(E2E.list(s.path("out")).isEmpty)
+        }
+    }
+
     /// lrzip and lzop streams need their programs, which libarchive runs: without them it is exit 4 naming
     /// the package, not "damaged". (Only the start is real: libarchive stops at the missing program.)
     @Test(arguments: [("x.lrz", "lrzip", "LRZI\u{0}\u{6}"), ("x.lzo", "lzop", "\u{89}LZO\u{0}\r\n\u{1a}\n")])
