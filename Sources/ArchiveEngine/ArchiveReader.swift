@@ -101,7 +101,8 @@ struct ArchiveReader: ~Copyable {
             let found: StreamContent.Found =
                 archive_format(attempt) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR ? .tar : .other
             if archive_filter_count(attempt) > 1,
-                StreamContent.isOneFile(found: found, hasEntries: first.0 != ARCHIVE_EOF)
+                StreamContent.isOneFile(
+                    found: found, hasEntries: first.0 != ARCHIVE_EOF, namedTar: StreamContent.nameSaysTar(Array(name.utf8)))
             {
                 archive_read_free(attempt)
                 let again = try makeSource()

@@ -13,10 +13,20 @@ public enum StreamContent {
     /// block of zeros) for a whole empty tar, so content that starts with zeros (a disk image, whose first
     /// 1,024 bytes are zero; a file of zeros) would extract as nothing; a tar with entries has headers with
     /// checksums, which is signature enough.
+    /// A stream whose name says tar (`x.tar.gz`, `x.tgz`) holding an empty tar stays a valid empty archive.
     /// - Parameter hasEntries: whether libarchive returned a first entry.
-    public static func isOneFile(found: Found, hasEntries: Bool) -> Bool {
-        found == .tar && !hasEntries
+    /// - Parameter namedTar: `nameSaysTar` of the file's name.
+    public static func isOneFile(found: Found, hasEntries: Bool, namedTar: Bool) -> Bool {
+        found == .tar && !hasEntries && !namedTar
     }
+
+    /// Whether `name` says its content is a tar: `x.tar.gz`, `x.TGZ`, `x.tar.xz.001`; not `rootfs.ext4.xz`.
+    public static func nameSaysTar(_ name: [UInt8]) -> Bool {
+        let suffixes = ArchiveNaming.splitArchiveExtension(name).extension.split(separator: UInt8(ascii: "."))
+        return suffixes.contains { tarNames.contains(String(decoding: $0, as: UTF8.self).lowercased()) }
+    }
+
+    private static let tarNames: Set<String> = ["tar", "tgz", "tbz", "tbz2", "tb2", "txz", "tzst", "tlz", "taz", "tz"]
 
     /// Whether `start`, the first bytes of a file, is an mtree manifest: a list of files on some disk
     /// with their attributes and none of their contents, which Archiver does not read (libarchive's

@@ -5,10 +5,21 @@ import Testing
     /// An empty tar is only zeros, as a disk image's start is: no signature, so one file; a tar with
     /// entries, or any other format, stays an archive.
     @Test func onlyATarWithoutEntriesIsOneFile() {
-        #expect(StreamContent.isOneFile(found: .tar, hasEntries: false))
-        #expect(!StreamContent.isOneFile(found: .tar, hasEntries: true))
-        #expect(!StreamContent.isOneFile(found: .other, hasEntries: false))
-        #expect(!StreamContent.isOneFile(found: .other, hasEntries: true))
+        #expect(StreamContent.isOneFile(found: .tar, hasEntries: false, namedTar: false))
+        #expect(!StreamContent.isOneFile(found: .tar, hasEntries: true, namedTar: false))
+        #expect(!StreamContent.isOneFile(found: .other, hasEntries: false, namedTar: false))
+        #expect(!StreamContent.isOneFile(found: .other, hasEntries: true, namedTar: false))
+        // `empty.tar.gz` is a valid empty archive.
+        #expect(!StreamContent.isOneFile(found: .tar, hasEntries: false, namedTar: true))
+    }
+
+    @Test func aNameSaysTar() {
+        for name in ["x.tar.gz", "X.TGZ", "x.tar.xz.001", "x.tzst", "empty.tar.bz2"] {
+            #expect(StreamContent.nameSaysTar(Array(name.utf8)), "\(name)")
+        }
+        for name in ["rootfs.ext4.xz", "disk.img.bz2", "zeros.zst", "tar.gz", "notes.txt.gz", "x.gz"] {
+            #expect(!StreamContent.nameSaysTar(Array(name.utf8)), "\(name)")
+        }
     }
 
     @Test func mtreeNeedsItsSignature() {
