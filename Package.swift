@@ -160,7 +160,7 @@ if Context.environment["ARCHIVER_FUZZ"] == "1" {
     for (name, library) in [
         ("fuzz-entry-path", "ArchiverCore"), ("fuzz-name-encoding", "ArchiveEngine"), ("fuzz-volume-name", "ArchiverCore"),
         ("fuzz-7zip-listing", "ArchiveEngine"), ("fuzz-unrar-listing", "ArchiveEngine"), ("fuzz-settings", "ArchiverCore"),
-        ("fuzz-extract", "ArchiveEngine"),
+        ("fuzz-extract", "ArchiveEngine"), ("fuzz-single-stream", "ArchiveEngine"),
     ] {
         package.targets.append(
             .executableTarget(

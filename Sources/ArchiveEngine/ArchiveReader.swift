@@ -75,7 +75,15 @@ struct ArchiveReader: ~Copyable {
                 hint: tr("The download or copy may have failed; get the file again."), path: path.string)
         }
 
-        let source = volumes.isMultiPart ? try VolumeSource(volumes.parts) : nil
+        // What skippable frames hide is looked for in the first 4 KiB (they hold a few bytes of metadata).
+        let start = volumes.isMultiPart ? [] : Self.start(of: path, count: 4096)
+        let lz4 = StreamContent.lz4AfterSkippableFrames(start)
+        func makeSource() throws(ArchiverError) -> VolumeSource? {
+            if volumes.isMultiPart { return try VolumeSource(volumes.parts) }
+            if let lz4 { return try VolumeSource([path], from: Int64(lz4)) }
+            return nil
+        }
+        let source = try makeSource()
         // A tar.gz, tar.zst, tar.xz or tar.bz2 is decoded by us, on threads of its own; anything else, or a
         // start we cannot read, goes to libarchive, which says what is wrong with it.
         if source == nil, let decoder = Self.ownDecoder(path, recording: recordingSeekPoints),
@@ -83,11 +91,41 @@ struct ArchiveReader: ~Copyable {
         {
             try self.init(opened: handle, first: first, name: name, volumes: volumes, source: decoder, fileSize: decoder.total)
         } else {
+            if StreamContent.isMtree(start) {
+                throw ArchiverError(
+                    .notAnArchive, tr("“%@” is an mtree manifest: it lists files on some disk but holds none of their contents.", name),
+                    hint: tr("There is nothing in it to extract."), path: path.string)
+            }
             let attempt = try Self.openHandle(path, name: name, password: password, source: source, volumes: volumes)
+            var entry: OpaquePointer?
+            let first = (archive_read_next_header(attempt, &entry), entry)
+            let found: StreamContent.Found =
+                archive_format(attempt) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR ? .tar : .other
+            if archive_filter_count(attempt) > 1,
+                StreamContent.isOneFile(
+                    found: found, hasEntries: first.0 != ARCHIVE_EOF, namedTar: StreamContent.nameSaysTar(Array(name.utf8)))
+            {
+                archive_read_free(attempt)
+                let again = try makeSource()
+                let raw = try Self.openHandle(path, name: name, password: password, source: again, volumes: volumes, rawOnly: true)
+                try self.init(
+                    opened: raw, first: nil, name: name, volumes: volumes, source: again, fileSize: again?.total ?? Int64(target.st_size))
+                return
+            }
             try self.init(
-                opened: attempt, first: nil, name: name, volumes: volumes, source: source,
+                opened: attempt, first: first, name: name, volumes: volumes, source: source,
                 fileSize: source?.total ?? Int64(target.st_size))
         }
+    }
+
+    /// Up to `count` first bytes of `path`; fewer when it is shorter or unreadable.
+    private static func start(of path: FilePath, count: Int) -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        let descriptor = path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        guard descriptor >= 0 else { return [] }
+        defer { close(descriptor) }
+        let read = Glibc.read(descriptor, &bytes, count)
+        return Array(bytes.prefix(max(0, read)))
     }
 
     /// Reads the tar inside a compressed file from a seek point (`SeekPlan.stream`), with its
@@ -181,14 +219,32 @@ struct ArchiveReader: ~Copyable {
 
     deinit { archive_read_free(handle) }
 
+    /// - Parameter rawOnly: reads the content as one file (`StreamContent.isOneFile`).
     private static func openHandle(
-        _ path: FilePath, name: String, password: Secret?, source: VolumeSource?, volumes: VolumeSet
+        _ path: FilePath, name: String, password: Secret?, source: VolumeSource?, volumes: VolumeSet, rawOnly: Bool = false
     ) throws(ArchiverError) -> OpaquePointer {
         guard let handle = archive_read_new() else {
             throw ArchiverError(.inputUnreadable, tr("Out of memory while opening “%@”.", name))
         }
         archive_read_support_filter_all(handle)
-        archive_read_support_format_all(handle)
+        if !rawOnly {
+            // Every format of archive_read_support_format_all but mtree: its reader bids on any text with a
+            // word per line (a gzipped word list became a folder of empty files), and it reads the files
+            // on the local disk that a manifest names.
+            archive_read_support_format_7zip(handle)
+            archive_read_support_format_ar(handle)
+            archive_read_support_format_cab(handle)
+            archive_read_support_format_cpio(handle)
+            archive_read_support_format_empty(handle)
+            archive_read_support_format_iso9660(handle)
+            archive_read_support_format_lha(handle)
+            archive_read_support_format_rar(handle)
+            archive_read_support_format_rar5(handle)
+            archive_read_support_format_tar(handle)
+            archive_read_support_format_warc(handle)
+            archive_read_support_format_xar(handle)
+            archive_read_support_format_zip(handle)
+        }
         // Bids lowest, so any real format wins; `init` rejects raw matches that are not compressed.
         archive_read_support_format_raw(handle)
         if let password { _ = password.withCString { archive_read_add_passphrase(handle, $0) } }
@@ -265,6 +321,9 @@ struct ArchiveReader: ~Copyable {
     /// The next block of the current entry's data, or nil at its end.
     /// The corresponding C function is `archive_read_data_block`.
     func readBlock(entryName: String) throws(ArchiverError) -> (buffer: UnsafeRawBufferPointer, offset: Int64)? {
+        // A folder has no data. rar5 refuses to read one ("Can't decompress an entry marked as a
+        // directory"), which WinRAR's folders with Windows attributes met.
+        if let current, UInt32(archive_entry_filetype(current)) == CA_AE_IFDIR { return nil }
         var buffer: UnsafeRawPointer?
         var size = 0
         var offset: la_int64_t = 0

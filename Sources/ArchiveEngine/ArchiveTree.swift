@@ -67,6 +67,8 @@ struct ArchiveTree {
             guard let original = entry.linkTarget.flatMap({ try? EntryPath.components(of: $0).get() }) else {
                 return refuse(entry, .hardlinkLeavesDestination)
             }
+            // A link to itself changes nothing, as in extraction: a file of that name stays what it was.
+            if original == components { return }
             // Its data and size come from the original, found once the tree is whole.
             let parent = folder(components.dropLast(), order: order)
             let made = append(leaf, .file, size: 0, modified: modified, mode: mode, under: parent, order: order)

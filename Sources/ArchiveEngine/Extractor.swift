@@ -425,71 +425,96 @@ public enum Extractor {
             if space?.spend(bytes, measure: measure) == false { throw FileSystem.notEnoughSpace(folder, free: measure()) }
         }
         progress(0, reader.fileSize)
-        while var info = try reader.next() {
-            try control.check()
-            guard let entry = reader.current else { break }
-            if reader.isRawStream {
-                info.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: info.path)
-                info.kind = .file
-            }
-            // Formats without a first pass (rar, 7z, tar.*) meet encryption here; libarchive would only
-            // return garbage for the data, so stop before writing it. The staging folder goes with it.
-            if info.encrypted, !decrypting, EntrySelection(options.selection).includes(info.path) {
-                throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family)
-            }
-            let decision = session.admit(info, result: &result)
-            switch decision {
-            case .skip: continue
-            case .write(let target, let hardlinkTarget):
-                EntryRewrite.setPath(entry, disk.local(target))
-                if let hardlinkTarget { EntryRewrite.setHardlink(entry, disk.local(hardlinkTarget)) }
-                // The target that was checked is the one written (decoded when the names were).
-                if info.kind == .symlink, let target = info.linkTarget { EntryRewrite.setSymlink(entry, target) }
-                EntryRewrite.limitPermissions(entry, umask: mask)
-            }
-            let name = info.path.displayName
-            try checkFits(info, traits: traits, folder: folder)
-            // A size known up front is checked before its data; the data is counted as it is written.
-            if let size = info.size, space?.fits(size, measure: measure) == false {
-                throw notEnoughSpace(name, needs: size, free: measure() ?? 0, in: folder)
-            }
-            // Each entry also takes an inode and at least a block of its own.
-            try spend(4096)
-            if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
-                result.warnings.append(.entryFailed(name, message))
-                continue
-            }
-            var failed: String?
-            var end: Int64 = 0
-            while let (buffer, offset) = try reader.readBlock(entryName: name) {
-                try spend(Int64(buffer.count))
-                if failed == nil, case .skipped(let message) = try disk.writeBlock(buffer, offset: offset, folder: folderName) {
-                    failed = message
-                }
-                end = max(end, offset + Int64(buffer.count))
-                result.bytes += Int64(buffer.count)
-                progress(reader.bytesRead, reader.fileSize)
+        // The entry whose data is being read, and where a tar broke off: it keeps the entries before.
+        var writing: (path: [UInt8], bytesBefore: Int64)?
+        var damage: ArchiverError?
+        do throws(ArchiverError) {
+            while var info = try reader.next() {
                 try control.check()
+                guard let entry = reader.current else { break }
+                if reader.isRawStream {
+                    info.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: info.path)
+                    info.kind = .file
+                }
+                // Formats without a first pass (rar, 7z, tar.*) meet encryption here; libarchive would only
+                // return garbage for the data, so stop before writing it. The staging folder goes with it.
+                if info.encrypted, !decrypting, EntrySelection(options.selection).includes(info.path) {
+                    throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family)
+                }
+                let decision = session.admit(info, result: &result)
+                switch decision {
+                case .skip: continue
+                case .write(let target, let hardlinkTarget):
+                    EntryRewrite.setPath(entry, disk.local(target))
+                    if let hardlinkTarget { EntryRewrite.setHardlink(entry, disk.local(hardlinkTarget)) }
+                    // The target that was checked is the one written (decoded when the names were).
+                    if info.kind == .symlink, let target = info.linkTarget { EntryRewrite.setSymlink(entry, target) }
+                    EntryRewrite.limitPermissions(entry, umask: mask)
+                }
+                let name = info.path.displayName
+                try checkFits(info, traits: traits, folder: folder)
+                // A size known up front is checked before its data; the data is counted as it is written.
+                if let size = info.size, space?.fits(size, measure: measure) == false {
+                    throw notEnoughSpace(name, needs: size, free: measure() ?? 0, in: folder)
+                }
+                // Each entry also takes an inode and at least a block of its own.
+                try spend(4096)
+                if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
+                    result.warnings.append(.entryFailed(name, message))
+                    continue
+                }
+                var failed: String?
+                var end: Int64 = 0
+                if case .write(let target, _) = decision { writing = (target, result.bytes) }
+                while let (buffer, offset) = try reader.readBlock(entryName: name) {
+                    try spend(Int64(buffer.count))
+                    if failed == nil, case .skipped(let message) = try disk.writeBlock(buffer, offset: offset, folder: folderName) {
+                        failed = message
+                    }
+                    end = max(end, offset + Int64(buffer.count))
+                    result.bytes += Int64(buffer.count)
+                    progress(reader.bytesRead, reader.fileSize)
+                    try control.check()
+                }
+                writing = nil
+                // libarchive ends some entries early without an error (the first part of a multi-volume rar);
+                // the disk writer would then pad the file to its recorded size. Tar may end in a sparse hole.
+                if info.kind == .file, let size = info.size, end < size, !reader.mayEndInHole {
+                    throw ArchiverError(
+                        // TRANSLATORS: %1$@ is the archive, %2$@ an entry in it; %3$ld and %4$ld are byte counts.
+                        .corrupt, tr("“%1$@” is incomplete: “%2$@” stops after %3$ld of its %4$ld bytes.", reader.displayName, name, end, size),
+                        hint: tr("If it is one part of a multi-part set, all parts are needed; nothing was extracted."),
+                        path: reader.displayName)
+                }
+                if failed == nil, case .skipped(let message) = try disk.finishEntry(folder: folderName) { failed = message }
+                if let failed {
+                    // Never leave a half-written file to be published under its name.
+                    if case .write(let target, _) = decision { FileSystem.removeTree(FilePath(bytes: target)) }
+                    result.warnings.append(.entryFailed(name, failed))
+                    continue
+                }
+                session.record(info, result: &result)
             }
-            // libarchive ends some entries early without an error (the first part of a multi-volume rar);
-            // the disk writer would then pad the file to its recorded size. Tar may end in a sparse hole.
-            if info.kind == .file, let size = info.size, end < size, !reader.mayEndInHole {
-                throw ArchiverError(
-                    // TRANSLATORS: %1$@ is the archive, %2$@ an entry in it; %3$ld and %4$ld are byte counts.
-                    .corrupt, tr("“%1$@” is incomplete: “%2$@” stops after %3$ld of its %4$ld bytes.", reader.displayName, name, end, size),
-                    hint: tr("If it is one part of a multi-part set, all parts are needed; nothing was extracted."),
-                    path: reader.displayName)
-            }
-            if failed == nil, case .skipped(let message) = try disk.finishEntry(folder: folderName) { failed = message }
-            if let failed {
-                // Never leave a half-written file to be published under its name.
-                if case .write(let target, _) = decision { FileSystem.removeTree(FilePath(bytes: target)) }
-                result.warnings.append(.entryFailed(name, failed))
-                continue
-            }
-            session.record(info, result: &result)
+        } catch {
+            // A tar read in order that breaks off (a download cut short, a damaged header) keeps the whole
+            // entries before the break, as bsdtar and the listing do: they are published, and the break is
+            // a warning (exit 1) that says where. Its entries have no checksums to lose, and nothing of
+            // the entry it broke in is kept. Other formats stay all or nothing.
+            guard error.code == .corrupt, reader.mayEndInHole, reader.readsOneFile,
+                result.files + result.folders + result.symlinks > 0
+            else { throw error }
+            damage = error
         }
         try disk.close(folder: folderName)
+        if let damage {
+            if let writing {
+                FileSystem.removeTree(FilePath(bytes: writing.path))
+                result.bytes = writing.bytesBefore
+            }
+            result.warnings.append(JobWarning(
+                // TRANSLATORS: %@ is the whole sentence saying where the archive is damaged.
+                "damaged-after-entries", tr("%@ The entries before the damage were extracted.", damage.message)))
+        }
         result.warnings += reader.warnings.map { .archiveWarning(reader.displayName, $0) }
         progress(reader.fileSize, reader.fileSize)
         withdrawn = true
@@ -601,6 +626,9 @@ struct StagingSession {
             else {
                 return refuse(.hardlinkLeavesDestination)
             }
+            // A link to itself (tar writes one when a file is named twice) changes nothing: libarchive would
+            // skip it, and a file of that name stays what it was.
+            if parts == components { return .skip }
             hardlink = staging + [UInt8(ascii: "/")] + onDisk(parts, isDirectory: false, result: &result)
         case .file, .directory:
             break

@@ -10,7 +10,8 @@ public enum FailureClassifier {
         {
             return .password
         }
-        if text.contains("unrecognized archive format") || text.contains("unsupported")
+        if text.contains("unrecognized archive format") || text.contains("unsupported") || missingProgram(message) != nil
+            || text.contains("too many filters")
             || text.contains("not supported") || text.contains("unknown compression")
             || text.contains("unexpected codec")
         {
@@ -18,6 +19,19 @@ public enum FailureClassifier {
         }
         return .corrupt
     }
+
+    /// The program libarchive runs for a compression it has no library for (lrzip, lzop, grzip) when it
+    /// is not installed: its message is `Can't initialize filter; unable to run program "lrzip -d -q"`.
+    /// Debian's package has the program's name.
+    public static func missingProgram(_ message: String) -> String? {
+        let parts = message.split(separator: "unable to run program \"", maxSplits: 1, omittingEmptySubsequences: false)
+        guard parts.count == 2 else { return nil }
+        let command = parts[1].prefix { $0 != "\"" && $0 != " " }
+        return command.isEmpty ? nil : String(command)
+    }
+
+    /// The hint for a damaged archive.
+    static var downloadAgain: Text { tr("Download or copy it again; nothing was extracted.") }
 
     /// Where in the archive reading failed: at an entry, or after one (the next header was unreadable).
     public enum Place: Sendable {
@@ -54,6 +68,18 @@ public enum FailureClassifier {
                 at.map { tr("“%1$@” is password-protected %2$@ (%3$@).", archive, $0, message) }
                     ?? tr("“%1$@” is password-protected (%2$@).", archive, message),
                 hint: tr("Encrypted 7z and rar archives need 7-Zip (the 7zip package) or unrar."), path: archive)
+        case .notAnArchive where missingProgram(message) != nil:
+            let program = missingProgram(message) ?? ""
+            return ArchiverError(
+                // TRANSLATORS: %2$@ is a program such as lrzip or lzop.
+                code, tr("“%1$@” needs the program “%2$@” to be decompressed, and it is not installed.", archive, program),
+                // TRANSLATORS: %@ is a Debian package such as lrzip or lzop.
+                hint: tr("Install the “%@” package and try again.", program), path: archive)
+        case .notAnArchive where text.contains("too many filters"):
+            // libarchive undoes at most 25 layers of compression (a gzip compressed 100 times is valid).
+            return ArchiverError(
+                code, tr("“%@” is compressed more times over than Archiver can undo (25 times).", archive),
+                hint: tr("Decompress it a few times with its own program first (such as gzip -d), then try again."), path: archive)
         case .notAnArchive where text.contains("unrecognized archive format"):
             return ArchiverError(
                 code, tr("“%@” is not an archive Archiver can read.", archive),
@@ -75,7 +101,18 @@ public enum FailureClassifier {
                 .corrupt,
                 at.map { tr("“%1$@” is damaged or incomplete %2$@: %3$@.", archive, $0, message) }
                     ?? tr("“%1$@” is damaged or incomplete: %2$@.", archive, message),
-                hint: tr("Download or copy it again; nothing was extracted."), path: archive)
+                hint: downloadAgain, path: archive)
         }
+    }
+}
+
+extension ArchiverError {
+    /// The error as said to someone opening the archive as a folder, who extracts nothing: the hint
+    /// for a damaged archive says that no folder was opened.
+    public var forFolder: ArchiverError {
+        guard let hint, hint.english == FailureClassifier.downloadAgain.english else { return self }
+        var error = self
+        error.hint = tr("Download or copy it again; no folder was opened.")
+        return error
     }
 }

@@ -53,6 +53,12 @@ enum Daemon {
             let null = open("/dev/null", O_RDWR)
             dup2(null, STDIN_FILENO)
             dup2(null, STDOUT_FILENO)
+            // A pipe or socket as standard error (`dir=$(open-with-archiver --mount a.tar 2>&1)`) would keep
+            // its reader waiting as long as the folder is served; a file or terminal goes on getting the log.
+            var error = stat()
+            if fstat(STDERR_FILENO, &error) == 0, error.st_mode & S_IFMT == S_IFIFO || error.st_mode & S_IFMT == S_IFSOCK {
+                dup2(null, STDERR_FILENO)
+            }
             close(null)
             // Kept for the next opening once this one is served.
             if cached == nil { DispatchQueue.global(qos: .utility).async { IndexCache.store(index) } }
@@ -60,6 +66,7 @@ enum Daemon {
         do {
             try fileSystem.serve(at: folder, source: archive.string, idleTimeout: idleTimeout > 0 ? idleTimeout : nil)
         } catch {
+            let error = error.forFolder
             say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
             _ = folder.withPlatformString { rmdir($0) }
             exit(error.code.exitStatus)
@@ -81,6 +88,7 @@ enum Daemon {
                 if !say(.progress(read: read, total: total)) { control.cancel() }
             }
         } catch {
+            let error = error.forFolder
             say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
             exit(error.code.exitStatus)
         }

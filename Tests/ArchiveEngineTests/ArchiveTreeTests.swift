@@ -56,6 +56,16 @@ import Testing
         #expect(index.lookup(Array("b/a.txt/x".utf8)) == nil)
     }
 
+    /// A tar's hard link to itself changes nothing, as in extraction: the file of that name stays, and a
+    /// link to itself alone makes nothing; neither is a link "outside the destination".
+    @Test func aHardLinkToItselfLeavesTheFileAsItWas() {
+        let (index, refused) = index([
+            entry("a.txt", size: 10), entry("a.txt", .hardlink, size: 0, link: "a.txt"), entry("./c.txt", .hardlink, size: 0, link: "c.txt"),
+        ])
+        #expect(refused.isEmpty)
+        #expect(listing(index) == ["a.txt": "file 10 0"])
+    }
+
     /// As extracting both would leave it: of two entries with one name, the later one stays.
     @Test func theLaterNamesakeStays() {
         let (index, _) = index([

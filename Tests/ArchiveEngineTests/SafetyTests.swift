@@ -95,6 +95,8 @@ import Testing
         try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.hasPrefix(".archiver-") }
     }
 
+    /// A truncated zip or 7z fails and leaves nothing; a tar keeps the whole entries before the break, as
+    /// a result with a warning saying where it broke, and no temporaries.
     @Test func corruptArchivesLeaveNothing() throws {
         let scratch = try ScratchDirectory()
         try SampleTree.make(at: scratch.sub("Sample"))
@@ -103,14 +105,19 @@ import Testing
             let data = try Data(contentsOf: URL(fileURLWithPath: made.output.string))
             let cut = scratch.sub("cut" + format.fileExtension)
             try data.prefix(data.count * 2 / 3).write(to: URL(fileURLWithPath: cut))
+            let isTar = format == .tarGz || format == .tarXz
             do {
-                _ = try Extractor.run(archive: FilePath(cut), options: options(into: scratch.sub("dest")), control: JobControl())
-                Issue.record("\(format.rawValue): a truncated archive must fail")
+                let result = try Extractor.run(archive: FilePath(cut), options: options(into: scratch.sub("dest")), control: JobControl())
+                if !isTar { Issue.record("\(format.rawValue): a truncated archive must fail") }
+                #expect(result.warnings.map(\.code).contains("damaged-after-entries"), "\(format.rawValue): \(result.warnings)")
+                #expect(result.output != nil)
             } catch {
                 #expect(error.code == .corrupt || error.code == .notAnArchive, "\(format.rawValue): \(error)")
+                let left = (try? FileManager.default.contentsOfDirectory(atPath: scratch.sub("dest"))) ?? []
+                #expect(left.isEmpty, "\(format.rawValue)")
             }
-            let left = (try? FileManager.default.contentsOfDirectory(atPath: scratch.sub("dest"))) ?? []
-            #expect(left.isEmpty, "\(format.rawValue)")
+            #expect(((try? leftovers(scratch.sub("dest"))) ?? []).isEmpty, "\(format.rawValue)")
+            try? FileManager.default.removeItem(atPath: scratch.sub("dest"))
         }
     }
 

@@ -424,6 +424,108 @@ struct MountTests {
         try mounts.run(["--unmount", folder])
     }
 
+    /// A single compressed stream shows one file, named as extraction names it: a compressed disk image
+    /// (libarchive reads its zero first block as an empty tar) and a gzipped word list (which libarchive's
+    /// mtree reader took for a manifest of empty files).
+    @Test func aSingleCompressedStreamShowsOneFile() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        var image = Data(count: 1_048_576)
+        image.replaceSubrange(4096..<4101, with: Data("ext4!".utf8))
+        let words = Data(((1...500).map(String.init).joined(separator: "\n") + "\n").utf8)
+        let text = Data("foo\nbar\n".utf8)
+        let cases: [(name: String, data: Data, program: String, suffix: String)] = [
+            ("disk.img", image, "/usr/bin/xz", ".xz"), ("words.txt", words, "/usr/bin/gzip", ".gz"),
+            ("a.txt", text, "/usr/bin/bzip2", ".bz2"), ("b.txt", text, "/usr/bin/zstd", ".zst"), ("c.txt", text, "/usr/bin/lz4", ".lz4"),
+        ]
+        for (name, data, program, suffix) in cases {
+            let file = mounts.scratch.sub(name)
+            try data.write(to: URL(fileURLWithPath: file))
+            try #require(try Tool.run([program, "-q", file] + (suffix == ".lz4" ? [file + suffix] : [])).status == 0)
+            let folder = try mounts.mount(file + suffix)
+            #expect(try Mounts.tree(folder) == [name: data], "\(name)\(suffix): \(mounts.errors)")
+            try mounts.run(["--unmount", folder])
+        }
+    }
+
+    /// A tar naming a file twice holds a hard link to itself (GNU tar writes one): the file shows with its
+    /// data, as extraction writes it, and a link to itself alone shows nothing; nothing is said to be
+    /// "outside the destination".
+    @Test func aHardLinkToItselfShowsWhatExtractionWrites() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = mounts.scratch.sub("self.tar")
+        let made = try Tool.run(["/usr/bin/python3", "-c", """
+            import io, sys, tarfile
+            with tarfile.open(sys.argv[1], 'w', format=tarfile.GNU_FORMAT) as tar:
+                for name, data, link in [('a.txt', b'real data\\n', None), ('a.txt', None, 'a.txt'), ('b.txt', b'bbb', None), ('c.txt', None, 'c.txt')]:
+                    info = tarfile.TarInfo(name)
+                    if link:
+                        info.type, info.linkname = tarfile.LNKTYPE, link
+                    else:
+                        info.size = len(data)
+                    tar.addfile(info, io.BytesIO(data) if data else None)
+            """, archive])
+        try #require(made.status == 0, "\(made.output)")
+        let folder = try mounts.mount(archive)
+        let expected = ["a.txt": Data("real data\n".utf8), "b.txt": Data("bbb".utf8)]
+        #expect(try Mounts.tree(folder) == expected)
+        #expect(!mounts.errors.contains("outside"), "\(mounts.errors)")
+        try mounts.run(["--unmount", folder])
+        let extracted = mounts.scratch.sub("out")
+        let extract = try Tool.run([BuiltProducts.executable("extract-with-archiver")!, "--to", extracted, archive])
+        #expect(extract.status == 0, "\(extract.output)")
+        #expect(try Mounts.tree(extracted + "/self") == expected)
+    }
+
+    /// `dir=$(open-with-archiver --mount a.tar 2>&1)`: the starter's output and errors are one pipe, and
+    /// the daemon must not hold it once the folder is ready, or the caller waits for the idle unmount.
+    @Test func aPipeAsStandardErrorIsLetGoWhenTheFolderIsReady() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        try Data("inside\n".utf8).write(to: URL(fileURLWithPath: mounts.scratch.sub("a.txt")))
+        let archive = mounts.scratch.sub("a.tar")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-cf", archive, "-C", mounts.scratch.path, "a.txt"]).status == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: BuiltProducts.executable("open-with-archiver")!)
+        process.arguments = ["--mount", "--idle-timeout", "60", archive]
+        process.environment = ProcessInfo.processInfo.environment.merging(BuiltProducts.isolation) { $1 }
+            .merging(["XDG_RUNTIME_DIR": mounts.runtime, "XDG_CACHE_HOME": mounts.cache, "LC_ALL": "C.UTF-8"]) { $1 }
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        let started = Date()
+        try process.run()
+        // The end of the pipe's data comes only when every holder of its writing end is gone.
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(Date().timeIntervalSince(started) < 30)
+        let folder = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(process.terminationStatus == 0, "\(folder)")
+        #expect(try Mounts.tree(folder) == ["a.txt": Data("inside\n".utf8)])
+        try mounts.run(["--unmount", folder])
+    }
+
+    /// A damaged archive is said to someone who wanted a folder: no folder was opened, not "nothing was
+    /// extracted".
+    @Test func aDamagedArchiveSaysNoFolderWasOpened() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: tree + "/r.bin"))
+        let whole = mounts.scratch.sub("whole.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", whole, "-C", tree, "r.bin"]).status == 0)
+        let cut = mounts.scratch.sub("cut.tar.gz")
+        try Data(try Data(contentsOf: URL(fileURLWithPath: whole)).prefix(150_000)).write(to: URL(fileURLWithPath: cut))
+        let result = try mounts.run(["--mount", cut])
+        #expect(result.status == 5, "\(mounts.errors)")
+        #expect(mounts.errors.contains("no folder was opened"), "\(mounts.errors)")
+        #expect(!mounts.errors.contains("nothing was extracted"), "\(mounts.errors)")
+    }
+
     @Test func notAnArchiveIsRefusedWithoutAFolderLeft() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }

@@ -1,0 +1,83 @@
+import ArchiverCore
+import Testing
+
+@Suite struct StreamContentTests {
+    /// An empty tar is only zeros, as a disk image's start is: no signature, so one file; a tar with
+    /// entries, or any other format, stays an archive.
+    @Test func onlyATarWithoutEntriesIsOneFile() {
+        #expect(StreamContent.isOneFile(found: .tar, hasEntries: false, namedTar: false))
+        #expect(!StreamContent.isOneFile(found: .tar, hasEntries: true, namedTar: false))
+        #expect(!StreamContent.isOneFile(found: .other, hasEntries: false, namedTar: false))
+        #expect(!StreamContent.isOneFile(found: .other, hasEntries: true, namedTar: false))
+        // `empty.tar.gz` is a valid empty archive.
+        #expect(!StreamContent.isOneFile(found: .tar, hasEntries: false, namedTar: true))
+    }
+
+    @Test func aNameSaysTar() {
+        for name in ["x.tar.gz", "X.TGZ", "x.tar.xz.001", "x.tzst", "empty.tar.bz2"] {
+            #expect(StreamContent.nameSaysTar(Array(name.utf8)), "\(name)")
+        }
+        for name in ["rootfs.ext4.xz", "disk.img.bz2", "zeros.zst", "tar.gz", "notes.txt.gz", "x.gz"] {
+            #expect(!StreamContent.nameSaysTar(Array(name.utf8)), "\(name)")
+        }
+    }
+
+    @Test func mtreeNeedsItsSignature() {
+        #expect(StreamContent.isMtree(Array("#mtree\n./a type=file\n".utf8)))
+        #expect(StreamContent.isMtree(Array("#mtree v2.0\n".utf8)))
+        #expect(!StreamContent.isMtree(Array("1\n2\n3\n".utf8)))
+        #expect(!StreamContent.isMtree(Array("#mtre".utf8)))
+        #expect(!StreamContent.isMtree([UInt8]()))
+    }
+
+    /// lz4 and zstd share the skippable frame: what follows the frames decides.
+    @Test func lz4BehindSkippableFramesIsFound() {
+        let lz4: [UInt8] = [0x04, 0x22, 0x4D, 0x18, 0x64, 0x40, 0xA7]
+        let zstd: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x00]
+        func skippable(_ low: UInt8, _ payload: [UInt8]) -> [UInt8] {
+            [0x50 | low, 0x2A, 0x4D, 0x18] + [UInt8(payload.count), 0, 0, 0] + payload
+        }
+        #expect(StreamContent.lz4AfterSkippableFrames(skippable(0, Array("meta".utf8)) + lz4) == 12)
+        #expect(StreamContent.lz4AfterSkippableFrames(skippable(0xF, []) + skippable(3, [1, 2]) + lz4) == 18)
+        #expect(StreamContent.lz4AfterSkippableFrames(lz4) == nil)
+        #expect(StreamContent.lz4AfterSkippableFrames(skippable(0, [1]) + zstd) == nil)
+        #expect(StreamContent.lz4AfterSkippableFrames(Array(skippable(0, [1, 2, 3]).prefix(6))) == nil)
+        // A size past the bytes read is not followed.
+        #expect(StreamContent.lz4AfterSkippableFrames([0x50, 0x2A, 0x4D, 0x18, 0xFF, 0xFF, 0xFF, 0xFF] + lz4) == nil)
+    }
+
+    /// A file compressed more times than libarchive undoes is valid: not "damaged", and said so.
+    @Test func tooManyLayersAreNotDamage() {
+        let message = "Input requires too many filters for decoding"
+        #expect(FailureClassifier.readFailure(message: message) == .notAnArchive)
+        let error = FailureClassifier.describeReadFailure(message: message, archive: "x.gz", place: nil)
+        #expect(error.message.english.contains("compressed more times over"))
+    }
+
+    /// libarchive runs lrzip, lzop and grzip as programs; a missing one is named, and is not damage.
+    @Test func aMissingProgramIsNamedAndNotDamage() {
+        let message = "Can't initialize filter; unable to run program \"lrzip -d -q\""
+        #expect(FailureClassifier.missingProgram(message) == "lrzip")
+        #expect(FailureClassifier.missingProgram("unable to run program \"lzop\"") == "lzop")
+        #expect(FailureClassifier.missingProgram("Damaged tar archive") == nil)
+        #expect(FailureClassifier.readFailure(message: message) == .notAnArchive)
+        let error = FailureClassifier.describeReadFailure(message: message, archive: "x.tar.lrz", place: nil)
+        #expect(error.message.english.contains("“lrzip”"))
+        #expect(error.hint?.english.contains("“lrzip” package") == true)
+    }
+}
+
+@Suite struct FolderWordingTests {
+    /// Opening as a folder extracts nothing: a damaged archive's hint says no folder was opened; other
+    /// errors stay as they are.
+    @Test func aDamagedArchiveSaysNoFolderWasOpened() {
+        let damaged = FailureClassifier.describeReadFailure(message: "Truncated input file", archive: "x.tar.gz", place: nil)
+        #expect(damaged.hint?.english.contains("nothing was extracted") == true)
+        let forFolder = damaged.forFolder
+        #expect(forFolder.hint?.english == "Download or copy it again; no folder was opened.")
+        #expect(forFolder.message.english == damaged.message.english)
+        #expect(forFolder.code == .corrupt)
+        let other = FailureClassifier.describeReadFailure(message: "Unrecognized archive format", archive: "x", place: nil)
+        #expect(other.forFolder.hint?.english == other.hint?.english)
+    }
+}

@@ -1,0 +1,167 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// What runs over public corpora found (issue 34): real files that were refused, called damaged, or
+/// extracted as nothing or as something else.
+@Suite struct RealWorldTests {
+    static func fixture(_ name: String) -> String { TestUnrar.fixture(name) }
+
+    /// WinRAR's folders carry Windows attributes (read-only, hidden, system); libarchive's rar5 reader fails
+    /// any read of a folder's data, which a folder does not have. Every file and folder is extracted as
+    /// bsdtar extracts them.
+    @Test(arguments: ["rar5_win32.rar", "rar5_fileattr.rar"])
+    func rar5FoldersFromWindowsExtract(fixture: String) throws {
+        guard FileManager.default.fileExists(atPath: Self.fixture(fixture)) else {
+            return print("skipped: fixtures not present (\(TestUnrar.fixtures))")
+        }
+        try E2E.withScratch("rar5-\(fixture)") { s in
+            let out = try s.extract(["--to", s.path("ours"), Self.fixture(fixture)])
+            #expect(out.status == 0, "\(out)")
+            try s.mkdir("theirs")
+            try s.must("/usr/bin/bsdtar", ["-xf", Self.fixture(fixture), "-C", s.path("theirs")])
+            let stem = fixture.replacingOccurrences(of: ".rar", with: "")
+            let ours = E2E.allPaths(under: s.path("ours/" + stem))
+            #expect(ours == E2E.allPaths(under: s.path("theirs")))
+            #expect(ours.contains(fixture == "rar5_win32.rar" ? "testdir" : "dir_readonly"))
+            for path in ours where !E2E.isDirectory(s.path("theirs/" + path)) {
+                #expect(E2E.read(s.path("ours/\(stem)/" + path)) == E2E.read(s.path("theirs/" + path)), "\(path)")
+            }
+            let listed = try s.extract(["--list", Self.fixture(fixture)])
+            #expect(listed.status == 0, "\(listed)")
+        }
+    }
+
+    /// A compressed ext4 image (its first 1,024 bytes are zero), a file of zeros: libarchive reads the
+    /// zeros as an empty tar, and extraction made nothing. Each is one file, listed as one.
+    @Test(arguments: ["xz", "bz2", "zst"])
+    func aStreamStartingWithZerosIsOneFile(filter: String) throws {
+        try E2E.withScratch("zeros-\(filter)") { s in
+            try s.write("tree/a.txt", "hello\n")
+            let image = s.path("disk.ext4")
+            #expect(FileManager.default.createFile(atPath: image, contents: Data(count: 2 * 1024 * 1024)))
+            try s.must("/usr/sbin/mkfs.ext4", ["-q", "-F", "-d", s.path("tree"), image])
+            let original = try #require(E2E.read(image))
+            #expect(original.prefix(1024) == Data(count: 1024))
+            let program = ["xz": "/usr/bin/xz", "bz2": "/usr/bin/bzip2", "zst": "/usr/bin/zstd"][filter]!
+            try s.must(program, ["-q", image])
+
+            let out = try s.extract(["--to", s.path("out"), "\(image).\(filter)"])
+            #expect(out.status == 0, "\(out)")
+            #expect(E2E.list(s.path("out")) == ["disk.ext4"])
+            #expect(E2E.read(s.path("out/disk.ext4")) == original)
+            let listed = try s.extract(["--list", "\(image).\(filter)"])
+            #expect(listed.status == 0, "\(listed)")
+            #expect(listed.stdout.contains("disk.ext4"), "\(listed)")
+            #expect(listed.stdout.contains("1 entry") || listed.stdout.contains("1 entries"), "\(listed)")
+        }
+    }
+
+    /// A gzip of a word list: libarchive's mtree reader took it for a manifest of 1,000 empty files. It is
+    /// one file; and a real mtree manifest is said to be one, without reading the local files it names.
+    @Test func aWordListIsOneFileAndAnMtreeManifestIsRefused() throws {
+        try E2E.withScratch { s in
+            let words = (1...1000).map(String.init).joined(separator: "\n") + "\n"
+            try s.write("notes.txt", words)
+            try s.must("/usr/bin/gzip", [s.path("notes.txt")])
+            let out = try s.extract(["--to", s.path("out"), s.path("notes.txt.gz")])
+            #expect(out.status == 0, "\(out)")
+            #expect(!out.stderr.contains("mtree"), "\(out)")
+            #expect(E2E.list(s.path("out")) == ["notes.txt"])
+            #expect(E2E.text(s.path("out/notes.txt")) == words)
+
+            let secret = try s.write("secret.txt", "not for the archive\n")
+            try s.write("list.mtree", "#mtree\n./secret.txt type=file contents=\(secret) size=20\n")
+            let manifest = try s.extract(["--to", s.path("manifest"), s.path("list.mtree")])
+            #expect(manifest.status == 4, "\(manifest)")
+            #expect(manifest.stderr.contains("mtree manifest"), "\(manifest)")
+            #expect(E2E.list(s.path("manifest")).isEmpty)
+            #expect(E2E.leftovers(under: s.root).isEmpty)
+        }
+    }
+
+    /// Valid files that were called damaged: a gzip of base64 text (the mtree reader again), an lz4 stream
+    /// behind a skippable frame (libarchive's zstd filter claims the frame's magic).
+    @Test func validStreamsAreNotCalledDamaged() throws {
+        try E2E.withScratch { s in
+            let text = E2E.randomData(30_000).base64EncodedString(options: .lineLength76Characters) + "\n"
+            try s.write("b64.txt", text)
+            try s.must("/usr/bin/gzip", [s.path("b64.txt")])
+            let base64 = try s.extract(["--to", s.path("out"), s.path("b64.txt.gz")])
+            #expect(base64.status == 0, "\(base64)")
+            #expect(E2E.text(s.path("out/b64.txt")) == text)
+
+            try s.write("hello.txt", "hello, lz4\n")
+            try s.must("/usr/bin/lz4", ["-q", s.path("hello.txt"), s.path("plain.lz4")])
+            try s.python(
+                """
+                import struct, sys
+                frame = open(sys.argv[1], 'rb').read()
+                open(sys.argv[2], 'wb').write(struct.pack('<II', 0x184D2A50, 4) + b'meta' + frame)
+                """, [s.path("plain.lz4"), s.path("skip.txt.lz4")])
+            let lz4 = try s.extract(["--to", s.path("out"), s.path("skip.txt.lz4")])
+            #expect(lz4.status == 0, "\(lz4)")
+            #expect(E2E.text(s.path("out/skip.txt")) == "hello, lz4\n")
+            #expect(try s.must("/usr/bin/lz4", ["-dc", s.path("skip.txt.lz4")]).stdout == "hello, lz4\n")
+        }
+    }
+
+    /// A gzip compressed 100 times is valid, but more layers than libarchive undoes (25): exit 4 saying
+    /// so, not "damaged … download it again".
+    @Test func aGzipCompressed100TimesIsNotCalledDamaged() throws {
+        try E2E.withScratch { s in
+            let file = s.path("hello.txt.gz")
+            try s.python(
+                """
+                import gzip, sys
+                data = b'hello\\n'
+                for _ in range(100):
+                    data = gzip.compress(data)
+                open(sys.argv[1], 'wb').write(data)
+                """, [file])
+            let out = try s.extract(["--to", s.path("out"), file])
+            #expect(out.status == 4, "\(out)")
+            #expect(out.stderr.contains("compressed more times over"), "\(out)")
+            #expect(E2E.list(s.path("out")).isEmpty)
+        }
+    }
+
+    /// lrzip and lzop streams need their programs, which libarchive runs: without them it is exit 4 naming
+    /// the package, not "damaged". (Only the start is real: libarchive stops at the missing program.)
+    @Test(arguments: [("x.lrz", "lrzip", "LRZI\u{0}\u{6}"), ("x.lzo", "lzop", "\u{89}LZO\u{0}\r\n\u{1a}\n")])
+    func aMissingProgramIsNamed(name: String, program: String, magic: String) throws {
+        if ["/usr/bin/", "/bin/", "/usr/local/bin/"].contains(where: { FileManager.default.isExecutableFile(atPath: $0 + program) }) {
+            return print("skipped: \(program) is installed")
+        }
+        try E2E.withScratch("missing-\(program)") { s in
+            var data = Data(magic.unicodeScalars.map { UInt8($0.value) })
+            data.append(E2E.randomData(200))
+            let file = try s.write(name, data: data)
+            let out = try s.extract(["--to", s.path("out"), file])
+            #expect(out.status == 4, "\(out)")
+            #expect(out.stderr.contains("“\(program)”"), "\(out)")
+            #expect(E2E.list(s.path("out")).isEmpty)
+        }
+    }
+
+    /// An ISO whose files are zisofs-compressed (xorriso's `--zisofs` filter) extracts whole, as bsdtar
+    /// extracts it: the corpus's one stopped after its first 32 KiB block.
+    @Test func anIsoWithZisofsFilesExtractsWhole() throws {
+        try E2E.withScratch { s in
+            let words = (0..<150_000).map { "line \($0 % 977) of a compressible file\n" }.joined()
+            try s.write("tree/d/big.txt", words)
+            try s.write("tree/small.txt", "small\n")
+            let made = try s.run("/usr/bin/xorriso", [
+                "-outdev", s.path("z.iso"), "-zisofs", "level=9", "-map", s.path("tree"), "/", "-set_filter_r", "--zisofs", "/", "--",
+                "-commit",
+            ])
+            #expect(made.status == 0, "\(made)")
+            // Compressed for real: the image is smaller than the text it holds.
+            #expect((E2E.size(s.path("z.iso")) ?? .max) < words.utf8.count)
+            let out = try s.extract(["--to", s.path("out"), s.path("z.iso")])
+            #expect(out.status == 0, "\(out)")
+            #expect(E2E.text(s.path("out/z/d/big.txt")) == words)
+            #expect(E2E.text(s.path("out/z/small.txt")) == "small\n")
+        }
+    }
+}
