@@ -79,19 +79,26 @@ import Testing
     func installsAndPurgesOnACleanDebian12() throws {
         let (deb, _, _) = try Self.built.get()
         let root = Paths.packageRoot + "/.build/deb/clean-root"
-        try? FileManager.default.removeItem(atPath: root)
-        defer { try? FileManager.default.removeItem(atPath: root) }
         let host = ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8"]
         func sh(_ command: String) throws -> Run {
             try run([Bytes("/bin/sh"), Bytes("-c"), Bytes(command)], environment: host)
         }
+        // --one-file-system: never into the root's /proc, should unmounting it have failed.
+        let remove = "umount '\(root)/proc' 2>/dev/null; rm -rf --one-file-system '\(root)'"
+        _ = try sh(remove)
+        defer { _ = try? sh(remove) }
         let made = try sh("mmdebstrap --quiet --variant=apt bookworm '\(root)'")
         try #require(made.ok, "mmdebstrap: \(made.stderr)")
         try FileManager.default.copyItem(atPath: deb, toPath: root + "/tmp/archiver.deb")
+        // mmdebstrap leaves no package lists; the root resolves names as the host does. The tools read their
+        // arguments from /proc/self/cmdline.
+        try? FileManager.default.removeItem(atPath: root + "/etc/resolv.conf")
+        try FileManager.default.copyItem(atPath: "/etc/resolv.conf", toPath: root + "/etc/resolv.conf")
+        try #require(try sh("mount -t proc proc '\(root)/proc'").ok)
         func inRoot(_ command: String) throws -> Run {
             try sh("chroot '\(root)' /usr/bin/env -i PATH=/usr/bin:/bin HOME=/root LANG=C.UTF-8 DEBIAN_FRONTEND=noninteractive /bin/sh -c '\(command)'")
         }
-        let installed = try inRoot("apt-get install -y -q ./tmp/archiver.deb")
+        let installed = try inRoot("apt-get update -q && apt-get install -y -q ./tmp/archiver.deb")
         try #require(installed.ok, "apt-get install: \(installed.stdout)\(installed.stderr)")
         let roundTrip = try inRoot("cd /tmp && mkdir t && echo hello > t/a.txt && compress-with-archiver --no-notify t && extract-with-archiver --no-notify --to out t.zip && cat out/t/a.txt")
         #expect(roundTrip.ok && roundTrip.stdout.hasSuffix("hello\n"), "\(roundTrip.stdout)\(roundTrip.stderr)")
