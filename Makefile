@@ -12,10 +12,11 @@ APT_PACKAGES = libarchive-dev libzstd-dev zstd bzip2 xz-utils zlib1g-dev libisal
 	gettext locales \
 	libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick gir1.2-gtk-4.0 x11-utils \
 	dosfstools exfatprogs exfat-fuse \
-	libfuse3-dev fuse3 appstream e2fsprogs lz4
+	libfuse3-dev fuse3 appstream e2fsprogs lz4 \
+	dpkg-dev patchelf help2man lintian mmdebstrap
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: all deps build release bench-build install install-files uninstall set-default sample test fuzz fuzz-smoke bench clean pot update-po mo check-po
+.PHONY: all deps build release bench-build install install-files uninstall set-default sample deb test fuzz fuzz-smoke bench clean pot update-po mo check-po
 
 all: build
 
@@ -50,7 +51,7 @@ bench-build: deps mo
 	$(SWIFT) build -c release -Xswiftc -DARCHIVER_TEST_HOOKS --scratch-path .build/timings
 
 # Desktop integration (menus, "Open with", MIME types, settings schema): scripts/desktop-integration.sh.
-INTEGRATION = PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" DESTDIR="$(DESTDIR)" bash scripts/desktop-integration.sh
+INTEGRATION = PREFIX="$(PREFIX)" BINDIR="$(BINDIR)" DESTDIR="$(DESTDIR)" EXECUTABLES="$(EXECUTABLES)" bash scripts/desktop-integration.sh
 
 install: release
 	@$(MAKE) --no-print-directory install-files BUILT_BIN="$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)"
@@ -71,6 +72,11 @@ uninstall:
 # Makes Archiver the default application for every archive type (only when asked; uninstall undoes it).
 set-default:
 	$(INTEGRATION) set-default
+
+# The Debian package, for machines without a Swift toolchain (scripts/deb.sh): .build/deb/archiver_VERSION_ARCH.deb,
+# its path printed last. The executables share one Swift runtime in /usr/lib/archiver.
+deb: deps mo
+	@EXECUTABLES="$(EXECUTABLES)" SWIFT="$(SWIFT)" bash scripts/deb.sh
 
 # Compresses a small sample tree and extracts it again with the installed tools.
 sample:

@@ -5,7 +5,19 @@
 #   desktop-integration.sh install | uninstall | set-default | unset-default
 #
 # Environment: PREFIX (default $HOME/.local), BINDIR (default $PREFIX/bin, where the executables are),
-# DESTDIR (staging root for packagers: no caches are updated), HOME, XDG_DATA_HOME, XDG_CONFIG_HOME.
+# DESTDIR (staging root for packagers: no caches are updated), HOME, XDG_DATA_HOME, XDG_CONFIG_HOME,
+# EXECUTABLES (default: the Makefile's list), NAUTILUS_PYTHON (the nautilus-python loader whose presence
+# picks the extension over the scripts; default: python3-nautilus' own, in any multiarch folder).
+#
+# Defaults: installing never changes which application opens a file. Our "Open with" handlers claim only
+# types of our own (application/x-archiver-archive, application/x-archiver-pdf, image/x-archiver-photo), and
+# our MIME package makes every archive type, PDFs and photos subclasses of them. GLib then lists us among a
+# type's registered ("related") applications after every application that claims the type itself, and
+# takes us as its default only where nothing else opens it; xdg-mime's generic mode reads exact types only.
+# Claiming the types themselves would make us the default wherever no mimeapps.list names one: GLib ranks
+# ~/.local/share/applications above /usr/share/applications, and within one folder mimeinfo.cache is
+# sorted by name ("io.github…" before "org.gnome…"); a mimeapps.list [Added Associations] entry ranks us
+# first as well. `set-default` is the one way to make us the default, for archives only.
 #
 # A PREFIX under $HOME installs for this user into $XDG_DATA_HOME and $XDG_CONFIG_HOME. Any other PREFIX
 # installs system-wide into $PREFIX/share; Nautilus scripts and Thunar actions are then left out, because
@@ -31,6 +43,8 @@ MIME_PACKAGE=$ROOT/mime/$APP.xml
 PO=$ROOT/po
 DOMAIN=archiver
 PREFIX=${PREFIX:-$HOME/.local}
+# The executables: the Makefile's EXECUTABLES, so that a new one is added in one place.
+EXECUTABLE_NAMES=${EXECUTABLES:-$(sed -n '/^EXECUTABLES *=/,/[^\\]$/p' "$ROOT/Makefile" | sed 's/^EXECUTABLES *=//; s/\\$//')}
 BINDIR=${BINDIR:-$PREFIX/bin}
 DESTDIR=${DESTDIR:-}
 XDG_DATA_HOME=${XDG_DATA_HOME:-$HOME/.local/share}
@@ -57,26 +71,33 @@ archive_types() { grep -v '^#' "$SRC/archive-types.list" | grep .; }
 # What "Compress PDF" and "Compress Photos" are offered for (photos also for folders, which they walk).
 PDF_TYPES='application/pdf;'
 PHOTO_TYPES='image/jpeg;image/png;image/heic;image/heif;image/avif;image/webp;image/tiff;'
+# The types of our own that the "Open with" handlers claim (see the top): each subclassed by the above.
+ARCHIVE_PARENT=application/x-archiver-archive PDF_PARENT=application/x-archiver-pdf PHOTO_PARENT=image/x-archiver-photo
 
-# The executables, each with its placeholder name in templates: @COMPRESS@, @COMPRESS_PDF@, ….
-EXECUTABLES='COMPRESS compress-with-archiver
-EXTRACT extract-with-archiver
-COMPRESS_PDF compress-pdf-with-archiver
-COMPRESS_PHOTOS compress-photos-with-archiver
-COMPRESS_WINDOW archiver-compress
-EXTRACT_WINDOW archiver-extract
-COMPRESS_PDF_WINDOW archiver-compress-pdf
-COMPRESS_PHOTOS_WINDOW archiver-compress-photos
-OPEN open-with-archiver
-APP archiver'
+# The executables, each with its placeholder name in templates: x-with-archiver is @X@, archiver-x is
+# @X_WINDOW@, archiver is @APP@ (open-with-archiver: @OPEN@; compress-pdf-with-archiver: @COMPRESS_PDF@).
+placeholder() {
+    local name
+    case $1 in
+        archiver) name=APP ;;
+        *-with-archiver) name=${1%-with-archiver} ;;
+        archiver-*) name=${1#archiver-}_WINDOW ;;
+        *) name=$1 ;;
+    esac
+    name=${name//-/_}
+    printf '%s' "${name^^}"
+}
+EXECUTABLES=$(for e in $EXECUTABLE_NAMES; do printf '%s %s\n' "$(placeholder "$e")" "$e"; done)
 
 
 # --- Quoting, one function per format ------------------------------------------------------------------
 
 # Desktop Entry spec Exec quoting (also valid for sh and g_shell_parse_argv): double quotes, with ", `, $
-# and \ escaped by a backslash.
+# and \ escaped by a backslash. A path of plain characters stays unquoted: xdg-open's generic mode
+# (xdg-utils 1.1.3, no desktop session) takes the Exec key's first word as it is, quotes included, and fails.
 exec_quote() {
     local s=$1
+    if [[ $s =~ ^[A-Za-z0-9_./+,:@=-]+$ ]]; then printf '%s' "$s"; return; fi
     s=${s//\\/\\\\}; s=${s//\"/\\\"}; s=${s//\$/\\\$}; s=${s//\`/\\\`}
     printf '"%s"' "$s"
 }
@@ -132,7 +153,11 @@ drop_stale() {
     local kind path kept=() written
     written=$(printf '%s\n' "${RECORD[@]}")
     while IFS=$'\t' read -r kind path; do
-        if [ "$kind" = f ] && ! grep -qxF "f"$'\t'"$path" <<< "$written"; then rm -f "$path"; continue; fi
+        if [ "$kind" = f ] && ! grep -qxF "f"$'\t'"$path" <<< "$written"; then
+            rm -f "$path"
+            rmdir "$(dirname "$path")" 2>/dev/null || true  # the scripts' folder, once the extension took over
+            continue
+        fi
         kept+=("$kind"$'\t'"$path")
     done < "$1"
     if [ "${#kept[@]}" -gt 0 ]; then printf '%s\n' "${kept[@]}" > "$1"; else : > "$1"; fi
@@ -156,7 +181,24 @@ fill_keyfile() {
     done <<< "$EXECUTABLES"
     t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
     t=${t//@PDF_TYPES@/$PDF_TYPES}; t=${t//@PHOTO_TYPES@/$PHOTO_TYPES}
+    t=${t//@ARCHIVE_PARENT@/$ARCHIVE_PARENT}; t=${t//@PDF_PARENT@/$PDF_PARENT}; t=${t//@PHOTO_PARENT@/$PHOTO_PARENT}
     printf '%s' "$t"
+}
+
+# Our MIME package: mime/io.github.archiver.xml with our three parent types, and every archive type, PDFs
+# and photos made their subclasses (aliases too: which name is canonical changed in shared-mime-info 2.3).
+mime_package() {
+    local type parent generated=""
+    for parent in "$ARCHIVE_PARENT Archive" "$PDF_PARENT PDF document" "$PHOTO_PARENT Photo"; do
+        generated+="  <mime-type type=\"${parent%% *}\">"$'\n'"    <comment>${parent#* } (Archiver)</comment>"$'\n'"  </mime-type>"$'\n'
+    done
+    while read -r type parent; do
+        generated+="  <mime-type type=\"$type\"><sub-class-of type=\"$parent\"/></mime-type>"$'\n'
+    done < <(archive_types | sed "s|\$| $ARCHIVE_PARENT|"
+             tr ';' '\n' <<< "$PDF_TYPES" | grep . | sed "s|\$| $PDF_PARENT|"
+             tr ';' '\n' <<< "$PHOTO_TYPES" | grep . | sed "s|\$| $PHOTO_PARENT|")
+    local xml; xml=$(<"$MIME_PACKAGE")
+    printf '%s\n' "${xml%</mime-info>*}  <!-- Made by desktop-integration.sh: the types our \"Open with\" handlers claim. -->"$'\n'"$generated</mime-info>"
 }
 
 # --- Translations ------------------------------------------------------------------------------
@@ -180,7 +222,7 @@ translated() {
             printf '%s' "$2" > "$WORK/english.desktop"
             msgfmt --desktop -d "$PO" --template="$WORK/english.desktop" -o "$WORK/translated" \
                 --keyword=Name --keyword=GenericName --keyword=Comment --keyword=Keywords \
-                --keyword=X-KDE-Submenu --keyword=Tooltip ;;
+                --keyword=X-KDE-Submenu --keyword=Tooltip --keyword=X-GNOME-FullName ;;
         metainfo)  # gettext's own metainfo.its (AppStream)
             printf '%s' "$2" > "$WORK/$APP.metainfo.xml"
             msgfmt --xml -d "$PO" --template="$WORK/$APP.metainfo.xml" -o "$WORK/translated" ;;
@@ -246,15 +288,34 @@ install_actions() {
         fi
         [ "$PER_USER" = 1 ] || continue
         # Nautilus scripts: the folder name becomes a submenu of "Scripts", the file name is the label.
-        t=$(<"$SRC/nautilus-script.in")$'\n'
-        name=$(label_here "$short"); name=${name//\//-}
-        put "${t//@COMMAND@/$cmd}" "$DATA/nautilus/scripts/Archiver/$name" 755
+        if ! nautilus_python; then
+            t=$(<"$SRC/nautilus-script.in")$'\n'
+            name=$(label_here "$short"); name=${name//\//-}
+            put "${t//@COMMAND@/$cmd}" "$DATA/nautilus/scripts/Archiver/$name" 755
+        fi
         t=$(<"$SRC/thunar-action.xml.in")$'\n'
         t=${t//@ID@/$id}; t=${t//@SHORT@/$short}; t=${t//@LABEL@/$long}; t=${t//@PATTERNS@/$patterns}
         t=${t//@THUNAR_FILTER@/$thunar_filter}; thunar+=${t//@COMMAND@/$(xml_escape "$cmd")}
     done < <(menu_entries)
     [ "$PER_USER" = 1 ] && merge_thunar "$(translated xml "<actions>"$'\n'"$thunar</actions>"$'\n')"
     return 0
+}
+
+# Nautilus gets one "Archiver" menu: the extension where nautilus-python loads it, else the scripts (both
+# would show every entry twice). python3-nautilus installed or removed later: install again to switch.
+nautilus_python() {
+    local loader
+    for loader in ${NAUTILUS_PYTHON:-/usr/lib/*/nautilus/extensions-4/libnautilus-python.so /usr/lib/nautilus/extensions-4/libnautilus-python.so}; do
+        [ -e "$loader" ] && return 0
+    done
+    return 1
+}
+# A system-wide install (the Debian package) holds the extension already: nautilus-python would load both.
+system_extension() {
+    local dir dirs
+    IFS=: read -ra dirs <<< "${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
+    for dir in "${dirs[@]}"; do [ -e "$dir/nautilus-python/extensions/io_github_archiver.py" ] && return 0; done
+    return 1
 }
 
 # --- Thunar: our actions merged into the user's one uca.xml ----------------------------------------
@@ -367,14 +428,18 @@ do_install() {
     # Dolphin (KF >= 5.85) ignores service menus outside system folders unless they are executable.
     for t in compress extract compress-pdf compress-photos; do
         put "$(translated desktop "$(fill_keyfile "$(<"$SRC/dolphin/$APP.$t.desktop.in")")")"$'\n' \
-            "$DATA/kio/servicemenus/$APP.$t.desktop" 755
+            "$DATA/kio/servicemenus/$APP.$t.desktop" "$([ "$PER_USER" = 1 ] && echo 755 || echo 644)"
     done
-    t=$(<"$SRC/nautilus-python/io_github_archiver.py.in")$'\n'
-    t=${t//@BIN_DIR_PY@/$(python_string "$BINDIR")}; t=${t//@LOCALE_DIR_PY@/$(python_string "$LOCALEDIR")}
-    t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
-    t=${t//@PHOTO_TYPES@/$PHOTO_TYPES}
-    put "$t" "$DATA/nautilus-python/extensions/io_github_archiver.py"
-    put "$(<"$MIME_PACKAGE")"$'\n' "$DATA/mime/packages/$APP.xml"
+    # System-wide the extension is always installed: it is inert without python3-nautilus, and no
+    # system-wide scripts exist.
+    if [ "$PER_USER" = 0 ] || { nautilus_python && ! system_extension; }; then
+        t=$(<"$SRC/nautilus-python/io_github_archiver.py.in")$'\n'
+        t=${t//@BIN_DIR_PY@/$(python_string "$BINDIR")}; t=${t//@LOCALE_DIR_PY@/$(python_string "$LOCALEDIR")}
+        t=${t//@ARCHIVE_TYPES@/$(archive_types | tr '\n' ';')}
+        t=${t//@PHOTO_TYPES@/$PHOTO_TYPES}
+        put "$t" "$DATA/nautilus-python/extensions/io_github_archiver.py"
+    fi
+    put "$(mime_package)" "$DATA/mime/packages/$APP.xml"
     put "$(<"$SRC/$APP.gschema.xml")"$'\n' "$DATA/glib-2.0/schemas/$APP.gschema.xml"
     install_actions
     update_cache desktop "$DATA/applications"

@@ -7,9 +7,25 @@ import SystemPackage
 /// non-free, so it is used when the user has it and never installed by us. The password reaches it only
 /// through its standard input (`-p` without a value), never argv or the environment.
 public enum UnRAR {
-    /// The `unrar` found on PATH (then /usr/bin), nil when it is not installed. Relative PATH entries are
-    /// skipped, as for 7-Zip.
-    public static var executable: FilePath? { Programs.installed("unrar") }
+    /// The `unrar` found on PATH (then /usr/bin), nil when it is not installed or is not RARLAB's. Relative
+    /// PATH entries are skipped, as for 7-Zip.
+    public static var executable: FilePath? { rarlab }
+
+    /// Debian's unrar-free installs a `/usr/bin/unrar` too: a libarchive front end that takes other options
+    /// and cannot decrypt. RARLAB's is known by its banner, `UNRAR 7.01 freeware … Alexander Roshal`.
+    private static let rarlab: FilePath? = {
+        guard let unrar = Programs.installed("unrar") else { return nil }
+        var output: [UInt8] = []
+        _ = try? ChildProcess.run(unrar, [], environment: ToolRun.environment, input: .nothing, control: nil) {
+            if output.count < 4096 { output += $0 }
+        }
+        return isRARLABBanner(String(decoding: output, as: UTF8.self)) ? unrar : nil
+    }()
+
+    /// Whether `unrar`'s output without arguments is RARLAB's banner.
+    static func isRARLABBanner(_ banner: String) -> Bool {
+        banner.contains("UNRAR") && banner.contains("Alexander Roshal")
+    }
 
     /// What is encrypted in `archive`, found without a password and without writing anything.
     public static func encryption(of archive: FilePath, control: JobControl? = nil) throws(ArchiverError)

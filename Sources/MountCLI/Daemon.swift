@@ -39,9 +39,10 @@ enum DaemonMessage: Equatable {
 }
 
 /// `open-with-archiver --serve ARCHIVE FOLDER`: scans the archive, mounts it, says `ready` and serves
-/// until unmounted; then removes the folder. Never forks: it was started in a session of its own.
+/// until unmounted; then removes the folder, unless it was the person's own (`--keep-folder`). Never forks: it
+/// was started in a session of its own.
 enum Daemon {
-    static func run(archive: FilePath, folder: FilePath, idleTimeout: Double) throws -> Never {
+    static func run(archive: FilePath, folder: FilePath, idleTimeout: Double, keepFolder: Bool) throws -> Never {
         signal(SIGPIPE, SIG_IGN)
         // A kept index lists at once; otherwise the archive is scanned (and its index kept once served).
         let cached = IndexCache.load(archive)
@@ -68,10 +69,10 @@ enum Daemon {
         } catch {
             let error = error.forFolder
             say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
-            _ = folder.withPlatformString { rmdir($0) }
+            if !keepFolder { _ = folder.withPlatformString { rmdir($0) } }
             exit(error.code.exitStatus)
         }
-        _ = folder.withPlatformString { rmdir($0) }
+        if !keepFolder { _ = folder.withPlatformString { rmdir($0) } }
         exit(ExitStatus.success)
     }
 

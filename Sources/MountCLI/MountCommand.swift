@@ -40,6 +40,10 @@ public struct MountCommand: ParsableCommand {
     @Flag(help: .hidden)
     var serve = false
 
+    /// With --serve: the folder was there before (the person's own), so the daemon leaves it when it goes.
+    @Flag(help: .hidden)
+    var keepFolder = false
+
     @Argument(help: ArgumentHelp(tr("The archives to open (with --mount, one archive and optionally the folder to mount it on); with --unmount, the folder.")))
     var paths: [String] = []
 
@@ -62,7 +66,7 @@ public struct MountCommand: ParsableCommand {
         let given = paths.map { raw.path(for: $0).madeAbsolute }
         if unmount { try Mounting.unmount(given[0]); return }
         let idle = idleTimeout ?? UserSettings.current.mountIdleTimeout
-        if serve { try Daemon.run(archive: given[0], folder: given[1], idleTimeout: idle) }
+        if serve { try Daemon.run(archive: given[0], folder: given[1], idleTimeout: idle, keepFolder: keepFolder) }
         let passwords = Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was opened"))
         if mount {
             try Mounting.open(

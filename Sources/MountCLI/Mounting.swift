@@ -29,12 +29,15 @@ enum Mounting {
             title: tr("Opening “%@” as a folder", name).localized, notify: notify, settings: UserSettings.current,
             control: Self.control)
         do throws(ArchiverError) {
-            let (folder, reused) = try place(archive, given: given)
+            let (folder, reused, made) = try place(archive, given: given)
             if !reused {
                 do throws(ArchiverError) {
-                    try start(archive, at: folder, idleTimeout: idleTimeout, passwords: passwords, feedback: feedback)
+                    try start(
+                        archive, at: folder, keepFolder: !made, idleTimeout: idleTimeout, passwords: passwords,
+                        feedback: feedback)
                 } catch {
-                    _ = folder.withPlatformString { rmdir($0) }
+                    // A folder the person named and had made stays, even empty: only our own goes.
+                    if made { _ = folder.withPlatformString { rmdir($0) } }
                     throw error
                 }
             }
@@ -68,18 +71,28 @@ enum Mounting {
                 hint: tr("Close the files and windows that use it, then try again."), path: folder.string))
             throw ExitCode(ArchiverError.Code.destination.exitStatus)
         }
-        // The daemon removes the folder as it leaves; wait a little for it, then do it here.
-        for _ in 0..<50 where folder.withPlatformString({ access($0, F_OK) }) == 0 { usleep(20_000) }
-        _ = folder.withPlatformString { rmdir($0) }
+        // The daemon removes a folder it made as it leaves; wait a little for it, then remove one under
+        // $XDG_RUNTIME_DIR/archiver here (always ours). A folder the person named is never removed here.
+        for _ in 0..<50 where MountPoints.isOurs(folder) { usleep(20_000) }
+        if let runtime = ProcessEnvironment.current.variables["XDG_RUNTIME_DIR"], !runtime.isEmpty,
+            folder.starts(with: FilePath(runtime).appending("archiver"))
+        {
+            for _ in 0..<50 where folder.withPlatformString({ access($0, F_OK) }) == 0 { usleep(20_000) }
+            _ = folder.withPlatformString { rmdir($0) }
+        }
     }
 
-    /// The folder to mount on, and whether the archive is mounted there already.
-    private static func place(_ archive: FilePath, given: FilePath?) throws(ArchiverError) -> (FilePath, reused: Bool) {
+    /// The folder to mount on, whether the archive is mounted there already, and whether Archiver makes
+    /// (and so may remove) the folder: always under $XDG_RUNTIME_DIR/archiver, a named one only when it was missing.
+    private static func place(
+        _ archive: FilePath, given: FilePath?
+    ) throws(ArchiverError) -> (FilePath, reused: Bool, made: Bool) {
         let mounts = MountPoints.current()
         if let given {
             let live = mounts.contains { $0.type == MountPlace.type && $0.mountPoint == given.bytes && $0.source == archive.bytes }
+            let made = !live && FileSystem.status(given) == nil
             if !live { try FileSystem.makeDirectories(given) }
-            return (given, live)
+            return (given, live, made)
         }
         guard let runtime = ProcessEnvironment.current.variables["XDG_RUNTIME_DIR"], !runtime.isEmpty else {
             throw ArchiverError(
@@ -88,10 +101,10 @@ enum Mounting {
         }
         let root = FilePath(runtime).appending("archiver")
         switch MountPlace.decide(archive: archive.bytes, in: root.bytes, mounts: mounts, isTaken: isTaken) {
-        case .reuse(let folder): return (FilePath(bytes: folder), true)
+        case .reuse(let folder): return (FilePath(bytes: folder), true, false)
         case .mount(let folder):
             try FileSystem.makeDirectories(FilePath(bytes: folder))
-            return (FilePath(bytes: folder), false)
+            return (FilePath(bytes: folder), false, true)
         }
     }
 
@@ -104,7 +117,8 @@ enum Mounting {
 
     /// Starts the daemon and answers it until the folder is ready.
     private static func start(
-        _ archive: FilePath, at folder: FilePath, idleTimeout: Double, passwords: PasswordAsker, feedback: DesktopFeedback
+        _ archive: FilePath, at folder: FilePath, keepFolder: Bool, idleTimeout: Double, passwords: PasswordAsker,
+        feedback: DesktopFeedback
     ) throws(ArchiverError) {
         var toDaemon: [Int32] = [-1, -1], fromDaemon: [Int32] = [-1, -1]
         guard pipe(&toDaemon) == 0, pipe(&fromDaemon) == 0 else {
@@ -116,6 +130,7 @@ enum Mounting {
         let me = FilePath(bytes: FileSystem.symlinkTarget(FilePath("/proc/self/exe")) ?? Array(CommandLine.arguments[0].utf8))
         // Bytes, not strings: an archive named in Latin-1 reaches the daemon under its own name.
         var arguments = Arguments(["--serve", "--idle-timeout", "\(idleTimeout)"])
+        if keepFolder { arguments.add("--keep-folder") }
         arguments.operands([archive, folder])
         let pid = try ChildProcess.startDaemon(
             me, arguments.argv, stdin: toDaemon[0], stdout: fromDaemon[1])

@@ -6,6 +6,16 @@ import Testing
 /// `unrar lt -v` output, as unrar 7.21 prints it for the kinds of entry and archive that matter, read
 /// without unrar installed.
 @Suite struct UnRAROutputTests {
+    /// RARLAB's unrar is used; unrar-free (Debian's /usr/bin/unrar alternative, a libarchive front end with
+    /// other options) is not: each as it answers a call without arguments.
+    @Test func onlyRARLABsUnrarIsTaken() {
+        let rarlab = "\nUNRAR 7.01 freeware      Copyright (c) 1993-2024 Alexander Roshal\n\nUsage:     unrar <command> -<switch 1> -<switch N> <archive> <files...>\n"
+        #expect(UnRAR.isRARLABBanner(rarlab))
+        let free = "unrar-free: Archive not specified\n\nTry `unrar-free --help' or `unrar-free --usage' for more information.\n"
+        #expect(!UnRAR.isRARLABBanner(free))
+        #expect(!UnRAR.isRARLABBanner(""))
+    }
+
     @Test func readsEntriesTheirKindsAndEncryption() {
         let listing = """
 

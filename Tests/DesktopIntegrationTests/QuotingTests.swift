@@ -93,7 +93,7 @@ import Testing
             """
         let hex = { (b: Bytes) in b.map { String(format: "%02x", $0) }.joined() }
         let result = try run([Bytes("/usr/bin/python3"), Bytes("-c"), Bytes(program),
-                              Bytes(home.data + "/nautilus-python/extensions/io_github_archiver.py"), Bytes(entry)]
+                              Bytes(try home.nautilusExtension()), Bytes(entry)]
                              + files.map { Bytes(hex($0)) }, environment: home.environment)
         guard result.ok else { throw Failure("nautilus-python: \(result.stderr)") }
         return result.stdout.split(whereSeparator: \.isWhitespace).map { word in
@@ -114,6 +114,7 @@ import Testing
             chmod(stubs + "/" + exe, 0o755)
         }
         try home.integration("install", extra: ["BINDIR": stubs])
+        _ = try home.nautilusExtension(extra: ["BINDIR": stubs])
         let folder = Bytes(home.root + "/odd")
         try makeOddFiles(in: folder)
         // Archives for the Extract entries: the odd names with .zip appended (the nautilus-python extension

@@ -77,11 +77,13 @@ struct Home {
     var home: String { root + "/home" }
     var data: String { home + "/.local/share" }
     var config: String { home + "/.config" }
-    /// Space, double and single quotes and a dollar sign: each format's Exec quoting is exercised.
-    var bin: String { root + "/bin dir \"q\" 'x' $y" }
+    /// Space, double and single quotes and a dollar sign: each format's Exec quoting is exercised. A plain
+    /// name where a test needs xdg-open's generic mode, which cannot run a quoted Exec key.
+    let bin: String
 
-    init(_ label: String = #function) throws {
+    init(_ label: String = #function, plainBin: Bool = false) throws {
         scratch = try ScratchDirectory(label)
+        bin = scratch.path + (plainBin ? "/bin" : "/bin dir \"q\" 'x' $y")
         let fm = FileManager.default
         try fm.createDirectory(atPath: home, withIntermediateDirectories: true)
         try fm.createDirectory(atPath: bin, withIntermediateDirectories: true)
@@ -101,13 +103,26 @@ struct Home {
     func remove() { try? FileManager.default.removeItem(atPath: root) }
 
     /// A clean environment: nothing of the real user's session leaks in. GNOME makes xdg-mime use gio.
+    /// Nautilus gets the scripts (no nautilus-python loader); `nautilusExtension()` gives the extension.
     var environment: [String: String] {
         let inherited = ProcessInfo.processInfo.environment
         return [
             "HOME": home, "XDG_DATA_HOME": data, "XDG_CONFIG_HOME": config, "XDG_CACHE_HOME": home + "/.cache",
             "XDG_CURRENT_DESKTOP": "GNOME", "PATH": inherited["PATH"] ?? "/usr/bin:/bin",
-            "LANG": "C.UTF-8", "GSETTINGS_BACKEND": "memory", "BINDIR": bin,
+            "LANG": "C.UTF-8", "GSETTINGS_BACKEND": "memory", "BINDIR": bin, "NAUTILUS_PYTHON": "/nonexistent",
         ]
+    }
+
+    /// The nautilus-python extension as install writes it where python3-nautilus is present: this home has
+    /// the scripts instead, so it is installed once into a data folder of its own (with `extra`, as the
+    /// home's own install was: the first call decides).
+    func nautilusExtension(extra: [String: String] = [:]) throws -> String {
+        let data = root + "/extension-data"
+        let path = data + "/nautilus-python/extensions/io_github_archiver.py"
+        if !FileManager.default.fileExists(atPath: path) {
+            try integration("install", extra: extra.merging(["XDG_DATA_HOME": data, "NAUTILUS_PYTHON": "/bin/sh"]) { $1 })
+        }
+        return path
     }
 
     /// Runs the install script's subcommand and fails the test with its stderr when it fails.

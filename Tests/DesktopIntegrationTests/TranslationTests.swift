@@ -124,7 +124,7 @@ import Testing
             entries = ext.COMPRESS_ENTRIES + ext.EXTRACT_ENTRIES + ext.PDF_ENTRIES + ext.PHOTO_ENTRIES
             print(json.dumps({name: label for name, label, _, _ in entries}))
             """
-        return try pythonJSON(program, [home.data + "/nautilus-python/extensions/io_github_archiver.py"], home: home,
+        return try pythonJSON(program, [try home.nautilusExtension()], home: home,
                               environment: environment)
     }
 
@@ -157,7 +157,7 @@ import Testing
         #expect(manifest.contains("f\t\(prefix)/share/locale/de/LC_MESSAGES/archiver.mo\n"))
         let read = try home.tool("msgunfmt", mo)
         #expect(read.ok && read.stdout.contains("msgid \"Extract Here\""), "\(read.stderr)")
-        let extension_ = try String(contentsOfFile: home.data + "/nautilus-python/extensions/io_github_archiver.py", encoding: .utf8)
+        let extension_ = try String(contentsOfFile: try home.nautilusExtension(), encoding: .utf8)
         #expect(extension_.contains("LOCALE_DIR = \"\(prefix)/share/locale\""))
     }
 
@@ -197,7 +197,8 @@ import Testing
         #expect(dolphin["Desktop Action extract-here", "Name"] == "Extract Here")
         #expect(dolphin["Desktop Entry", "X-KDE-Submenu"] == "Archiver")
         let handler = try KeyFile(path: "\(home.data)/applications/\(Self.app).Extract.desktop")
-        #expect(handler["Desktop Entry", "Name"] == "Extract with Archiver")
+        #expect(handler["Desktop Entry", "Name"] == "Archiver")
+        #expect(handler["Desktop Entry", "X-GNOME-FullName"] == "Extract with Archiver")
         #expect(Set(names(in: Bytes(home.data + "/nautilus/scripts/Archiver")).map(\.text)) == Set(QuotingTests.labels.values))
     }
 

@@ -55,7 +55,7 @@ import Testing
         try E2E.withScratch("truncated-\(format)") { s in
             try s.write("src/Data/a.txt", "first\n")
             try s.write("src/Data/b.txt", "second\n")
-            let big = E2E.randomData(600_000)
+            let big = SampleTree.randomData(600_000)
             try s.write("src/Data/z.bin", data: big)
             let filter = ["tar.gz": ["-z"], "tar.xz": ["-J"]][format] ?? []
             let made = try s.run(

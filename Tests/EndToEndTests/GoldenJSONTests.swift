@@ -1,3 +1,4 @@
+import ArchiverTestSupport
 import Foundation
 import Testing
 
@@ -9,7 +10,7 @@ import Testing
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("Golden").path
 
     /// A tree with fixed contents, modes and times: its archives are the same bytes on every run.
-    static func makeTree(_ s: Scratch, _ name: String) throws {
+    static func makeTree(_ s: ScratchDirectory, _ name: String) throws {
         let fm = FileManager.default
         let root = s.path(name)
         try fm.createDirectory(atPath: root + "/docs/empty", withIntermediateDirectories: true)

@@ -84,7 +84,7 @@ import Testing
     /// behind a skippable frame (libarchive's zstd filter claims the frame's magic).
     @Test func validStreamsAreNotCalledDamaged() throws {
         try E2E.withScratch { s in
-            let text = E2E.randomData(30_000).base64EncodedString(options: .lineLength76Characters) + "\n"
+            let text = SampleTree.randomData(30_000).base64EncodedString(options: .lineLength76Characters) + "\n"
             try s.write("b64.txt", text)
             try s.must("/usr/bin/gzip", [s.path("b64.txt")])
             let base64 = try s.extract(["--to", s.path("out"), s.path("b64.txt.gz")])
@@ -135,7 +135,7 @@ import Testing
         }
         try E2E.withScratch("missing-\(program)") { s in
             var data = Data(magic.unicodeScalars.map { UInt8($0.value) })
-            data.append(E2E.randomData(200))
+            data.append(SampleTree.randomData(200))
             let file = try s.write(name, data: data)
             let out = try s.extract(["--to", s.path("out"), file])
             #expect(out.status == 4, "\(out)")

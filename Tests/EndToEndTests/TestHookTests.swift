@@ -13,7 +13,7 @@ import Testing
 /// `make release` does, in a scratch folder of its own (the running `swift test` holds .build's lock).
 @Suite struct TestHookTests {
     static let hooks = ["ARCHIVER_TEST_", "ARCHIVER_STALL_", "ARCHIVER_STATISTICS_PAUSE", "ARCHIVER_UI_TIMINGS"]
-    static let root = E2E.packageRoot
+    static let root = packageRoot
 
     /// The executables `make install` installs (the Makefile's `EXECUTABLES`).
     static func executables() throws -> [String] {

@@ -536,4 +536,35 @@ struct MountTests {
         #expect((try? FileManager.default.contentsOfDirectory(atPath: mounts.runtime + "/archiver"))?.isEmpty != false)
         #expect(try mounts.run(["--mount", mounts.scratch.sub("missing.zip")]).status == 3)
     }
+
+    /// A folder the person named is theirs: kept after a failed mount and after a normal unmount. A folder
+    /// --mount had to make goes with its mount (and after a failure).
+    @Test func aNamedFolderIsNeverRemoved() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let fm = FileManager.default
+        let plain = mounts.scratch.sub("plain.txt")
+        try Data("just text\n".utf8).write(to: URL(fileURLWithPath: plain))
+        let mine = mounts.scratch.sub("mine"), made = mounts.scratch.sub("made")
+        try fm.createDirectory(atPath: mine, withIntermediateDirectories: true)
+        #expect(try mounts.run(["--mount", plain, mine]).status == 4)
+        #expect(try mounts.run(["--mount", plain, made]).status == 4)
+        #expect(fm.fileExists(atPath: mine) && !fm.fileExists(atPath: made), "\(mounts.errors)")
+
+        let tree = mounts.scratch.sub("tree")
+        try fm.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        try Data("x\n".utf8).write(to: URL(fileURLWithPath: tree + "/x.txt"))
+        let archive = mounts.scratch.sub("a.tar.gz")
+        try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", tree, "."]).status == 0)
+        for folder in [mine, made] {
+            try #require(try mounts.run(["--mount", archive, folder]).status == 0, "\(mounts.errors)")
+            #expect(try String(contentsOfFile: folder + "/x.txt", encoding: .utf8) == "x\n")
+            #expect(try mounts.run(["--unmount", folder]).status == 0)
+            // The daemon leaves once unmounted: give it the time it would take to remove the folder.
+            for _ in 0..<100 where Mounts.daemon(serving: folder) != nil { usleep(20_000) }
+            for _ in 0..<25 where fm.fileExists(atPath: made) { usleep(20_000) }
+        }
+        #expect(fm.fileExists(atPath: mine) && (try? fm.contentsOfDirectory(atPath: mine))?.isEmpty == true)
+        #expect(!fm.fileExists(atPath: made))
+    }
 }

@@ -230,8 +230,8 @@ import Testing
         let original = try TestPDFs.copy(TestPDFs.damagedJPEG, into: scratch, as: "pictures.pdf")
         let run = try PDF.compress(["--no-notify", "--json", "--quality", quality, "pictures.pdf"], in: scratch.path)
         // It ends, with its result (a warning: the original's pictures fail qpdf's check, and so do the copy's).
-        #expect(run.status == 1, "\(run.status): \(run.errors)")
-        #expect(run.output.contains(#""imagesResampled":1"#), "\(run.output)")
+        #expect(run.status == 1, "\(run.status): \(run.stderr)")
+        #expect(run.stdout.contains(#""imagesResampled":1"#), "\(run.stdout)")
         let copy = scratch.sub("pictures (compressed).pdf")
         #expect(PDF.names(in: scratch.path) == ["pictures (compressed).pdf", "pictures.pdf"])
         let widths = try PDF.images(copy).map(\.width)
@@ -256,7 +256,7 @@ import Testing
         #expect(try PDF.images(TestPDFs.inline).isEmpty, "inline in the original")
         _ = try TestPDFs.copy(TestPDFs.inline, into: scratch, as: "inline.pdf")
         let run = try PDF.compress(["--no-notify", "inline.pdf"], in: scratch.path)
-        #expect(run.status == 0, "\(run.errors)")
+        #expect(run.status == 0, "\(run.stderr)")
         let copy = scratch.sub("inline (compressed).pdf")
         // Made an image object, resampled to 150 dpi where it is drawn: 4 in × 150 = 600 px.
         let images = try PDF.images(copy)
