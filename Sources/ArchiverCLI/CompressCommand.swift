@@ -154,9 +154,9 @@ public struct CompressCommand: ParsableCommand {
         }
         guard !made.isEmpty else { throw session.failed(failures[0]) }
         if !session.json { Self.describe(made) }
-        Self.notify(session.desktop, made: made, failures: failures)
         throw session.finish(
-            outcome: Self.outcome(made, failure: failures.first), statistics: (.archiveMade, made.map { ($0.inputBytes, $0.size) }))
+            outcome: Self.outcome(made, failure: failures.first), statistics: (.archiveMade, made.map { ($0.inputBytes, $0.size) })
+        ) { Self.notify(session.desktop, made: made, failures: failures) }
     }
 }
 

@@ -77,11 +77,18 @@ public struct ExtractCommand: ParsableCommand {
         var raw = RawArguments.current()
         let archivePaths = VolumeName.oncePerSet(archives.map { raw.path(for: $0).madeAbsolute })
         if list { throw listArchives(archivePaths) }
+        let what = JobSubject(archivePaths)
+        // Started before the folder dialog, as the job's signals and budget always were.
+        let session = JobSession(
+            operation: ExtractOutcome.operation, job: job, events: events, label: tr("Extracting"),
+            title: what.say({ tr("Extracting “%@”", $0) }, { ntr("Extracting %ld archive", "Extracting %ld archives", $0) }),
+            couldNot: Self.couldNotExtract(what), watchesProgress: true)
         let environment = ProcessEnvironment.current
         var destination = to.map { raw.path(for: $0) }
         if chooseFolder { destination = try Self.askForFolder(near: archivePaths[0], environment: environment) }
         throw extractArchives(
-            archivePaths, entries: entries.map { raw.bytes(for: $0) }, destination: destination, environment: environment)
+            archivePaths, entries: entries.map { raw.bytes(for: $0) }, destination: destination, environment: environment,
+            session: session)
     }
 
     /// "Extract to…": the folder the person picks; cancelling the dialog cancels the job.
@@ -103,13 +110,9 @@ public struct ExtractCommand: ParsableCommand {
     }
 
     private func extractArchives(
-        _ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, environment: ProcessEnvironment
+        _ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, environment: ProcessEnvironment, session: JobSession
     ) -> ExitCode {
         let what = JobSubject(archives)
-        let session = JobSession(
-            operation: ExtractOutcome.operation, job: job, events: events, label: tr("Extracting"),
-            title: what.say({ tr("Extracting “%@”", $0) }, { ntr("Extracting %ld archive", "Extracting %ld archives", $0) }),
-            couldNot: Self.couldNotExtract(what), watchesProgress: true)
         let settings = session.settings
         let places = ExtractDestination(home: environment.home, environment: environment.variables)
         let userDirs = environment.readFile(places.configFolder.appending("user-dirs.dirs"))

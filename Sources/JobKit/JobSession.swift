@@ -105,11 +105,15 @@ package final class JobSession: @unchecked Sendable {
 
     /// The end of the job: the result object (JSON only), the statistics, the wait for the notification's
     /// buttons, and the exit status by the one rule (or `status` when the tool decides otherwise).
+    /// - Parameter then: what comes after the result object (the notification, where a script must not wait
+    ///   for it).
     package func finish(
-        outcome: (any JobOutcome)?, status: Int32? = nil, statistics: (StatisticsEvent.Kind, [(before: Int64, after: Int64)])? = nil
+        outcome: (any JobOutcome)?, status: Int32? = nil, statistics: (StatisticsEvent.Kind, [(before: Int64, after: Int64)])? = nil,
+        then: () -> Void = {}
     ) -> ExitCode {
         let status = status ?? tally.exitStatus
         if json, let outcome { report.emit(exitCode: status, elapsed: elapsed, outcome.fields) }
+        then()
         // After the result is shown: a wait for the statistics' lock never delays it.
         if let (kind, sizes) = statistics { recordStatistics(kind, sizes, settings: settings) }
         desktop.waitForAction()

@@ -139,7 +139,9 @@ final class PhotoBatchJob {
         {
             journal?.remove()
         }
-        session.tally = JobTally(succeeded: result.photos.count + result.resumed, failures: failures.map(\.code))
+        // Photos finished by an earlier run count only when nothing failed in this one, as they always did.
+        session.tally = JobTally(
+            succeeded: result.photos.count + (failures.isEmpty ? result.resumed : 0), failures: failures.map(\.code))
         var error: ArchiverError?
         if let stopped = result.stopped {
             session.tally.record(stopped)

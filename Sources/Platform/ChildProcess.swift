@@ -221,15 +221,25 @@ package struct ChildProcess {
     /// - Parameter lowPriority: niced by 10 (a photo batch takes every core for minutes).
     package static func startPiped(_ executable: FilePath, _ arguments: [[UInt8]], lowPriority: Bool) throws(ArchiverError) -> Piped {
         let name = executable.lastComponent?.string ?? executable.string
-        let input = try makeChannel(name)
-        let output = try makeChannel(name)
-        let errors = try makeChannel(name)
+        var channels: [(read: Int32, write: Int32)] = []
+        do throws(ArchiverError) {
+            for _ in 0..<3 { channels.append(try makeChannel(name)) }
+        } catch {
+            for channel in channels { close(channel.read); close(channel.write) }
+            throw error
+        }
+        let (input, output, errors) = (channels[0], channels[1], channels[2])
         defer { for fd in [input.read, output.write, errors.write] { close(fd) } }
         do throws(ArchiverError) {
             let pid = try spawn(
                 executable, arguments: [executable.bytes] + arguments, environment: mergedEnvironment([]), stdin: input.read,
                 stdout: output.write, stderr: errors.write)
-            if lowPriority { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), 10) }
+            if lowPriority {
+                // Relative, as nice(10) in the child was: a window already niced gives its child 10 more.
+                errno = 0
+                let own = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+                if errno == 0 { setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), min(19, own + 10)) }
+            }
             return Piped(pid: pid, input: input.write, output: output.read, errors: errors.read)
         } catch {
             for fd in [input.write, output.read, errors.read] { close(fd) }

@@ -85,7 +85,8 @@ public final class JobRunner {
         // The password, then end of input: the child reads one line.
         if var secret = password {
             secret.append(0x0A)
-            _ = secret.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+            // send(MSG_NOSIGNAL): a child that exits before reading must not take the window down with SIGPIPE.
+            _ = secret.withUnsafeBytes { send(input, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
             secret.withUnsafeMutableBytes { explicit_bzero($0.baseAddress!, $0.count) }
         }
         close(input)

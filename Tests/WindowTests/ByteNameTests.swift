@@ -43,7 +43,7 @@ struct ByteNameTests {
         // The member's name, read raw by Python's zipfile (no UTF-8 flag: cp437 in Python's decoding).
         let member = try Tool.run([
             "/usr/bin/python3", "-c",
-            "import os,zipfile,sys\nz=zipfile.ZipFile(os.path.join(os.fsencode(sys.argv[1]), bytes.fromhex(sys.argv[2])))\n"
+            "import os,zipfile,sys\nz=zipfile.ZipFile(open(os.path.join(os.fsencode(sys.argv[1]), bytes.fromhex(sys.argv[2])), 'rb'))\n"
                 + "print(z.infolist()[0].filename.encode('cp437').hex())",
             scratch.path, archive,
         ])

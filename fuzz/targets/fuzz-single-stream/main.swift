@@ -2,6 +2,7 @@ import ArchiveEngine
 import ArchiverCore
 import FuzzSupport
 import Glibc
+import Platform
 import SystemPackage
 
 /// Single-stream detection: the input is the content of a gzip file (`input.gz`, written with stored
