@@ -39,3 +39,16 @@ public func fields(_ bytes: [UInt8], limit: Int) -> [[UInt8]] {
 public func shown(_ bytes: [UInt8]) -> String {
     bytes.map { (32..<127).contains($0) ? String(UnicodeScalar($0)) : "\\x" + String($0, radix: 16) }.joined()
 }
+
+/// A fresh scratch folder under `$TMPDIR` (else /tmp) holding `folders` (made in order, so `a` before
+/// `a/b`), resolved as the extractor resolves its destination (TMPDIR may lie behind a symlink).
+public func makeScratchFolder(holding folders: [String]) -> String {
+    let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+    var template = Array("\(temporary)/archiver-fuzz-XXXXXX".utf8CString)
+    guard let made = mkdtemp(&template) else { fatalError("no scratch folder: errno \(errno)") }
+    guard let resolved = realpath(made, nil) else { fatalError("scratch folder unresolved") }
+    defer { free(resolved) }
+    let root = String(cString: resolved)
+    for folder in folders { mkdir(root + "/" + folder, 0o755) }
+    return root
+}

@@ -71,17 +71,7 @@ private func child(_ folder: FilePath, _ name: [UInt8]) -> FilePath {
 /// The scratch folder: `in/input` is the archive, `a/b/out` the destination, so that an entry climbing out
 /// of it lands somewhere this target looks.
 enum Scratch {
-    static let root: FilePath = {
-        let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(temporary)/archiver-fuzz-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { fatalError("no scratch folder: errno \(errno)") }
-        // Resolved, as the extractor resolves its destination (TMPDIR may lie behind a symlink).
-        guard let root = FileSystem.resolve(FilePath(String(cString: made))) else { fatalError("scratch folder unresolved") }
-        mkdir(root.appending("in").string, 0o755)
-        mkdir(root.appending("a").string, 0o755)
-        mkdir(root.appending("a/b").string, 0o755)
-        return root
-    }()
+    static let root = FilePath(makeScratchFolder(holding: ["in", "a", "a/b"]))
     static let destination = root.appending("a/b/out")
     /// Where an absolute entry path of the seed corpus points.
     static let escape = "/tmp/archiver-fuzz-escape"

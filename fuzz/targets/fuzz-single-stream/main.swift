@@ -99,14 +99,7 @@ private func read(_ path: FilePath) -> [UInt8]? {
 /// The scratch folder: `in/input.gz` is the stream, `out` the destination. In an enum, as top-level
 /// variables of main.swift are set only when the code reaches them, after `runFuzzer` never returns.
 private enum Scratch {
-    static let root: FilePath = {
-        let temporary = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
-        var template = Array("\(temporary)/archiver-fuzz-XXXXXX".utf8CString)
-        guard let made = mkdtemp(&template) else { fatalError("no scratch folder: errno \(errno)") }
-        guard let root = FileSystem.resolve(FilePath(String(cString: made))) else { fatalError("scratch folder unresolved") }
-        mkdir(root.appending("in").string, 0o755)
-        return root
-    }()
+    static let root = FilePath(makeScratchFolder(holding: ["in"]))
 
     static let destination = root.appending("out")
 }
