@@ -81,22 +81,17 @@ package final class JobSession: @unchecked Sendable {
         tally.record(error)
     }
 
-    /// The job failed as a whole: stderr, the failure notification, and the result with `fields`
-    /// (the tool's empty outcome and the error) when JSON was asked for. Throw what it returns.
-    package func failed(_ error: ArchiverError, fields: [(String, JSON)]? = nil) -> ExitCode {
-        report(error, fields: fields)
+    /// The job failed as a whole: stderr, the failure notification, and the result with the tool's empty
+    /// list and the error when JSON was asked for. Throw what it returns.
+    package func failed(_ error: ArchiverError) -> ExitCode {
+        report(error)
         return ExitCode(error.code.exitStatus)
     }
 
     /// Says why the job failed or was abandoned, in every form asked for.
-    private func report(_ error: ArchiverError, fields: [(String, JSON)]? = nil) {
+    private func report(_ error: ArchiverError) {
         endProgress()
-        if let fields {
-            printProblem(error)
-            if json { report.emit(exitCode: error.code.exitStatus, elapsed: elapsed, fields) }
-        } else {
-            report.failed(error, elapsed: elapsed)
-        }
+        report.failed(error, elapsed: elapsed)
         desktop.failed(summary: couldNot.localized, error)
     }
 
