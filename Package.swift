@@ -134,7 +134,9 @@ let package = Package(
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "ArchiverTestSupport"]),
         .testTarget(name: "ArchiveEngineTests", dependencies: ["ArchiveEngine", "ArchiverCore", "Platform", "ArchiverTestSupport", "CArchive"]),
-        .testTarget(name: "JobProtocolTests", dependencies: ["JobProtocol", "ArchiverCore"]),
+        .testTarget(
+            name: "JobProtocolTests",
+            dependencies: ["JobProtocol", "ArchiverCore", "ArchiverTestSupport", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "JobKitTests", dependencies: ["JobKit", "ArchiverCore"]),
         .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),

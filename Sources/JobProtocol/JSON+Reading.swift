@@ -1,3 +1,6 @@
+import Glibc
+import SystemPackage
+
 extension JSON {
     /// The value of `key` in an object; nil when this is no object or has no such key.
     public subscript(key: String) -> JSON? {
@@ -5,7 +8,29 @@ extension JSON {
         return fields.first { $0.0 == key }?.1
     }
 
-    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    /// The text; a byte string's stray bytes read as U+FFFD (for showing it, not for opening the file).
+    public var string: String? {
+        switch self {
+        case .string(let value): value
+        case .bytes(let value): String(decoding: value, as: UTF8.self)
+        default: nil
+        }
+    }
+
+    /// A file's path, byte for byte (a `.bytes` string keeps what is not UTF-8).
+    public var path: FilePath? {
+        switch self {
+        case .string(let value): FilePath(value)
+        case .bytes(let value): FilePath(platformString: value.map { CChar(bitPattern: $0) } + [0])
+        default: nil
+        }
+    }
+
+    /// A path as a JSON string: plain text when it is UTF-8, else a byte string.
+    public static func path(_ path: FilePath) -> JSON {
+        let bytes = path.withPlatformString { Array(UnsafeBufferPointer(start: $0, count: strlen($0))) }.map { UInt8(bitPattern: $0) }
+        return UTF8Check.isValid(bytes) ? .string(String(decoding: bytes, as: UTF8.self)) : .bytes(bytes)
+    }
     public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
     /// The elements of an array; empty for anything else.
     public var array: [JSON] { if case .array(let values) = self { values } else { [] } }
@@ -53,7 +78,7 @@ extension JSON {
             switch bytes[index] {
             case UInt8(ascii: "{"): return object()
             case UInt8(ascii: "["): return array()
-            case UInt8(ascii: "\""): return string().map(JSON.string)
+            case UInt8(ascii: "\""): return string()
             case UInt8(ascii: "t"): return literal("true", .bool(true))
             case UInt8(ascii: "f"): return literal("false", .bool(false))
             case UInt8(ascii: "n"): return literal("null", .null)
@@ -86,14 +111,16 @@ extension JSON {
             return Double(text).map(JSON.double)
         }
 
-        mutating func string() -> String? {
+        /// A string; `.bytes` when it holds `\udcXX` escapes of bytes that are not UTF-8.
+        mutating func string() -> JSON? {
             index += 1
             var out: [UInt8] = []
+            var stray = false
             while index < bytes.count {
                 let byte = bytes[index]
                 index += 1
                 switch byte {
-                case UInt8(ascii: "\""): return String(decoding: out, as: UTF8.self)
+                case UInt8(ascii: "\""): return stray ? .bytes(out) : .string(String(decoding: out, as: UTF8.self))
                 case UInt8(ascii: "\\"):
                     guard index < bytes.count else { return nil }
                     let escaped = bytes[index]
@@ -113,6 +140,10 @@ extension JSON {
                             index += 2
                             guard let low = hex4() else { return nil }
                             scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low &- 0xDC00)
+                        } else if (0xDC80...0xDCFF).contains(scalar) {
+                            out.append(UInt8(scalar & 0xFF))
+                            stray = true
+                            continue
                         }
                         out += Array(String(Unicode.Scalar(scalar).map(Character.init) ?? "\u{FFFD}").utf8)
                     default: out.append(escaped)
@@ -159,7 +190,7 @@ extension JSON {
             }
             while true {
                 skipSpace()
-                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string() else { return nil }
+                guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let key = string()?.string else { return nil }
                 skipSpace()
                 guard index < bytes.count, bytes[index] == UInt8(ascii: ":") else { return nil }
                 index += 1

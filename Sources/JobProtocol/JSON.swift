@@ -7,6 +7,10 @@ public enum JSON: Equatable, Sendable {
     case int(Int64)
     case double(Double)
     case string(String)
+    /// A string whose bytes are not all UTF-8: a file name from an old system (`caf\xE9.jpg`). Each stray
+    /// byte is written as the lone surrogate `\udcXX`, as Python's `surrogateescape` does, so the name goes
+    /// from a tool to a window (or to `os.fsencode`) byte for byte; `JSON.path` makes one only when needed.
+    case bytes([UInt8])
     case array([JSON])
     /// Keys keep their order, so the output reads well.
     case object([(String, JSON)])
@@ -18,6 +22,7 @@ public enum JSON: Equatable, Sendable {
         case (.null, .null): true
         case (.bool(let a), .bool(let b)): a == b
         case (.string(let a), .string(let b)): a == b
+        case (.bytes(let a), .bytes(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)): a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: lhs.double.map { a in rhs.double.map { a == $0 } ?? false } ?? false
@@ -40,7 +45,8 @@ public enum JSON: Equatable, Sendable {
         case .bool(let value): out += (value ? "true" : "false").utf8
         case .int(let value): out += String(value).utf8
         case .double(let value): out += (value.isFinite ? String(value) : "null").utf8
-        case .string(let value): Self.quote(value, into: &out)
+        case .string(let value): Self.quote(Array(value.utf8), into: &out)
+        case .bytes(let value): Self.quote(value, into: &out)
         case .array(let values):
             out.append(UInt8(ascii: "["))
             for (index, value) in values.enumerated() {
@@ -52,7 +58,7 @@ public enum JSON: Equatable, Sendable {
             out.append(UInt8(ascii: "{"))
             for (index, (key, value)) in pairs.enumerated() {
                 if index > 0 { out.append(UInt8(ascii: ",")) }
-                Self.quote(key, into: &out)
+                Self.quote(Array(key.utf8), into: &out)
                 out.append(UInt8(ascii: ":"))
                 value.write(to: &out)
             }
@@ -60,23 +66,71 @@ public enum JSON: Equatable, Sendable {
         }
     }
 
-    /// `text` as a JSON string. Its UTF-8 is copied as is, but for the quote, the backslash and control
-    /// characters.
-    private static func quote(_ text: String, into out: inout [UInt8]) {
+    /// `text` as a JSON string. Its UTF-8 is copied as is, but for the quote, the backslash, control
+    /// characters and bytes that are not UTF-8 (`\udcXX`).
+    private static func quote(_ text: [UInt8], into out: inout [UInt8]) {
+        let hex = Array("0123456789abcdef".utf8)
+        func escape(_ prefix: String, _ byte: UInt8) {
+            out += Array(prefix.utf8) + [hex[Int(byte >> 4)], hex[Int(byte & 15)]]
+        }
         out.append(UInt8(ascii: "\""))
-        for byte in text.utf8 {
+        var index = 0
+        while index < text.count {
+            let byte = text[index]
             switch byte {
             case UInt8(ascii: "\""): out += [UInt8(ascii: "\\"), UInt8(ascii: "\"")]
             case UInt8(ascii: "\\"): out += [UInt8(ascii: "\\"), UInt8(ascii: "\\")]
             case UInt8(ascii: "\n"): out += [UInt8(ascii: "\\"), UInt8(ascii: "n")]
             case UInt8(ascii: "\r"): out += [UInt8(ascii: "\\"), UInt8(ascii: "r")]
             case UInt8(ascii: "\t"): out += [UInt8(ascii: "\\"), UInt8(ascii: "t")]
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                out += [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0"), hex[Int(byte >> 4)], hex[Int(byte & 15)]]
-            default: out.append(byte)
+            case 0..<0x20: escape("\\u00", byte)
+            case 0x20..<0x80: out.append(byte)
+            default:
+                let length = UTF8Check.sequenceLength(text, at: index)
+                if length == 0 {
+                    escape("\\udc", byte)
+                } else {
+                    out += text[index..<index + length]
+                    index += length - 1
+                }
             }
+            index += 1
         }
         out.append(UInt8(ascii: "\""))
+    }
+}
+
+/// Where UTF-8 is well formed, byte by byte (the standard's table 3-7: no overlong forms, no surrogates,
+/// nothing beyond U+10FFFF).
+enum UTF8Check {
+    /// The length of the well-formed sequence starting at `index`; 0 when the byte there starts none.
+    static func sequenceLength(_ bytes: [UInt8], at index: Int) -> Int {
+        let lead = bytes[index]
+        let (length, second): (Int, ClosedRange<UInt8>) =
+            switch lead {
+            case 0x00...0x7F: (1, 0x80...0xBF)
+            case 0xC2...0xDF: (2, 0x80...0xBF)
+            case 0xE0: (3, 0xA0...0xBF)
+            case 0xE1...0xEC, 0xEE...0xEF: (3, 0x80...0xBF)
+            case 0xED: (3, 0x80...0x9F)
+            case 0xF0: (4, 0x90...0xBF)
+            case 0xF1...0xF3: (4, 0x80...0xBF)
+            case 0xF4: (4, 0x80...0x8F)
+            default: (0, 0x80...0xBF)
+            }
+        guard length > 1 else { return length }
+        guard index + length <= bytes.count, second.contains(bytes[index + 1]) else { return 0 }
+        for offset in 2..<length where !(0x80...0xBF).contains(bytes[index + offset]) { return 0 }
+        return length
+    }
+
+    static func isValid(_ bytes: [UInt8]) -> Bool {
+        var index = 0
+        while index < bytes.count {
+            let length = sequenceLength(bytes, at: index)
+            guard length > 0 else { return false }
+            index += length
+        }
+        return true
     }
 }

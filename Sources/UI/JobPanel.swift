@@ -166,9 +166,11 @@ public final class JobPanel {
         while let child = gtk_widget_get_first_child(box) { gtk_box_remove(cast(box), child) }
     }
 
-    /// The result as a desktop notification, for a window closed while its job ran.
+    /// The result as a desktop notification, for a window closed while its job ran: the tools' notifier,
+    /// named after this window's launcher; returns once the server has it (the process ends next).
     static func notify(summary: String, body: String) {
-        Spawn.detached(["notify-send", "--app-name=Archiver", summary, body].map { Array($0.utf8) })
+        let app = g_application_get_default().flatMap { g_application_get_application_id($0) }.map { String(cString: $0) }
+        Notifier.connect(desktopEntry: app)?.show(summary: summary, body: body, wait: true)
     }
 
     /// Opens a file or folder with its default application.

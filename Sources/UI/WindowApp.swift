@@ -29,6 +29,7 @@ public enum WindowApp {
     ) -> Int32 {
         Catalog.bootstrap()
         LocaleFormats.install()
+        MainLoop.useCallersLoop()
         let app = adw_application_new(id, flags)!
         let gtkApp: UnsafeMutablePointer<GtkApplication> = cast(app)
         let appObj = Obj(gtkApp)

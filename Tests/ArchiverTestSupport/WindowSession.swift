@@ -162,6 +162,11 @@ public final class WindowSession {
         return Launched(process: process, name: name, stdoutPath: base + ".out", stderrPath: base + ".err")
     }
 
+    /// A notification daemon (python3-dbusmock's) on this session's bus, logging each call to `log`.
+    public func startNotificationServer(log: String) throws {
+        try bus.startNotificationServer(log: log)
+    }
+
     /// What `launch(environment:)` takes for settings that outlive the program: GLib's keyfile backend, in the
     /// session's own config folder (read back with `storedSettings`), instead of the memory backend.
     public static let keyfileSettings = ["GSETTINGS_BACKEND": "keyfile"]
@@ -277,6 +282,9 @@ public final class WindowSession {
     }
 
     /// The title of the application's showing window.
+    /// Closes the window titled `title` as a window manager's close button does.
+    public func closeWindow(_ title: String) throws { try send(["cmd": "close-window", "title": title]) }
+
     public func windowTitle() throws -> String { try send(["cmd": "title"])["title"] as? String ?? "" }
 
     /// The text of every shown label, in tree order.

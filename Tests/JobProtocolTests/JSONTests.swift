@@ -1,4 +1,7 @@
+import ArchiverTestSupport
+import Foundation
 import JobProtocol
+import SystemPackage
 import Testing
 
 @Suite struct JSONTests {
@@ -21,5 +24,27 @@ import Testing
         #expect(parsed?["n"]?.int == -3 && parsed?["list"]?.array.first?.double == 1.5)
         #expect(JSON.parse(#"{"a":1,}"#) == nil && JSON.parse("[1 2]") == nil && JSON.parse(#"{"a":1} x"#) == nil)
         #expect(JSON.parse(#""\ud83d\ude00""#)?.string == "😀", "a surrogate pair is one scalar")
+    }
+
+    /// A Latin-1 name (`café` as one byte é) goes through JSON byte for byte: the stray byte as `\udce9`,
+    /// which Python's json with `os.fsencode` reads back as the same bytes.
+    @Test func aPathThatIsNotUTF8KeepsItsBytes() throws {
+        let latin1: [UInt8] = Array("/tmp/caf".utf8) + [0xE9] + Array(" – ok/\u{1}x.jpg".utf8)
+        let path = FilePath(platformString: latin1.map { CChar(bitPattern: $0) } + [0])
+        let value = JSON.object([("path", .path(path)), ("plain", .path(FilePath("/tmp/café.jpg")))])
+        #expect(value.rendered == #"{"path":"/tmp/caf\udce9 – ok/\u0001x.jpg","plain":"/tmp/café.jpg"}"#)
+        let parsed = try #require(JSON.parse(value.rendered))
+        #expect(parsed["path"]?.path == path)
+        #expect(parsed["plain"] == .string("/tmp/café.jpg"), "UTF-8 names stay plain strings")
+        #expect(parsed["path"]?.string == "/tmp/caf\u{FFFD} – ok/\u{1}x.jpg", "shown with a replacement character")
+        // Bytes that merely look like UTF-8 lead bytes, overlong forms and encoded surrogates are strays too.
+        for stray: [UInt8] in [[0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80]] {
+            let odd = FilePath(platformString: (Array("a".utf8) + stray).map { CChar(bitPattern: $0) } + [0])
+            #expect(JSON.parse(JSON.path(odd).rendered)?.path == odd, "\(stray)")
+        }
+        let python = try Tool.run([
+            "/usr/bin/python3", "-c", "import json,os,sys; print(os.fsencode(json.loads(sys.argv[1])['path']).hex())", value.rendered,
+        ])
+        #expect(python.output.trimmingCharacters(in: .whitespacesAndNewlines) == latin1.map { String(format: "%02x", $0) }.joined())
     }
 }

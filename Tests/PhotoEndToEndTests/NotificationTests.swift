@@ -7,16 +7,8 @@ import Testing
 @Suite(.serialized) struct PhotoNotificationTests {
     @Test func progressCountsPhotosAndTheResultSaysWhatWasSaved() throws {
         let scratch = try ScratchDirectory()
-        let bus = try PrivateBus()
+        let (bus, log, shown) = try PrivateBus.desktop(in: scratch)
         defer { bus.stop() }
-        let log = scratch.sub("notify.log")
-        let shown = scratch.sub("filemanager.log")
-        try bus.startMock(owning: "org.freedesktop.Notifications", [
-            "--template", "notification_daemon", "-p", #"{"capabilities": "body actions persistence"}"#, "-l", log,
-        ])
-        let manager = "/org/freedesktop/FileManager1"
-        try bus.startMock(owning: "org.freedesktop.FileManager1", ["org.freedesktop.FileManager1", manager, "org.freedesktop.FileManager1", "-l", shown])
-        _ = try bus.call("org.freedesktop.FileManager1", manager, "org.freedesktop.DBus.Mock.AddMethod", "", "ShowItems", "ass", "", "")
         let folder = try Photos.manyPhotos(scratch)
 
         let running = try Photos.start(["--format", "webp", folder], in: scratch, environment: bus.environment)
@@ -31,9 +23,7 @@ import Testing
         #expect(result.range(of: #"^ "40 photos, [0-9.]+ MB → [0-9.]+ (kB|MB) \(\d+ % smaller\)"#, options: .regularExpression) != nil, "\(result)")
         #expect(result.contains("open-folder"))
 
-        _ = try bus.call(
-            "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.DBus.Mock.EmitSignal",
-            "org.freedesktop.Notifications", "ActionInvoked", "us", "[<uint32 1>, <'open-folder'>]")
+        try bus.invokeAction("open-folder")
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
         let revealed = (try? String(contentsOfFile: shown, encoding: .utf8)) ?? ""

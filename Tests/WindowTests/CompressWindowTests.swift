@@ -113,6 +113,27 @@ struct CompressWindowTests {
         #expect(try entries(scratch) == before)
     }
 
+    /// Closing the window while it compresses hides it; the job goes on and its end is a desktop
+    /// notification, sent the way the tools send theirs (libnotify on the window's own loop).
+    @Test func closedMidJobTheResultComesAsANotification() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch, randomMegabytes: 16)
+        let (session, process) = try launchWindow([input])
+        defer { session.stop() }
+        let log = session.folder + "/notify.log"
+        try session.startNotificationServer(log: log)
+        try session.select("tar.xz — small, slower", in: "Format")
+        try session.click("Compress", role: "push button")
+        try session.waitForText(" of ", timeout: 30)
+        try session.closeWindow("Compress “Photos”")
+        let status = try process.waitForExit(within: 240)
+        #expect(status == 0, "\(process.errors)")
+        let shown = LoggedNotification.all(in: log)
+        #expect(shown.map(\.summary) == ["Created “Photos.tar.xz”"], "\(shown)")
+        #expect(shown.first?.hints.contains("io.github.archiver.Compress") == true, "the launcher's name and icon: \(shown)")
+        #expect(FileManager.default.fileExists(atPath: scratch.sub("Photos.tar.xz")))
+    }
+
     /// Share… → Copy puts the archive on the clipboard as a file manager pastes it.
     @Test func copyPutsTheResultOnTheClipboard() throws {
         let scratch = try ScratchDirectory()

@@ -658,12 +658,66 @@ def cmd_names(c):
     return {"unnamed": unnamed}
 
 
+def cmd_close_window(c):
+    """Asks the top-level X window titled `title` to close, as a window manager's close button does
+    (WM_DELETE_WINDOW): under Xvfb there is no window manager, and GTK draws no close button of its own."""
+    import ctypes
+    from ctypes import POINTER, byref, c_char_p, c_int, c_long, c_uint, c_ulong, c_void_p
+    x11 = ctypes.CDLL("libX11.so.6")
+    x11.XOpenDisplay.restype = c_void_p
+    x11.XOpenDisplay.argtypes = [c_char_p]
+    x11.XDefaultRootWindow.restype = c_ulong
+    x11.XDefaultRootWindow.argtypes = [c_void_p]
+    x11.XInternAtom.restype = c_ulong
+    x11.XInternAtom.argtypes = [c_void_p, c_char_p, c_int]
+    x11.XQueryTree.argtypes = [c_void_p, c_ulong, POINTER(c_ulong), POINTER(c_ulong), POINTER(POINTER(c_ulong)), POINTER(c_uint)]
+    x11.XGetWindowProperty.argtypes = [c_void_p, c_ulong, c_ulong, c_long, c_long, c_int, c_ulong, POINTER(c_ulong),
+                                       POINTER(c_int), POINTER(c_ulong), POINTER(c_ulong), POINTER(c_void_p)]
+    x11.XFree.argtypes = [c_void_p]
+
+    class ClientMessage(ctypes.Structure):
+        _fields_ = [("type", c_int), ("serial", c_ulong), ("send_event", c_int), ("display", c_void_p),
+                    ("window", c_ulong), ("message_type", c_ulong), ("format", c_int), ("data", c_long * 5),
+                    ("pad", c_long * 12)]
+
+    x11.XSendEvent.argtypes = [c_void_p, c_ulong, c_int, c_long, POINTER(ClientMessage)]
+    x11.XFlush.argtypes = x11.XCloseDisplay.argtypes = [c_void_p]
+    display = x11.XOpenDisplay(None)
+    if not display:
+        raise Failure("cannot open the X display")
+    atom = lambda name: x11.XInternAtom(display, name, 0)  # noqa: E731
+
+    def title(window):
+        kind, size, count, after, data = c_ulong(), c_int(), c_ulong(), c_ulong(), c_void_p()
+        if x11.XGetWindowProperty(display, window, atom(b"_NET_WM_NAME"), 0, 1024, 0, atom(b"UTF8_STRING"), byref(kind),
+                                  byref(size), byref(count), byref(after), byref(data)) != 0 or not data.value:
+            return None
+        text = ctypes.string_at(data.value, count.value).decode("utf-8", "replace")
+        x11.XFree(data)
+        return text
+
+    root, parent = c_ulong(), c_ulong()
+    windows, count = POINTER(c_ulong)(), c_uint()
+    x11.XQueryTree(display, x11.XDefaultRootWindow(display), byref(root), byref(parent), byref(windows), byref(count))
+    titles = [(windows[index], title(windows[index])) for index in range(count.value)]
+    matching = [window for window, text in titles if text == c["title"]]
+    for window in matching:
+        event = ClientMessage(type=33, window=window, format=32, message_type=atom(b"WM_PROTOCOLS"))
+        event.data[0] = atom(b"WM_DELETE_WINDOW")
+        x11.XSendEvent(display, window, 0, 0, byref(event))
+    x11.XFlush(display)
+    x11.XCloseDisplay(display)
+    if not matching:
+        raise Failure(f"no X window titled {c['title']!r} (there are {[text for _, text in titles if text]})")
+    return {"closed": len(matching)}
+
+
 COMMANDS = {
     "wait-app": cmd_wait_app, "wait": cmd_wait, "gone": cmd_gone, "tree": cmd_tree, "click": cmd_click,
     "set-text": cmd_set_text, "type": cmd_type, "keys": cmd_keys, "focus": cmd_focus, "toggle": cmd_toggle,
     "select": cmd_select, "activate-row": cmd_activate_row, "text": cmd_text, "states": cmd_states,
     "value": cmd_value, "names": cmd_names, "wait-text": cmd_wait_text, "set-value": cmd_set_value, "labels": cmd_labels,
-    "title": cmd_title,
+    "title": cmd_title, "close-window": cmd_close_window,
 }
 
 

@@ -1,17 +1,16 @@
 import Foundation
-import ArchiverTestSupport
 
 /// The mock servers our executables talk to, on a test's private session bus (python3-dbusmock).
 extension PrivateBus {
     /// The notification daemon template (which logs every call to `log`) with these capabilities.
-    func startNotificationServer(capabilities: String = "body actions body-markup persistence", log: String) throws {
+    public func startNotificationServer(capabilities: String = "body actions body-markup persistence", log: String) throws {
         try startMock(
             owning: "org.freedesktop.Notifications",
             ["--template", "notification_daemon", "-p", "{\"capabilities\": \"\(capabilities)\"}", "-l", log])
     }
 
     /// A FileManager1 whose ShowItems calls go to `log`.
-    func startFileManager(log: String) throws {
+    public func startFileManager(log: String) throws {
         let path = "/org/freedesktop/FileManager1"
         try startMock(owning: "org.freedesktop.FileManager1", ["org.freedesktop.FileManager1", path, "org.freedesktop.FileManager1", "-l", log])
         try call("org.freedesktop.FileManager1", path, "org.freedesktop.DBus.Mock.AddMethod", "", "ShowItems", "ass", "", "")
@@ -19,7 +18,7 @@ extension PrivateBus {
 
     /// A private bus in `scratch` with the notification daemon and a file manager, logging to
     /// `notify.log` and `filemanager.log` there. The caller stops the bus.
-    static func desktop(in scratch: ScratchDirectory) throws -> (bus: PrivateBus, notifications: String, fileManager: String) {
+    public static func desktop(in scratch: ScratchDirectory) throws -> (bus: PrivateBus, notifications: String, fileManager: String) {
         let bus = try PrivateBus()
         let (notifications, fileManager) = (scratch.sub("notify.log"), scratch.sub("filemanager.log"))
         do {
@@ -33,7 +32,7 @@ extension PrivateBus {
     }
 
     /// Clicks a notification's button, as the server does.
-    func invokeAction(_ action: String, notification id: UInt32 = 1) throws {
+    public func invokeAction(_ action: String, notification id: UInt32 = 1) throws {
         try call(
             "org.freedesktop.Notifications", "/org/freedesktop/Notifications", "org.freedesktop.DBus.Mock.EmitSignal",
             "org.freedesktop.Notifications", "ActionInvoked", "us", "[<uint32 \(id)>, <'\(action)'>]")
@@ -42,14 +41,14 @@ extension PrivateBus {
 
 /// One Notify call as python3-dbusmock's notification template logs it:
 /// `TIME Notify "app" replaces_id "icon" "summary" "body" [actions] {hints} timeout`.
-struct LoggedNotification {
-    var replacesID: Int
-    var summary: String
-    var body: String
-    var actions: [String]
-    var hints: String
+public struct LoggedNotification {
+    public var replacesID: Int
+    public var summary: String
+    public var body: String
+    public var actions: [String]
+    public var hints: String
 
-    static func all(in log: String) -> [LoggedNotification] {
+    public static func all(in log: String) -> [LoggedNotification] {
         let text = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
         // Bodies may hold newlines, so split on the timestamps that start each call.
         let calls = text.components(separatedBy: "\n").reduce(into: [String]()) { calls, line in
@@ -94,12 +93,12 @@ struct LoggedNotification {
     }
 
     /// The `value` hint, when there is one.
-    var value: Int? {
+    public var value: Int? {
         guard let range = hints.range(of: #""value": \d+"#, options: .regularExpression) else { return nil }
         return Int(hints[range].split(separator: " ").last ?? "")
     }
 
-    var urgency: Int? {
+    public var urgency: Int? {
         guard let range = hints.range(of: #""urgency": \d"#, options: .regularExpression) else { return nil }
         return Int(hints[range].split(separator: " ").last ?? "")
     }
