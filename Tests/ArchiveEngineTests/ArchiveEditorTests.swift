@@ -67,9 +67,9 @@ import Testing
         })
     }
 
-    static func checkZip(_ zip: String, password: String? = nil, sourceLocation: SourceLocation = #_sourceLocation) throws {
-        // Info-ZIP's unzip has no AES: 7-Zip tests those.
-        if password == nil { try tool(["/usr/bin/unzip", "-tq", zip], sourceLocation: sourceLocation) }
+    /// - Parameter aes: Info-ZIP's unzip has no AES; 7-Zip tests those.
+    static func checkZip(_ zip: String, password: String? = nil, aes: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) throws {
+        if !aes { try tool(["/usr/bin/unzip", "-tq"] + (password.map { ["-P", $0] } ?? []) + [zip], sourceLocation: sourceLocation) }
         try tool(["/usr/bin/7zz", "t", "-p\(password ?? "")", zip], sourceLocation: sourceLocation)
         try tool(["/usr/bin/bsdtar", "-tf", zip], sourceLocation: sourceLocation)
     }
@@ -166,7 +166,7 @@ import Testing
         // Deleting needs no password: nothing is decrypted.
         _ = try Self.commit(zip, [.delete(Self.b("b.txt"))])
         _ = try Self.commit(zip, [.add(FilePath(new), at: Self.b("c.txt"))], password: Self.password)
-        try Self.checkZip(zip, password: Self.password)
+        try Self.checkZip(zip, password: Self.password, aes: true)
         #expect(try Self.rawMembers(zip)[Self.hex("a.txt")] == before[Self.hex("a.txt")])
         let methods = try Self.python("import sys, zipfile; print([i.compress_type for i in zipfile.ZipFile(sys.argv[1]).infolist()])", [zip])
         #expect(methods.hasPrefix("[99, 99]"))
@@ -174,6 +174,35 @@ import Testing
         // Without the password, adding is refused before anything is written.
         #expect { try Self.commit(zip, [.add(FilePath(new), at: Self.b("d.txt"))]) } throws: { ($0 as? ArchiverError)?.code == .password }
         #expect { try Self.commit(zip, [.add(FilePath(new), at: Self.b("d.txt"))], password: "wrong") } throws: { ($0 as? ArchiverError)?.code == .password }
+    }
+
+    @Test func zipCryptoZipGetsZipCryptoMembersWithAWarning() throws {
+        let scratch = try ScratchDirectory()
+        _ = try scratch.write("in/a.txt", "secret a")
+        let zip = scratch.sub("x.zip")
+        try Self.tool(["/usr/bin/zip", "-q", "-P", "pw", zip, "a.txt"], in: scratch.sub("in"))
+        let before = try Self.rawMembers(zip)
+        let new = try scratch.write("b.txt", "secret b")
+        let result = try Self.commit(zip, [.add(FilePath(new), at: Self.b("b.txt"))], password: "pw")
+        #expect(result.warnings.map(\.code) == ["weak-encryption"])
+        try Self.checkZip(zip, password: "pw")
+        #expect(try Self.tool(["/usr/bin/unzip", "-p", "-P", "pw", zip, "b.txt"]) == "secret b")
+        #expect(try Self.rawMembers(zip)[Self.hex("a.txt")] == before[Self.hex("a.txt")])
+        let flags = try Self.python("import sys, zipfile; print([i.flag_bits & 1 for i in zipfile.ZipFile(sys.argv[1]).infolist()])", [zip])
+        #expect(flags.hasPrefix("[1, 1]"))
+    }
+
+    /// A member streamed by Info-ZIP from standard input has its sizes in a data descriptor after the data:
+    /// copied with it, renamed with it.
+    @Test func membersWithDataDescriptorsCopyAndRename() throws {
+        let scratch = try ScratchDirectory()
+        let zip = scratch.sub("x.zip")
+        try Self.tool(["/bin/sh", "-c", "printf 'streamed data' | zip -q " + zip + " - && printf 'other' > o.txt && zip -q " + zip + " o.txt"], in: scratch.path)
+        let before = try Self.rawMembers(zip)
+        _ = try Self.commit(zip, [.rename(Self.b("-"), to: Self.b("stream.txt")), .add(FilePath(scratch.sub("o.txt")), at: Self.b("p.txt"))])
+        try Self.checkZip(zip)
+        #expect(try Self.zipTree(zip) == ["stream.txt": Self.hex("streamed data"), "o.txt": Self.hex("other"), "p.txt": Self.hex("other")])
+        #expect(try Self.rawMembers(zip)[Self.hex("o.txt")] == before[Self.hex("o.txt")])
     }
 
     @Test func aZipWithTwoPasswordsCannotTakeNewEntries() throws {
