@@ -50,7 +50,8 @@ public final class ArchiveEditSession {
     public init(archive: FilePath, keepPrevious: PreviousVersion? = nil, wait: Duration = .seconds(5))
         throws(ArchiverError)
     {
-        self.archive = archive.madeAbsolute
+        // A symlink to the archive stays one: the archive it points to is what changes.
+        self.archive = FileSystem.resolve(archive.madeAbsolute) ?? archive.madeAbsolute
         self.keepPrevious = keepPrevious
         lock = try ArchiveLock.take(self.archive, wait: wait)
     }

@@ -370,6 +370,17 @@ import Testing
         #expect(scratch.list().sorted() == ["x.zip"])
     }
 
+    @Test func aSymlinkToTheArchiveStaysOne() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try Self.makeZip(scratch)
+        let link = scratch.sub("link.zip")
+        try FileManager.default.createSymbolicLink(atPath: link, withDestinationPath: "x.zip")
+        let result = try Self.commit(link, [.delete(Self.b("z.txt"))])
+        #expect(result.output.string == zip)
+        #expect(try FileManager.default.destinationOfSymbolicLink(atPath: link) == "x.zip")
+        #expect(try Self.zipTree(zip)["z.txt"] == nil)
+    }
+
     @Test func oneWriterAtATime() throws {
         let scratch = try ScratchDirectory()
         let zip = try Self.makeZip(scratch)
