@@ -13,7 +13,7 @@ enum TarEditing {
         // First pass: the entries' names.
         var entries: [EditPlan.Existing] = []
         do {
-            var input = try TarInput(context.archive, name: context.name)
+            var input = try TarInput(context.archive, name: context.name, plain: filter == .none ? context.descriptor : nil)
             while let entry = try input.nextEntry() {
                 try context.control.check()
                 if let path = entry.path { entries.append(.init(path: path, isFolder: entry.isFolder)) }
@@ -26,7 +26,7 @@ enum TarEditing {
         let output = try TarOutput(
             pending: pending, folder: context.folder, filter: filter, level: level(context, filter: filter), control: context.control)
         let writer = try TarEntryWriter(output: output)
-        var input = try TarInput(context.archive, name: context.name)
+        var input = try TarInput(context.archive, name: context.name, plain: filter == .none ? context.descriptor : nil)
         // Old entries stay in their order in the plan (a renamed or replaced one keeps its place), so one pass
         // meets each in turn; those the plan leaves out are skipped on the way.
         var number = 0
@@ -52,7 +52,7 @@ enum TarEditing {
                     }
                     if name == nil, mode == nil, modified == nil {
                         try output.write(entry.headers)
-                        try input.pass(entry.paddedSize) { bytes throws(ArchiverError) in try output.write(bytes) }
+                        try input.copy(entry.paddedSize, to: output)
                     } else {
                         try writer.rewrite(entry, name: name, mode: mode, modified: modified, from: &input)
                     }
@@ -153,14 +153,28 @@ struct TarEntry {
     var paddedSize: Int64 { (size + 511) / 512 * 512 }
 }
 
-/// A tar's bytes, uncompressed by libarchive whatever the filter, read in order.
+/// A tar's bytes in order: a plain tar straight from its file (so that untouched entries can be copied
+/// inside the kernel, shared on btrfs and xfs), a compressed one uncompressed by libarchive.
 struct TarInput: ~Copyable {
-    private let handle: OpaquePointer
+    private let handle: OpaquePointer?
+    /// A plain tar's descriptor (not ours to close), else -1.
+    private let file: Int32
+    /// Where the file is read next.
+    private var fileOffset: Int64 = 0
+    private let own: UnsafeMutableRawBufferPointer?
     private var buffer: UnsafeRawBufferPointer = .init(start: nil, count: 0)
     private let name: String
     private(set) var ended = false
 
-    init(_ path: FilePath, name: String) throws(ArchiverError) {
+    /// - Parameter plain: the descriptor of a tar that is not compressed, read directly.
+    init(_ path: FilePath, name: String, plain: Int32? = nil) throws(ArchiverError) {
+        self.name = name
+        if let plain {
+            (handle, file) = (nil, plain)
+            own = .allocate(byteCount: 1 << 20, alignment: 16)
+            return
+        }
+        (file, own) = (-1, nil)
         guard let handle = archive_read_new() else { throw ArchiverError(.inputUnreadable, tr("Out of memory while opening “%@”.", name)) }
         archive_read_support_filter_all(handle)
         archive_read_support_format_raw(handle)
@@ -173,16 +187,28 @@ struct TarInput: ~Copyable {
             throw ArchiverError(.corrupt, tr("Reading “%1$@” failed: %2$@.", name, message), path: path.string)
         }
         self.handle = handle
-        self.name = name
     }
 
-    deinit { archive_read_free(handle) }
+    deinit {
+        if let handle { archive_read_free(handle) }
+        own?.deallocate()
+    }
 
     /// Bytes of the archive file read so far.
-    var bytesRead: Int64 { archive_filter_bytes(handle, -1) }
+    var bytesRead: Int64 { handle.map { archive_filter_bytes($0, -1) } ?? fileOffset }
 
     private mutating func refill() throws(ArchiverError) -> Bool {
         if ended { return false }
+        if let own {
+            guard let got = FileSystem.readFully(file, into: own.baseAddress!, count: own.count, at: fileOffset) else {
+                throw ArchiverError(.inputUnreadable, tr("Reading “%1$@” failed: %2$@.", name, TextValue.systemError(errno)))
+            }
+            fileOffset += Int64(got)
+            buffer = UnsafeRawBufferPointer(rebasing: own[..<got])
+            ended = got == 0
+            return got > 0
+        }
+        guard let handle else { return false }
         var block: UnsafeRawPointer?
         var size = 0
         var offset: la_int64_t = 0
@@ -211,6 +237,25 @@ struct TarInput: ~Copyable {
             buffer = UnsafeRawBufferPointer(rebasing: buffer[piece...])
             remaining -= Int64(piece)
         }
+    }
+
+    /// Copies the next `count` bytes to `output`: from a plain tar to a plain tar inside the kernel, past
+    /// what is buffered already.
+    mutating func copy(_ count: Int64, to output: TarOutput) throws(ArchiverError) {
+        guard own != nil, let target = output.plainDescriptor, count > Int64(buffer.count) else {
+            return try pass(count) { bytes throws(ArchiverError) in try output.write(bytes) }
+        }
+        let rest = count - Int64(buffer.count)
+        try output.write(buffer)
+        buffer = .init(start: nil, count: 0)
+        var info = stat()
+        guard fstat(file, &info) == 0, fileOffset + rest <= Int64(info.st_size) else {
+            throw ArchiverError(.corrupt, tr("“%@” ends in the middle of an entry, so it cannot be changed.", name), hint: tr("Test it with “bsdtar -tf”."))
+        }
+        guard FileSystem.copyRange(from: file, at: fileOffset, count: rest, to: target) else {
+            throw FileSystem.destinationError(errno, output.folder)
+        }
+        fileOffset += rest
     }
 
     /// The next `count` bytes; fewer only at the end.
@@ -287,7 +332,7 @@ struct TarInput: ~Copyable {
 /// Where the new tar's bytes go: the file, or a compressor writing to it.
 final class TarOutput {
     private let descriptor: Int32
-    private let folder: FilePath
+    let folder: FilePath
     /// libarchive's raw writer with the filter, holding the tar as the one file it compresses.
     private final class Compression {
         let writer: ArchiveWriter
@@ -324,6 +369,9 @@ final class TarOutput {
         try writer.writeHeader(entry, folder: folder.string)
         compressor = Compression(writer)
     }
+
+    /// The file written, when nothing compresses on the way.
+    var plainDescriptor: Int32? { compressor == nil ? descriptor : nil }
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(ArchiverError) {
         guard !bytes.isEmpty else { return }
