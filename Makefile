@@ -2,7 +2,7 @@
 PREFIX ?= $(HOME)/.local
 BINDIR = $(PREFIX)/bin
 SWIFT ?= swift
-EXECUTABLES = compress-with-archiver extract-with-archiver compress-pdf-with-archiver compress-photos-with-archiver \
+EXECUTABLES = compress-with-archiver extract-with-archiver edit-with-archiver compress-pdf-with-archiver compress-photos-with-archiver \
 	archiver-compress archiver-extract archiver-compress-pdf archiver-compress-photos open-with-archiver archiver
 # System packages: libarchive to build against; the other tools are what the tests check our archives with.
 APT_PACKAGES = libarchive-dev libzstd-dev zstd bzip2 xz-utils zlib1g-dev libisal-dev liblzma-dev libbz2-dev pkg-config libarchive-tools 7zip unzip zip python3 time \

@@ -6,6 +6,7 @@ let package = Package(
     products: [
         .executable(name: "compress-with-archiver", targets: ["compress-with-archiver"]),
         .executable(name: "extract-with-archiver", targets: ["extract-with-archiver"]),
+        .executable(name: "edit-with-archiver", targets: ["edit-with-archiver"]),
         .executable(name: "compress-photos-with-archiver", targets: ["compress-photos-with-archiver"]),
         .executable(name: "compress-pdf-with-archiver", targets: ["compress-pdf-with-archiver"]),
         .executable(name: "archiver-compress", targets: ["archiver-compress"]),
@@ -72,6 +73,7 @@ let package = Package(
         ),
         .executableTarget(name: "compress-with-archiver", dependencies: ["ArchiverCLI", "JobKit"]),
         .executableTarget(name: "extract-with-archiver", dependencies: ["ArchiverCLI", "JobKit"]),
+        .executableTarget(name: "edit-with-archiver", dependencies: ["ArchiverCLI", "JobKit"]),
 
         // Compress Photos: its own C shim, engine and CLI, so that the archive executables never link libvips.
         .target(name: "CPhotoShim", dependencies: ["CVips"]),

@@ -16,9 +16,13 @@ struct ArchiveWriter: ~Copyable {
     ///   - settings: the method and level it stands for.
     ///   - threads: worker threads for xz and zstd.
     ///   - password: encrypts a zip with AES-256 (WinZip AE-2), which 7-Zip, WinZip and Windows 11 read.
+    ///   - zipEncryption: libarchive's name of the zip encryption (`aes256`, or `zipcrypt` to add to a
+    ///     ZipCrypto archive).
     /// - Throws: `ArchiverError` when libarchive refuses the format or an option.
     /// The corresponding C function is `archive_write_new`.
-    init(format: ArchiveFormat, settings: CompressionSettings, threads: Int, password: Secret? = nil) throws(ArchiverError) {
+    init(format: ArchiveFormat, settings: CompressionSettings, threads: Int, password: Secret? = nil, zipEncryption: String = "aes256")
+        throws(ArchiverError)
+    {
         guard let handle = archive_write_new() else {
             throw ArchiverError(.destination, tr("Out of memory while starting the archive."))
         }
@@ -37,7 +41,7 @@ struct ArchiveWriter: ~Copyable {
         var options = Self.options(format: format, settings: settings, threads: threads)
         if let password {
             precondition(format.container == .zip, "only zip is encrypted through libarchive")
-            options += ",zip:encryption=aes256"
+            options += ",zip:encryption=\(zipEncryption)"
             _ = password.withCString { archive_write_set_passphrase(handle, $0) }
         }
         if !options.isEmpty, archive_write_set_options(handle, options) != ARCHIVE_OK {

@@ -324,16 +324,7 @@ public enum Extractor {
     ) throws(ArchiverError) {
         let paths = entries.map(\.path)
         let unknown = selection.unmatched(in: paths)
-        if let first = unknown.first {
-            let matches = Suggestions.closeMatches(for: first.displayName, in: paths.map(\.displayName))
-            // TRANSLATORS: one suggested entry name, in quotes; several are listed with “, ” between them.
-            let quoted = matches.map { tr("“%@”", $0) }
-            let hint = matches.isEmpty
-                ? tr("Use --list to see what it holds.")
-                // TRANSLATORS: %@ is one or more quoted entry names, separated by commas.
-                : tr("Did you mean %@?", Text.sentences(quoted, separator: ", "))
-            throw ArchiverError(.usage, tr("“%1$@” has no entry “%2$@”.", archive, first.displayName), hint: hint)
-        }
+        if let first = unknown.first { throw Suggestions.missingEntry(archive: archive, name: first, in: paths) }
     }
 
     /// The index of the encrypted entry to try a password on: the smallest selected file, so that reading

@@ -180,7 +180,7 @@ extension SevenZip {
     ///   - password: written `times` times to standard input.
     ///   - showsProgress: standard output then holds only percentages (and a password prompt), which go
     ///     to `progress`.
-    private static func run(
+    static func run(
         _ switches: [String], raw: [[UInt8]] = [], files: [[UInt8]], password: Secret?, times: Int = 1,
         control: JobControl? = nil, showsProgress: Bool = false, progress: (Double) -> Void = { _ in }
     ) throws(ArchiverError) -> ToolRun {
@@ -284,7 +284,7 @@ extension SevenZip {
     }
 
     /// The error for a failed read (list, test, extract) of `archive`, optionally into `folder`.
-    private static func readFailure(_ run: ToolRun, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
+    static func readFailure(_ run: ToolRun, archive: FilePath, writingIn folder: FilePath? = nil) -> ArchiverError {
         let name = ToolArchive.displayName(archive)
         let errors = run.errors
         if errors.contains("Wrong password") {
@@ -319,7 +319,7 @@ extension SevenZip {
     }
 
     /// The error for a failed `7zz a`.
-    private static func creationFailure(_ run: ToolRun, output: FilePath) -> ArchiverError {
+    static func creationFailure(_ run: ToolRun, output: FilePath) -> ArchiverError {
         let numbers = errorNumbers(run.errors)
         if let code = numbers.first(where: FileSystem.diskFailures.contains) {
             return FileSystem.destinationError(code, output.removingLastComponent())

@@ -7,6 +7,11 @@ public struct CompressPlan: Equatable, Sendable {
     public struct Item: Equatable, Sendable {
         public var source: FilePath
         public var nameInArchive: [UInt8]
+
+        public init(source: FilePath, nameInArchive: [UInt8]) {
+            self.source = source
+            self.nameInArchive = nameInArchive
+        }
     }
 
     public var items: [Item]

@@ -5,6 +5,7 @@
 #include <malloc.h>
 #include <spawn.h>
 #include <sys/syscall.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 /* unshare(CLONE_FS): the calling thread gets a current folder (and umask) of its own, so its chdir moves no
@@ -26,5 +27,11 @@ static inline void cp_release_free_memory(void) { malloc_trim(0); }
 extern int posix_spawn_file_actions_addclosefrom_np(posix_spawn_file_actions_t *, int);
 static inline int cp_spawn_close_from(posix_spawn_file_actions_t *actions, int from) {
     return posix_spawn_file_actions_addclosefrom_np(actions, from);
+}
+
+/* copy_file_range (glibc declares it under _GNU_SOURCE only): copies between files inside the kernel, sharing
+   the extents on file systems that can (btrfs, xfs). */
+static inline long cp_copy_file_range(int from, long long *fromOffset, int to, long long *toOffset, unsigned long count) {
+    return (long)syscall(SYS_copy_file_range, from, (loff_t *)fromOffset, to, (loff_t *)toOffset, count, 0u);
 }
 #endif

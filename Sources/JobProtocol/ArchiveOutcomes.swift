@@ -241,3 +241,64 @@ public struct ListOutcome: JobOutcome {
         self.init(archives: json["archives"]?.array.compactMap(Archive.init) ?? [], error: ErrorReport(json["error"]))
     }
 }
+
+/// `edit-with-archiver`'s outcome: what changed in the archive and where the result is.
+public struct EditOutcome: JobOutcome {
+    public static let operation = "edit"
+
+    public struct Renamed: Sendable, Equatable {
+        public var from: String
+        public var to: String
+
+        public init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    public var archive: String
+    public var added: [String]
+    public var replaced: [String]
+    public var deleted: [String]
+    public var renamed: [Renamed]
+    /// The edited archive: the archive itself, or `x (edited).zip` when the archive changed meanwhile.
+    public var output: String?
+    /// Where the previous version went (`--keep-previous`), else nil.
+    public var previous: String?
+    public var error: ErrorReport?
+
+    public init(
+        archive: String, added: [String] = [], replaced: [String] = [], deleted: [String] = [], renamed: [Renamed] = [],
+        output: String? = nil, previous: String? = nil, error: ErrorReport? = nil
+    ) {
+        self.archive = archive
+        self.added = added
+        self.replaced = replaced
+        self.deleted = deleted
+        self.renamed = renamed
+        self.output = output
+        self.previous = previous
+        self.error = error
+    }
+
+    public var fields: [(String, JSON)] {
+        [
+            ("archive", .string(archive)), ("added", .array(added.map(JSON.string))), ("replaced", .array(replaced.map(JSON.string))),
+            ("deleted", .array(deleted.map(JSON.string))),
+            ("renamed", .array(renamed.map { .object([("from", .string($0.from)), ("to", .string($0.to))]) })),
+            ("output", .optional(output)), ("previous", .optional(previous)), ("error", error.json),
+        ]
+    }
+
+    public init?(_ json: JSON) {
+        guard let archive = json["archive"]?.string else { return nil }
+        self.init(
+            archive: archive, added: json["added"]?.array.compactMap(\.string) ?? [],
+            replaced: json["replaced"]?.array.compactMap(\.string) ?? [], deleted: json["deleted"]?.array.compactMap(\.string) ?? [],
+            renamed: json["renamed"]?.array.compactMap { item in
+                guard let from = item["from"]?.string, let to = item["to"]?.string else { return nil }
+                return Renamed(from: from, to: to)
+            } ?? [],
+            output: json["output"]?.string, previous: json["previous"]?.string, error: ErrorReport(json["error"]))
+    }
+}

@@ -136,11 +136,20 @@ package final class PendingFile {
     /// - Throws: `.cancelled` when a stop already took it; the publisher's error, the file then removed.
     package func publish(as name: [UInt8], exact: Bool = false) throws(ArchiverError) -> FilePath {
         guard withdraw() else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
-        // Some file systems (NFS, a full quota) report a lost write only when the file is closed.
-        closed = true
-        if close(descriptor) != 0 { throw FileSystem.destinationError(errno, folder) }
+        try closeForPublishing()
         let output = try FileSystem.publish(path, in: folder, as: name, isDirectory: false, exact: exact)
         published = true
         return output
     }
+
+    /// Closes the descriptor, which reports a write the disk could not keep (NFS, a full quota report a
+    /// lost write only here).
+    func closeForPublishing() throws(ArchiverError) {
+        guard !closed else { return }
+        closed = true
+        if close(descriptor) != 0 { throw FileSystem.destinationError(errno, folder) }
+    }
+
+    /// It is in place under its final name: nothing to remove.
+    func markPublished() { published = true }
 }

@@ -30,7 +30,7 @@ import Testing
         #expect(!Self.links(libraries, ["libvips"]).isEmpty, "the check sees what is linked: \(libraries)")
     }
 
-    @Test(arguments: ["compress-with-archiver", "extract-with-archiver", "open-with-archiver"])
+    @Test(arguments: ["compress-with-archiver", "extract-with-archiver", "edit-with-archiver", "open-with-archiver"])
     func archiveToolsLinkNoMediaOrWindowLibrary(_ tool: String) throws {
         let libraries = try Self.libraries(of: tool)
         #expect(Self.links(libraries, Self.mediaLibraries + Self.windowLibraries).isEmpty, "\(libraries)")

@@ -1,0 +1,372 @@
+import ArchiverCore
+import Glibc
+import Platform
+import SystemPackage
+
+/// A zip's members as they lie in the file, read from its central directory: where each one's bytes are
+/// (local header, data, data descriptor) and its directory record's fields, so that a new zip can copy a
+/// member without touching its compressed, maybe encrypted, data. libarchive's reader gives no such bytes.
+struct ZipMembers {
+    struct Member {
+        var versionMadeBy: UInt16
+        var versionNeeded: UInt16
+        var flags: UInt16
+        var method: UInt16
+        var time: UInt16
+        var date: UInt16
+        var crc: UInt32
+        var compressedSize: Int64
+        var size: Int64
+        var name: [UInt8]
+        /// The directory record's extra fields, whole.
+        var extra: [UInt8]
+        var comment: [UInt8]
+        var internalAttributes: UInt16
+        var externalAttributes: UInt32
+        /// Where its local header starts in the file.
+        var offset: Int64
+        /// Where its bytes end: the next member's start, or the central directory's.
+        var end: Int64
+
+        var isFolder: Bool { name.last == UInt8(ascii: "/") || (versionMadeBy >> 8 == 3 && externalAttributes >> 16 & 0o170000 == 0o040000) }
+        var isEncrypted: Bool { flags & 1 != 0 }
+        /// Encrypted with WinZip's AES (method 99), rather than the traditional ZipCrypto.
+        var isAES: Bool { method == 99 }
+        /// The Unix mode, when a Unix program wrote it.
+        var mode: UInt32? { versionMadeBy >> 8 == 3 && externalAttributes >> 16 != 0 ? externalAttributes >> 16 : nil }
+    }
+
+    var members: [Member]
+    /// Bytes before the first member (a self-extractor's stub), copied as they are.
+    var prefixEnd: Int64
+    var comment: [UInt8]
+
+    /// Reads the central directory of the zip open as `descriptor`.
+    /// - Throws: `.corrupt` when there is none, or its records overlap or overrun.
+    init(_ descriptor: Int32, size: Int64, name: String) throws(ArchiverError) {
+        let broken = ArchiverError(
+            .corrupt, tr("“%@” is not a complete zip archive, so it cannot be changed.", name),
+            hint: tr("Test it with “7zz t”; extract what can be read and make a new archive."))
+        let tailSize = Int(min(size, 65_557 + 20))
+        guard tailSize >= 22, let tail = FileSystem.bytes(descriptor, at: size - Int64(tailSize), count: tailSize),
+            let end = (0...(tailSize - 22)).reversed().first(where: { ZipDirectory.u32(tail, $0) == 0x0605_4B50 })
+        else { throw broken }
+        let endPosition = size - Int64(tailSize) + Int64(end)
+        var count = Int64(ZipDirectory.u16(tail, end + 10)), directorySize = Int64(ZipDirectory.u32(tail, end + 12))
+        var directoryOffset = Int64(ZipDirectory.u32(tail, end + 16))
+        let commentLength = ZipDirectory.u16(tail, end + 20)
+        guard end + 22 + commentLength <= tail.count else { throw broken }
+        comment = Array(tail[(end + 22)..<(end + 22 + commentLength)])
+        var directoryEnd = endPosition
+        if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
+            guard end >= 20, ZipDirectory.u32(tail, end - 20) == 0x0706_4B50 else { throw broken }
+            let recordAt = Int64(Self.u64(tail, end - 12))
+            guard let record = FileSystem.bytes(descriptor, at: recordAt, count: 56), ZipDirectory.u32(record, 0) == 0x0606_4B50
+            else { throw broken }
+            (count, directorySize, directoryOffset) = (Int64(Self.u64(record, 32)), Int64(Self.u64(record, 40)), Int64(Self.u64(record, 48)))
+            directoryEnd = recordAt
+        }
+        // Bytes in front of the zip (a stub) move every offset by the same amount.
+        let shift = directoryEnd - directorySize - directoryOffset
+        guard shift >= 0, directorySize >= 0, directorySize <= size, count <= directorySize / 46 + 1,
+            let directory = FileSystem.bytes(descriptor, at: directoryOffset + shift, count: Int(directorySize))
+        else { throw broken }
+        var members: [Member] = []
+        var at = 0
+        while at + 46 <= directory.count, ZipDirectory.u32(directory, at) == 0x0201_4B50 {
+            let nameLength = ZipDirectory.u16(directory, at + 28), extraLength = ZipDirectory.u16(directory, at + 30)
+            let commentLength = ZipDirectory.u16(directory, at + 32)
+            guard at + 46 + nameLength + extraLength + commentLength <= directory.count else { throw broken }
+            let nameStart = at + 46, extraStart = nameStart + nameLength, commentStart = extraStart + extraLength
+            var member = Member(
+                versionMadeBy: UInt16(ZipDirectory.u16(directory, at + 4)), versionNeeded: UInt16(ZipDirectory.u16(directory, at + 6)),
+                flags: UInt16(ZipDirectory.u16(directory, at + 8)), method: UInt16(ZipDirectory.u16(directory, at + 10)),
+                time: UInt16(ZipDirectory.u16(directory, at + 12)), date: UInt16(ZipDirectory.u16(directory, at + 14)),
+                crc: ZipDirectory.u32(directory, at + 16), compressedSize: Int64(ZipDirectory.u32(directory, at + 20)),
+                size: Int64(ZipDirectory.u32(directory, at + 24)), name: Array(directory[nameStart..<extraStart]),
+                extra: Array(directory[extraStart..<commentStart]),
+                comment: Array(directory[commentStart..<(commentStart + commentLength)]),
+                internalAttributes: UInt16(ZipDirectory.u16(directory, at + 36)), externalAttributes: ZipDirectory.u32(directory, at + 38),
+                offset: Int64(ZipDirectory.u32(directory, at + 42)), end: 0)
+            // Zip64: the values that overflowed, in this order, in field 1.
+            if let wide = ZipExtra.field(1, in: member.extra) {
+                var values = wide[...]
+                func next() -> Int64? {
+                    guard values.count >= 8 else { return nil }
+                    defer { values = values.dropFirst(8) }
+                    return Int64(bitPattern: Self.u64(Array(values.prefix(8)), 0))
+                }
+                if member.size == 0xFFFF_FFFF { member.size = next() ?? -1 }
+                if member.compressedSize == 0xFFFF_FFFF { member.compressedSize = next() ?? -1 }
+                if member.offset == 0xFFFF_FFFF { member.offset = next() ?? -1 }
+            }
+            guard member.size >= 0, member.compressedSize >= 0, member.offset >= 0 else { throw broken }
+            member.offset += shift
+            members.append(member)
+            at = commentStart + commentLength
+        }
+        guard Int64(members.count) == count else { throw broken }
+        // Each member ends where the next one starts (its data descriptor, of whichever form, included).
+        let directoryStart = directoryOffset + shift
+        let order = members.indices.sorted { members[$0].offset < members[$1].offset }
+        for (position, index) in order.enumerated() {
+            let next = position + 1 < order.count ? members[order[position + 1]].offset : directoryStart
+            members[index].end = next
+            guard next - members[index].offset >= 30 + Int64(members[index].name.count) + members[index].compressedSize else { throw broken }
+        }
+        self.members = members
+        prefixEnd = order.first.map { members[$0].offset } ?? directoryStart
+    }
+
+    static func u64(_ data: [UInt8], _ at: Int) -> UInt64 {
+        UInt64(ZipDirectory.u32(data, at)) | UInt64(ZipDirectory.u32(data, at + 4)) << 32
+    }
+}
+
+/// Extra fields: `id`, size, data, one after another (little-endian 16-bit id and size).
+enum ZipExtra {
+    /// The data of the first field `id`.
+    static func field(_ id: Int, in extra: [UInt8]) -> [UInt8]? {
+        fields(extra).first { $0.id == id }.map(\.data)
+    }
+
+    static func fields(_ extra: [UInt8]) -> [(id: Int, data: [UInt8])] {
+        var result: [(id: Int, data: [UInt8])] = []
+        var at = 0
+        while at + 4 <= extra.count {
+            let id = ZipDirectory.u16(extra, at), size = ZipDirectory.u16(extra, at + 2)
+            guard at + 4 + size <= extra.count else { break }
+            result.append((id, Array(extra[(at + 4)..<(at + 4 + size)])))
+            at += 4 + size
+        }
+        return result
+    }
+
+    static func join(_ fields: [(id: Int, data: [UInt8])]) -> [UInt8] {
+        fields.flatMap { ZipBytes.u16($0.id) + ZipBytes.u16($0.data.count) + $0.data }
+    }
+
+    /// `fields` without those of `ids`.
+    static func removing(_ ids: Set<Int>, from extra: [UInt8]) -> [UInt8] {
+        join(fields(extra).filter { !ids.contains($0.id) })
+    }
+
+    /// The extended timestamp (0x5455) with the modification time only.
+    static func timestamp(_ modified: Int64) -> (id: Int, data: [UInt8]) {
+        (0x5455, [1] + ZipBytes.u32(UInt32(truncatingIfNeeded: modified)))
+    }
+}
+
+enum ZipBytes {
+    static func u16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
+    static func u16(_ value: UInt16) -> [UInt8] { u16(Int(value)) }
+    static func u32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(value >> ($0 * 8) & 0xFF) } }
+    static func u64(_ value: Int64) -> [UInt8] { (0..<8).map { UInt8(UInt64(bitPattern: value) >> ($0 * 8) & 0xFF) } }
+
+    /// MS-DOS time and date of `seconds`, in local time as Info-ZIP writes them (1980 at the earliest).
+    static func dosTime(_ seconds: Int64) -> (time: UInt16, date: UInt16) {
+        var time = time_t(max(seconds, 315_532_800))
+        var parts = tm()
+        localtime_r(&time, &parts)
+        let year = max(0, Int(parts.tm_year) - 80)
+        return (
+            UInt16(Int(parts.tm_hour) << 11 | Int(parts.tm_min) << 5 | Int(parts.tm_sec) / 2),
+            UInt16(min(year, 127) << 9 | Int(parts.tm_mon + 1) << 5 | Int(parts.tm_mday))
+        )
+    }
+}
+
+/// Our zip container writer: members one after another, then the central directory, zip64 records only
+/// where a size or offset needs them, and the archive comment. A member is either copied raw from another
+/// zip (its local header, data and descriptor as they were, re-pointed in the new directory) or new, its
+/// bytes compressed by whoever the caller chooses (`ZipDeflate`) straight into the output.
+struct ZipContainerWriter {
+    /// A new member's header fields.
+    struct NewMember {
+        var name: [UInt8]
+        var mode: UInt32
+        var modified: Int64
+        var owner: UInt32 = 0
+        var group: UInt32 = 0
+        /// Deflate (8) or stored (0).
+        var method: UInt16
+        /// The size it will have uncompressed, if known: over about 4 GiB its local header has zip64 sizes.
+        var expectedSize: Int64
+    }
+
+    /// What compressing a member's bytes gave.
+    struct Sums {
+        var crc: UInt32
+        var compressedSize: Int64
+        var size: Int64
+        /// The method that was used: a deflate that grew the data is stored instead.
+        var method: UInt16
+    }
+
+    private let descriptor: Int32
+    private var position: Int64
+    private var directory: [UInt8] = []
+    private var count = 0
+    /// The folder written into, for messages.
+    private let folder: FilePath
+
+    /// Writes at the start of `descriptor`, a new empty file in `folder`.
+    init(descriptor: Int32, folder: FilePath) {
+        self.descriptor = descriptor
+        self.folder = folder
+        position = 0
+    }
+
+    private func failure() -> ArchiverError { FileSystem.destinationError(errno, folder) }
+
+    private mutating func write(_ bytes: [UInt8]) throws(ArchiverError) {
+        guard FileSystem.writeAll(descriptor, bytes[...]) else { throw failure() }
+        position += Int64(bytes.count)
+    }
+
+    /// Copies `count` bytes at `offset` of `source` as they are.
+    mutating func copyBytes(from source: Int32, at offset: Int64, count: Int64) throws(ArchiverError) {
+        guard count > 0 else { return }
+        guard FileSystem.copyRange(from: source, at: offset, count: count, to: descriptor) else { throw failure() }
+        position += count
+    }
+
+    /// Copies `member` of the zip open as `source` without recompressing it.
+    /// - Parameters:
+    ///   - name: a new name, else its own.
+    ///   - mode: new permission bits, else its own.
+    ///   - modified: a new modification time, else its own.
+    /// Only its local header is rewritten, and only for a new name or time.
+    mutating func copy(_ member: ZipMembers.Member, from source: Int32, name: [UInt8]? = nil, mode: UInt32? = nil, modified: Int64? = nil)
+        throws(ArchiverError)
+    {
+        var record = member
+        record.offset = position
+        guard let local = FileSystem.bytes(source, at: member.offset, count: 30), ZipDirectory.u32(local, 0) == 0x0403_4B50 else {
+            throw ArchiverError(.corrupt, tr("A member of the archive has no local header (“%@”).", member.name.displayName))
+        }
+        let nameLength = ZipDirectory.u16(local, 26), extraLength = ZipDirectory.u16(local, 28)
+        let headerLength = Int64(30 + nameLength + extraLength)
+        if name == nil, modified == nil {
+            try copyBytes(from: source, at: member.offset, count: member.end - member.offset)
+        } else {
+            guard var header = FileSystem.bytes(source, at: member.offset, count: Int(headerLength)) else {
+                throw ArchiverError(.corrupt, tr("A member of the archive has no local header (“%@”).", member.name.displayName))
+            }
+            var localName = Array(header[30..<(30 + nameLength)])
+            var localExtra = Array(header[(30 + nameLength)...])
+            if let name {
+                localName = name
+                record.name = name
+                // A Unicode path field would still give the old name.
+                localExtra = ZipExtra.removing([0x7075], from: localExtra)
+                record.extra = ZipExtra.removing([0x7075], from: record.extra)
+                if !name.allSatisfy({ $0 < 0x80 }), String(validating: name, as: UTF8.self) != nil { record.flags |= 0x800 }
+            }
+            if let modified {
+                (record.time, record.date) = ZipBytes.dosTime(modified)
+                func stamped(_ extra: [UInt8]) -> [UInt8] {
+                    ZipExtra.join(ZipExtra.fields(extra).filter { $0.id != 0x5455 } + [ZipExtra.timestamp(modified)])
+                }
+                localExtra = stamped(localExtra)
+                record.extra = stamped(record.extra)
+            }
+            header.replaceSubrange(6..<8, with: ZipBytes.u16(record.flags))
+            header.replaceSubrange(10..<14, with: ZipBytes.u16(record.time) + ZipBytes.u16(record.date))
+            header.replaceSubrange(26..<30, with: ZipBytes.u16(localName.count) + ZipBytes.u16(localExtra.count))
+            try write(Array(header[..<30]) + localName + localExtra)
+            try copyBytes(from: source, at: member.offset + headerLength, count: member.end - member.offset - headerLength)
+        }
+        if let mode {
+            let type = (record.mode ?? (record.isFolder ? 0o040000 : 0o100000)) & 0o170000
+            record.externalAttributes = (type | mode & 0o7777) << 16 | record.externalAttributes & 0xFFFF
+            record.versionMadeBy = 3 << 8 | record.versionMadeBy & 0xFF
+        }
+        appendRecord(record)
+    }
+
+    /// Writes a new member: its local header, then the bytes `body` writes through the writer (compressed
+    /// or stored, see `ZipDeflate`), then the header's sizes and CRC set. No data descriptor follows.
+    mutating func add(_ member: NewMember, body: (Int32, Int64) throws(ArchiverError) -> Sums) throws(ArchiverError) {
+        let start = position
+        var flags: UInt16 = 0
+        if !member.name.allSatisfy({ $0 < 0x80 }), String(validating: member.name, as: UTF8.self) != nil { flags |= 0x800 }
+        let (time, date) = ZipBytes.dosTime(member.modified)
+        // Deflate can grow incompressible data by a little: leave room before deciding on 32-bit sizes.
+        let wide = member.expectedSize >= 0xFFFF_0000
+        let owner = ZipBytes.u32(member.owner), group = ZipBytes.u32(member.group)
+        var extra = ZipExtra.join([ZipExtra.timestamp(member.modified), (0x7875, [1, 4] + owner + [4] + group)])
+        if wide { extra = ZipExtra.join([(1, [UInt8](repeating: 0, count: 16))]) + extra }
+        let needed: UInt16 = wide ? 45 : 20
+        let header =
+            ZipBytes.u32(0x0403_4B50) + ZipBytes.u16(needed) + ZipBytes.u16(flags) + ZipBytes.u16(member.method)
+            + ZipBytes.u16(time) + ZipBytes.u16(date) + [UInt8](repeating: 0, count: 4)
+            + (wide ? [UInt8](repeating: 0xFF, count: 8) : [UInt8](repeating: 0, count: 8))
+            + ZipBytes.u16(member.name.count) + ZipBytes.u16(extra.count) + member.name + extra
+        try write(header)
+        let dataStart = position
+        let sums = try body(descriptor, dataStart)
+        position = dataStart + sums.compressedSize
+        guard lseek(descriptor, off_t(position), SEEK_SET) >= 0 else { throw failure() }
+        guard wide || (sums.compressedSize < 0xFFFF_FFFF && sums.size < 0xFFFF_FFFF) else {
+            throw ArchiverError(.destination, tr("“%@” grew past 4 GiB while it was being added; nothing was changed.", member.name.displayName))
+        }
+        var fixed = ZipBytes.u16(sums.method) + ZipBytes.u16(time) + ZipBytes.u16(date) + ZipBytes.u32(sums.crc)
+        fixed += wide ? [UInt8](repeating: 0xFF, count: 8) : ZipBytes.u32(UInt32(sums.compressedSize)) + ZipBytes.u32(UInt32(sums.size))
+        try pwriteAll(fixed, at: start + 8)
+        if wide { try pwriteAll(ZipBytes.u64(sums.size) + ZipBytes.u64(sums.compressedSize), at: start + 30 + Int64(member.name.count) + 4) }
+        let isFolder = member.mode & 0o170000 == 0o040000
+        appendRecord(ZipMembers.Member(
+            versionMadeBy: 3 << 8 | 30, versionNeeded: needed, flags: flags, method: sums.method, time: time, date: date,
+            crc: sums.crc, compressedSize: sums.compressedSize, size: sums.size, name: member.name,
+            extra: ZipExtra.join([ZipExtra.timestamp(member.modified), (0x7875, [1, 4] + owner + [4] + group)]), comment: [],
+            internalAttributes: 0, externalAttributes: member.mode << 16 | (isFolder ? 0x10 : 0), offset: start, end: position))
+    }
+
+    private func pwriteAll(_ bytes: [UInt8], at offset: Int64) throws(ArchiverError) {
+        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+        guard written == bytes.count else { throw failure() }
+    }
+
+    /// The directory record of `member`, with zip64 values for what does not fit 32 bits.
+    private mutating func appendRecord(_ member: ZipMembers.Member) {
+        var wide: [UInt8] = []
+        let size = member.size >= 0xFFFF_FFFF, packed = member.compressedSize >= 0xFFFF_FFFF, offset = member.offset >= 0xFFFF_FFFF
+        if size { wide += ZipBytes.u64(member.size) }
+        if packed { wide += ZipBytes.u64(member.compressedSize) }
+        if offset { wide += ZipBytes.u64(member.offset) }
+        var fields = ZipExtra.fields(member.extra).filter { $0.id != 1 }
+        if !wide.isEmpty { fields.insert((1, wide), at: 0) }
+        let extra = ZipExtra.join(fields)
+        let needed = wide.isEmpty ? member.versionNeeded : max(member.versionNeeded, 45)
+        directory +=
+            ZipBytes.u32(0x0201_4B50) + ZipBytes.u16(member.versionMadeBy) + ZipBytes.u16(needed) + ZipBytes.u16(member.flags)
+            + ZipBytes.u16(member.method) + ZipBytes.u16(member.time) + ZipBytes.u16(member.date) + ZipBytes.u32(member.crc)
+            + ZipBytes.u32(packed ? 0xFFFF_FFFF : UInt32(member.compressedSize)) + ZipBytes.u32(size ? 0xFFFF_FFFF : UInt32(member.size))
+            + ZipBytes.u16(member.name.count) + ZipBytes.u16(extra.count) + ZipBytes.u16(member.comment.count) + ZipBytes.u16(0)
+            + ZipBytes.u16(member.internalAttributes) + ZipBytes.u32(member.externalAttributes)
+            + ZipBytes.u32(offset ? 0xFFFF_FFFF : UInt32(member.offset)) + member.name + extra + member.comment
+        count += 1
+    }
+
+    /// Writes the central directory, the zip64 end records when needed, and the end record with `comment`.
+    mutating func finish(comment: [UInt8]) throws(ArchiverError) {
+        let start = position
+        let records = directory
+        try write(records)
+        let size = Int64(records.count)
+        if count >= 0xFFFF || start >= 0xFFFF_FFFF || size >= 0xFFFF_FFFF {
+            let record = position
+            try write(
+                ZipBytes.u32(0x0606_4B50) + ZipBytes.u64(44) + ZipBytes.u16(3 << 8 | 45) + ZipBytes.u16(45) + ZipBytes.u32(0)
+                    + ZipBytes.u32(0) + ZipBytes.u64(Int64(count)) + ZipBytes.u64(Int64(count)) + ZipBytes.u64(size) + ZipBytes.u64(start))
+            try write(ZipBytes.u32(0x0706_4B50) + ZipBytes.u32(0) + ZipBytes.u64(record) + ZipBytes.u32(1))
+        }
+        let shortCount = count >= 0xFFFF ? 0xFFFF : count
+        try write(
+            ZipBytes.u32(0x0605_4B50) + ZipBytes.u16(0) + ZipBytes.u16(0) + ZipBytes.u16(shortCount) + ZipBytes.u16(shortCount)
+                + ZipBytes.u32(size >= 0xFFFF_FFFF ? 0xFFFF_FFFF : UInt32(size))
+                + ZipBytes.u32(start >= 0xFFFF_FFFF ? 0xFFFF_FFFF : UInt32(start)) + ZipBytes.u16(min(comment.count, 0xFFFF))
+                + comment.prefix(0xFFFF))
+    }
+}

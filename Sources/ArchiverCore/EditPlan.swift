@@ -1,0 +1,280 @@
+/// One change to an archive, as the edit engine applies it. Names are entry paths inside the archive
+/// (bytes, `/` between folders, no leading or trailing slash needed).
+public enum ArchiveChange: Sendable, Equatable {
+    /// A new entry at `path`: a file or symlink (`isFolder` false) or a folder, whose content the engine
+    /// knows by `source` (an index into its own list of items from disk). An existing name is a clash
+    /// unless the plan replaces.
+    case add(path: [UInt8], isFolder: Bool, source: Int)
+    /// New content for the existing file `path`, from the engine's item `source`.
+    case replaceContent(path: [UInt8], source: Int)
+    /// An entry and, for a folder, everything under it.
+    case delete([UInt8])
+    /// An entry (with everything under it) moves to `to`.
+    case rename([UInt8], to: [UInt8])
+    case makeFolder([UInt8])
+    /// New permission bits and/or modification time for an existing entry.
+    case setAttributes([UInt8], mode: UInt32?, modified: Int64?)
+}
+
+/// What a list of changes makes of an archive's entries: the new archive's entries in order, each either
+/// an old entry (copied as it was, or with a new name or attributes) or a new one, and what changed, for
+/// the report. Pure: the engine lists the entries, the plan decides, the engine writes.
+public struct EditPlan: Sendable, Equatable {
+    /// An entry of the archive as it is.
+    public struct Existing: Sendable, Equatable {
+        public var path: [UInt8]
+        public var isFolder: Bool
+
+        public init(path: [UInt8], isFolder: Bool) {
+            self.path = path
+            self.isFolder = isFolder
+        }
+    }
+
+    /// One entry of the new archive.
+    public enum Step: Sendable, Equatable {
+        /// Old entry `index`: copied untouched when `name`, `mode` and `modified` are all nil.
+        case old(index: Int, name: [UInt8]?, mode: UInt32?, modified: Int64?)
+        /// A new entry from the engine's item `source`; nil for a folder made by the plan (a parent of an
+        /// added entry, or `makeFolder`).
+        case new(path: [UInt8], isFolder: Bool, source: Int?, mode: UInt32?, modified: Int64?)
+    }
+
+    public var steps: [Step]
+    public var added: [[UInt8]] = []
+    public var replaced: [[UInt8]] = []
+    public var deleted: [[UInt8]] = []
+    public var renamed: [(from: [UInt8], to: [UInt8])] = []
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.steps == b.steps && a.added == b.added && a.replaced == b.replaced && a.deleted == b.deleted
+            && a.renamed.map(\.from) == b.renamed.map(\.from) && a.renamed.map(\.to) == b.renamed.map(\.to)
+    }
+
+    /// Whether the new archive is the old one: nothing to write.
+    public var changesNothing: Bool {
+        added.isEmpty && replaced.isEmpty && deleted.isEmpty && renamed.isEmpty
+            && steps.allSatisfy { if case .old(_, nil, nil, nil) = $0 { true } else { false } }
+    }
+
+    /// The old entries that go into the new archive with new content (their old data is not copied).
+    public var oldIndices: Set<Int> {
+        Set(steps.compactMap { if case .old(let index, _, _, _) = $0 { index } else { nil } })
+    }
+
+    /// Applies `changes` in order to `entries`.
+    /// - Parameters:
+    ///   - archive: the archive's name, for messages.
+    ///   - replacing: an added or renamed entry replaces one of the same name (else that is a clash).
+    /// - Throws: `ArchiverError`: `.usage` for a name that is not safe or an entry that does not exist
+    ///   (with the closest names), `.destination` for a clash; nothing is then changed.
+    public static func make(archive: String, entries: [Existing], changes: [ArchiveChange], replacing: Bool)
+        throws(ArchiverError) -> EditPlan
+    {
+        var items: [Item] = entries.enumerated().map { index, entry in
+            Item(key: key(entry.path), isFolder: entry.isFolder, origin: .old(index), id: index)
+        }
+        var lastID = entries.count
+        var plan = EditPlan(steps: [])
+        func matching(_ name: [UInt8]) throws(ArchiverError) -> (key: [UInt8], indices: [Int]) {
+            let wanted = key(name)
+            let indices = items.indices.filter { items[$0].key == wanted || items[$0].isInside(wanted) }
+            guard !wanted.isEmpty, !indices.isEmpty else {
+                throw Suggestions.missingEntry(archive: archive, name: name, in: items.map(\.key))
+            }
+            return (wanted, indices)
+        }
+        /// Removes what stands at `target` (an entry of that name, or a folder's content), or says it clashes.
+        func clear(_ target: [UInt8], keeping: Set<Int>, merging folder: Bool = false) throws(ArchiverError) -> Int? {
+            let standing = items.indices.filter { !keeping.contains($0) && (items[$0].key == target || items[$0].isInside(target)) }
+            if standing.isEmpty { return nil }
+            if folder, let only = standing.first(where: { items[$0].key == target }), items[only].isFolder { return -1 }
+            guard replacing else {
+                throw ArchiverError(
+                    // TRANSLATORS: %1$@ is the archive, %2$@ an entry of it.
+                    .destination, tr("“%1$@” already has “%2$@”; nothing was changed.", archive, target.displayName),
+                    hint: tr("Add --replace to replace it, or choose another name."))
+            }
+            let position = standing.first { items[$0].key == target } ?? standing[0]
+            for index in standing.reversed() where index != position { items.remove(at: index) }
+            return position - standing.filter { $0 < position }.count
+        }
+        for change in changes {
+            switch change {
+            case .delete(let name):
+                let (_, indices) = try matching(name)
+                for index in indices.reversed() { items.remove(at: index) }
+                plan.deleted.append(name)
+            case .rename(let name, let to):
+                try checkName(to)
+                let (from, indices) = try matching(name)
+                let target = key(to)
+                if target == from { continue }
+                if Item(key: target, isFolder: false, origin: .made).isInside(from) {
+                    throw ArchiverError(
+                        .usage, tr("“%1$@” cannot move into itself (“%2$@”).", name.displayName, to.displayName),
+                        hint: tr("Choose a name outside it."))
+                }
+                try checkParents(of: target, archive: archive, items: items)
+                let moving = Set(indices.map { items[$0].id })
+                if let position = try clear(target, keeping: Set(indices)) {
+                    plan.replaced.append(to)
+                    items.remove(at: position)
+                }
+                for index in items.indices where moving.contains(items[index].id) {
+                    items[index].key = target + items[index].key.dropFirst(from.count)
+                }
+                plan.renamed.append((name, to))
+            case .add(let path, let isFolder, let source):
+                try checkName(path)
+                let target = key(path)
+                try checkParents(of: target, archive: archive, items: items)
+                lastID += 1
+                let item = Item(key: target, isFolder: isFolder, origin: .new(source), id: lastID)
+                let position = try clear(target, keeping: [], merging: isFolder)
+                if position == -1 {
+                    continue  // a folder that is there already: its content merges
+                } else if let position {
+                    items[position] = item
+                    plan.replaced.append(path)
+                } else {
+                    items.append(item)
+                    plan.added.append(path)
+                }
+            case .replaceContent(let path, let source):
+                let (target, _) = try matching(path)
+                guard let position = items.firstIndex(where: { $0.key == target && !$0.isFolder }) else {
+                    throw ArchiverError(.usage, tr("“%@” is a folder; only a file's content can be replaced.", path.displayName))
+                }
+                lastID += 1
+                items[position] = Item(key: target, isFolder: false, origin: .new(source), id: lastID)
+                plan.replaced.append(path)
+            case .makeFolder(let path):
+                try checkName(path)
+                let target = key(path)
+                try checkParents(of: target, archive: archive, items: items)
+                if let existing = items.first(where: { $0.key == target }) {
+                    if existing.isFolder { continue }
+                    throw ArchiverError(
+                        .destination, tr("“%1$@” already has “%2$@”; nothing was changed.", archive, path.displayName),
+                        hint: tr("Add --replace to replace it, or choose another name."))
+                }
+                lastID += 1
+                items.append(Item(key: target, isFolder: true, origin: .made, id: lastID))
+                plan.added.append(path)
+            case .setAttributes(let path, let mode, let modified):
+                let (target, indices) = try matching(path)
+                for index in indices where items[index].key == target {
+                    if let mode { items[index].mode = mode }
+                    if let modified { items[index].modified = modified }
+                }
+            }
+        }
+        plan.steps = steps(items, entries: entries)
+        return plan
+    }
+
+    /// The steps for `items`, with a folder entry made before each added entry whose folders the archive
+    /// does not have yet (most readers do without, but a tree view shows them as they are).
+    private static func steps(_ items: [Item], entries: [Existing]) -> [Step] {
+        var present = Set(items.map(\.key))
+        for item in items where !item.origin.isAdded { for parent in item.parents { present.insert(parent) } }
+        var steps: [Step] = []
+        for item in items {
+            switch item.origin {
+            case .old(let index):
+                let renamed = item.key != key(entries[index].path)
+                steps.append(.old(index: index, name: renamed ? item.name(folder: item.isFolder) : nil, mode: item.mode, modified: item.modified))
+            case .new, .made:
+                for parent in item.parents where !present.contains(parent) {
+                    present.insert(parent)
+                    steps.append(.new(path: parent + [slash], isFolder: true, source: nil, mode: nil, modified: nil))
+                }
+                let source: Int? = if case .new(let source) = item.origin { source } else { nil }
+                steps.append(.new(path: item.name(folder: item.isFolder), isFolder: item.isFolder, source: source, mode: item.mode, modified: item.modified))
+            }
+        }
+        return steps
+    }
+
+    /// Refuses a name given for a new or renamed entry that no archive should hold: absolute, climbing
+    /// with `..`, empty, or with a NUL or control character.
+    public static func checkName(_ name: [UInt8]) throws(ArchiverError) {
+        let reason: Text? =
+            if name.contains(where: { $0 < 0x20 || $0 == 0x7F }) { tr("it holds a control character") }
+            else if name.first == slash { EntryPath.Refusal.absolutePath.text }
+            else if key(name).isEmpty { EntryPath.Refusal.emptyName.text }
+            else if key(name).split(separator: slash, omittingEmptySubsequences: false).contains(where: { $0.isEmpty || $0.elementsEqual([dot]) || $0.elementsEqual([dot, dot]) }) {
+                tr("its path goes up with “..” or has an empty or “.” folder")
+            } else { nil }
+        guard let reason else { return }
+        // TRANSLATORS: %1$@ is a name given for an entry, %2$@ the reason, such as “its path is absolute”.
+        throw ArchiverError(.usage, tr("“%1$@” cannot be a name inside an archive: %2$@.", name.displayName, reason), hint: tr("Give a relative name such as docs/report.pdf."))
+    }
+
+    /// Refuses a target whose parent is a file of the archive.
+    private static func checkParents(of target: [UInt8], archive: String, items: [Item]) throws(ArchiverError) {
+        let probe = Item(key: target, isFolder: false, origin: .made)
+        for parent in probe.parents {
+            if items.contains(where: { $0.key == parent && !$0.isFolder }) {
+                throw ArchiverError(
+                    .destination, tr("“%1$@” is a file in “%2$@”, so nothing can go inside it; nothing was changed.", parent.displayName, archive),
+                    hint: tr("Choose another folder."))
+            }
+        }
+    }
+
+    /// A name compared as the archive means it: without a leading `./` or trailing slashes.
+    public static func key(_ path: [UInt8]) -> [UInt8] {
+        var path = path[...]
+        while path.starts(with: [dot, slash]) { path = path.dropFirst(2) }
+        while path.last == slash { path = path.dropLast() }
+        return Array(path)
+    }
+
+    private static let slash = UInt8(ascii: "/")
+    private static let dot = UInt8(ascii: ".")
+
+    private struct Item {
+        enum Origin: Hashable {
+            case old(Int), new(Int), made
+            var isAdded: Bool { if case .old = self { false } else { true } }
+        }
+        var key: [UInt8]
+        var isFolder: Bool
+        var origin: Origin
+        var mode: UInt32?
+        var modified: Int64?
+        /// Tells items apart while they move.
+        let id: Int
+
+        init(key: [UInt8], isFolder: Bool, origin: Origin, id: Int = -1) {
+            (self.key, self.isFolder, self.origin, self.id) = (key, isFolder, origin, id)
+        }
+
+        func isInside(_ folder: [UInt8]) -> Bool {
+            key.count > folder.count && key.starts(with: folder) && key[folder.count] == slash
+        }
+
+        /// The keys of the folders above it, outermost first.
+        var parents: [[UInt8]] {
+            key.indices.filter { key[$0] == slash }.map { Array(key[..<$0]) }
+        }
+
+        func name(folder: Bool) -> [UInt8] { folder ? key + [slash] : key }
+    }
+}
+
+extension Suggestions {
+    /// The error for a name the archive has no entry of: “x.zip” has no entry “a”, with the closest names.
+    public static func missingEntry(archive: String, name: [UInt8], in names: [[UInt8]]) -> ArchiverError {
+        let matches = closeMatches(for: name.displayName, in: names.map(\.displayName))
+        // TRANSLATORS: one suggested entry name, in quotes; several are listed with “, ” between them.
+        let quoted = matches.map { tr("“%@”", $0) }
+        let hint = matches.isEmpty
+            ? tr("Use --list to see what it holds.")
+            // TRANSLATORS: %@ is one or more quoted entry names, separated by commas.
+            : tr("Did you mean %@?", Text.sentences(quoted, separator: ", "))
+        return ArchiverError(.usage, tr("“%1$@” has no entry “%2$@”.", archive, name.displayName), hint: hint)
+    }
+}
