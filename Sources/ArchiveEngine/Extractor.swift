@@ -216,14 +216,16 @@ public enum Extractor {
     public static func list(
         archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil,
         each: (ArchiveEntryInfo) -> Void = { _ in }
-    ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?) {
+    ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?, properties: ArchiveProperties) {
         PendingOutputs.beginJob()
         defer { PendingOutputs.endJob() }
         let volumes = try VolumeSet.find(archive)
         if let encrypted = try encryptedArchive(volumes, control: control), encrypted.listsItself {
             let entries = try encrypted.list(passwords: passwords, control: control)
             entries.forEach(each)
-            return (encrypted.formatName, entries, nil)
+            var properties = ArchiveProperties(entries: entries, packedSize: volumes.totalSize)
+            properties.encryptedNames = encrypted.encryption == .names
+            return (encrypted.formatName, entries, nil, properties)
         }
         do throws(ArchiverError) {
             var reader = try ArchiveReader(path: archive)
@@ -240,9 +242,12 @@ public enum Extractor {
                 }
             }
             let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder
-            let final = decoder.map { decoder in entries.map { decoder($0) } } ?? entries
+            var final = decoder.map { decoder in entries.map { decoder($0) } } ?? entries
             final[given...].forEach(each)
-            return (reader.formatName, final, decoder?.encoding)
+            var properties = ArchiveProperties(entries: final, packedSize: volumes.totalSize)
+            properties.filters = reader.filterNames
+            completeListing(&final, properties: &properties, archive: archive, family: reader.family, control: control)
+            return (reader.formatName, final, decoder?.encoding, properties)
         } catch {
             throw EncryptedArchive.unrarFailure(volumes.parts[0], replacing: error, control: control)
         }
