@@ -32,30 +32,29 @@ public struct ArchiveProperties: Sendable, Equatable {
     }
 }
 
-extension Extractor {
-    /// Adds what libarchive does not give to a listing of `archive` read by it: the stored CRC-32 of
-    /// each member (a zip's central directory; 7-Zip's listing of a 7z, when 7-Zip is installed) and the
-    /// zip comment.
-    static func completeListing(
-        _ entries: inout [ArchiveEntryInfo], properties: inout ArchiveProperties, archive: FilePath,
-        family: EncryptionSupport.Family, control: JobControl
-    ) {
+/// The CRC-32s an archive stores, which libarchive reads but does not give: from a zip's central directory
+/// (its records in libarchive's order), or from 7-Zip's listing of a 7z when 7-Zip is installed.
+struct StoredCRCs {
+    private var byIndex: [UInt32] = []
+    private var byPath: [[UInt8]: UInt32] = [:]
+
+    init(_ archive: FilePath, family: EncryptionSupport.Family) {
         switch family {
         case .zip:
-            properties.comment = ZipComment.read(archive)
-            // The directory's records are in libarchive's order, one for one when the counts agree.
-            if let directory = ZipDirectory(archive) {
-                let crcs = directory.crcs
-                guard crcs.count == entries.count else { return }
-                for index in entries.indices where entries[index].kind == .file { entries[index].crc32 = crcs[index] }
-            }
+            byIndex = ZipDirectory(archive)?.crcs ?? []
         case .sevenZip:
             guard SevenZip.executable != nil, let listed = try? SevenZip.list(archive, password: nil) else { return }
-            var crcs: [[UInt8]: UInt32] = [:]
-            for entry in listed { if let crc = entry.crc32 { crcs[entry.path] = crc } }
-            for index in entries.indices where entries[index].kind == .file { entries[index].crc32 = crcs[entries[index].path] }
+            for entry in listed { if let crc = entry.crc32 { byPath[entry.path] = crc } }
         default:
             return
         }
+    }
+
+    /// `entry`, number `index` in libarchive's order, with its stored CRC when it is a file.
+    func adding(to entry: ArchiveEntryInfo, at index: Int) -> ArchiveEntryInfo {
+        guard entry.kind == .file else { return entry }
+        var entry = entry
+        entry.crc32 = byIndex.indices.contains(index) ? byIndex[index] : byPath[entry.path]
+        return entry
     }
 }

@@ -233,20 +233,23 @@ public enum Extractor {
             let decodable = names != nil || reader.family == .zip
             var given = 0
             var holding = false
-            let entries = try scan(&reader, archiveName: volumes.name, control: control) { entry in
+            // Known before the first entry is given, so that streamed entries carry them too.
+            let crcs = StoredCRCs(archive, family: reader.family)
+            var entries = try scan(&reader, archiveName: volumes.name, control: control) { entry in
                 if holding || (decodable && entry.mayBeDecoded) {
                     holding = true
                 } else {
-                    each(entry)
+                    each(crcs.adding(to: entry, at: given))
                     given += 1
                 }
             }
+            for index in entries.indices { entries[index] = crcs.adding(to: entries[index], at: index) }
             let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder
-            var final = decoder.map { decoder in entries.map { decoder($0) } } ?? entries
+            let final = decoder.map { decoder in entries.map { decoder($0) } } ?? entries
             final[given...].forEach(each)
             var properties = ArchiveProperties(entries: final, packedSize: volumes.totalSize)
             properties.filters = reader.filterNames
-            completeListing(&final, properties: &properties, archive: archive, family: reader.family, control: control)
+            if reader.family == .zip { properties.comment = ZipComment.read(archive) }
             return (reader.formatName, final, decoder?.encoding, properties)
         } catch {
             throw EncryptedArchive.unrarFailure(volumes.parts[0], replacing: error, control: control)
