@@ -32,10 +32,10 @@ public enum ArchiveConverter {
         }
         let volumes = try VolumeSet.find(archive)
         let sourceName = archive.lastComponent?.string ?? archive.string
-        if try EncryptedArchive(volumes.parts[0], control: control) != nil {
-            throw ArchiverError(
-                .notAnArchive, tr("“%@” is encrypted with a method only 7-Zip or unrar can read, and cannot be converted yet.", sourceName),
-                hint: tr("Extract it, then compress the folder in the format you want."), path: archive.string)
+        if let encrypted = try EncryptedArchive(volumes.parts[0], control: control) {
+            return try encrypted.convert(
+                format: format, level: level, passwords: passwords, password: password, name: volumes.name, control: control,
+                progress: progress, beforePublishing: beforePublishing)
         }
         var decrypting = false
         var reader = try ArchiveTester.openVerified(
@@ -71,9 +71,7 @@ public enum ArchiveConverter {
             guard let entry = reader.current else { break }
             if info.encrypted, !decrypting { throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family) }
             if let reason = ConversionRule.cannotHold(info, in: format) {
-                result.warnings.append(JobWarning(
-                    // TRANSLATORS: %1$@ is an entry, %2$@ the target format (7z, zip), %3$@ why (“it is a symbolic link”).
-                    "entry-not-converted", tr("Left out “%1$@”: %2$@ cannot hold it (%3$@).", info.path.displayName, format.rawValue, reason)))
+                result.warnings.append(ConversionRule.leftOut(info, format: format, reason: reason))
                 continue
             }
             try writer.writeHeader(borrowed: entry, folder: folderName)
@@ -110,8 +108,67 @@ public enum ArchiveConverter {
     }
 }
 
+extension EncryptedArchive {
+    /// An encrypted 7z or rar converted through its program: extracted into a private staging folder beside
+    /// it (made safe as for extraction), compressed from there, and the staging folder removed whatever
+    /// happens. Symlinks and names 7z cannot hold are left out and named, as in the streamed conversion.
+    func convert(
+        format: ArchiveFormat, level: CompressionLevel, passwords: PasswordAsker?, password: Secret?, name: [UInt8],
+        control: JobControl, progress: (Int64, Int64?) -> Void,
+        beforePublishing: (FilePath, String) throws(ArchiverError) -> Void
+    ) throws(ArchiverError) -> CompressResult {
+        let (entries, sourcePassword) = try browse(passwords: passwords, control: control)
+        let parent = archive.removingLastComponent()
+        guard let folder = FileSystem.resolve(parent.isEmpty ? FilePath(".") : parent) else {
+            throw FileSystem.destinationError(errno, parent)
+        }
+        var warnings: [JobWarning] = []
+        for entry in entries {
+            if let reason = ConversionRule.cannotHold(entry, in: format) {
+                warnings.append(ConversionRule.leftOut(entry, format: format, reason: reason))
+            }
+        }
+        let staging = try FileSystem.makeStaging(in: folder)
+        defer { PendingOutputs.discard(staging) }
+        let made =
+            switch tool {
+            case .sevenZip:
+                try SevenZip.extractTree(archive, into: staging, password: sourcePassword, control: control) { _ in }
+            case .unrar:
+                try UnRAR.extractTree(archive, into: staging, password: sourcePassword, control: control) { _ in }
+            }
+        // What the target cannot hold goes before compressing, so that nothing is silently changed.
+        for entry in entries where ConversionRule.cannotHold(entry, in: format) != nil {
+            if case .success(let parts) = EntryPath.components(of: entry.path), !parts.isEmpty {
+                FileSystem.removeTree(staging.appending(bytes: EntryPath.join(parts)))
+            }
+        }
+        let items = (try? FileSystem.entries(of: staging)) ?? []
+        guard !items.isEmpty else {
+            throw ArchiverError(.usage, tr("“%@” holds nothing to convert.", ToolArchive.displayName(archive)), path: archive.string)
+        }
+        // The first free name by the compress rule; publishing refuses, never overwrites, if it is taken meanwhile.
+        let base = ArchiveNaming.stem(name) + Array(format.fileExtension.utf8)
+        let free = (1...).lazy.map { ArchiveNaming.numbered(base, isDirectory: false, attempt: $0) }
+            .first { FileSystem.status(folder.appending(bytes: $0)) == nil } ?? base
+        var result = try Compressor.run(
+            inputs: items.map { staging.appending(bytes: $0) }, format: format, level: level,
+            destination: .path(folder.appending(bytes: free)), control: control, password: password, progress: progress,
+            beforePublishing: beforePublishing)
+        result.warnings = made.refused.map { JobWarning("entry-refused", $0.text) } + made.warnings + warnings + result.warnings
+        return result
+    }
+}
+
 /// What each target format can hold, decided from the entry alone.
 enum ConversionRule {
+    /// The warning for an entry left out.
+    static func leftOut(_ entry: ArchiveEntryInfo, format: ArchiveFormat, reason: Text) -> JobWarning {
+        JobWarning(
+            // TRANSLATORS: %1$@ is an entry, %2$@ the target format (7z, zip), %3$@ why (“it is a symbolic link”).
+            "entry-not-converted", tr("Left out “%1$@”: %2$@ cannot hold it (%3$@).", entry.path.displayName, format.rawValue, reason))
+    }
+
     /// Why `format` cannot hold `entry`, in words; nil when it can.
     static func cannotHold(_ entry: ArchiveEntryInfo, in format: ArchiveFormat) -> Text? {
         let special: Set<ArchiveEntryInfo.Kind> = [.characterDevice, .blockDevice, .fifo, .socket]

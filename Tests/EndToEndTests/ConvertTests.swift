@@ -99,6 +99,23 @@ import Testing
         #expect(try E2E.run("/usr/bin/bsdtar", ["-xOf", s.sub("in/Docs.tar"), "Docs/a.txt"]).stdout == "secret")
     }
 
+    /// Through 7-Zip, by way of a staging folder that is gone afterwards: the names are encrypted too.
+    @Test(arguments: ["zip", "tar.gz"]) func a7zWithEncryptedNamesConverts(format: String) throws {
+        let s = try ScratchDirectory("convert-7z-\(format)")
+        try FileManager.default.createDirectory(atPath: s.sub("src/Docs/sub"), withIntermediateDirectories: true)
+        try Data(String(repeating: "plans ", count: 3000).utf8).write(to: URL(fileURLWithPath: s.sub("src/Docs/sub/plans.txt")))
+        try Data("b".utf8).write(to: URL(fileURLWithPath: s.sub("src/Docs/b.txt")))
+        #expect(try E2E.run("/usr/bin/7zz", ["a", "-psesame", "-mhe=on", s.sub("in/x.7z"), s.sub("src/Docs")]).status == 0)
+        let wrong = try E2E.run("compress-with-archiver", ["--convert", "--format", format, "--password-stdin", s.sub("in/x.7z")], input: "no\n")
+        #expect(wrong.status == 6, "\(wrong.stderr)")
+        let out = try E2E.run("compress-with-archiver", ["--convert", "--format", format, "--password-stdin", s.sub("in/x.7z")], input: "sesame\n")
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(s.list("in") == ["x.7z", "x.\(format)"], "no staging folder left: \(s.list("in"))")
+        #expect(try E2E.run("/usr/bin/7zz", ["x", "-psesame", "-o" + s.sub("want"), s.sub("in/x.7z")]).status == 0)
+        try Self.extracted(s.sub("in/x.\(format)"), into: s.sub("got"))
+        #expect(try E2E.differences(s.sub("want"), s.sub("got")).isEmpty)
+    }
+
     @Test func aRarFixtureConvertsToZip() throws {
         guard RarFixtureTests.present else {
             print("skipped: fixtures not present (\(RarFixtureTests.fixtures))")
