@@ -21,6 +21,8 @@ public struct ExtractOptions: Sendable {
     public var passwords: PasswordAsker?
     /// `--encoding`: the code page of names stored without the UTF-8 flag; nil: guessed for zip.
     public var names: NameDecoder?
+    /// The most bytes of file data this extraction may write (`--nested`'s ratio cap); nil: no limit.
+    public var byteLimit: Int64?
 
     public init(
         folder: FilePath?, fallbackFolder: FilePath, places: ExtractDestination, here: Bool = false,
@@ -481,6 +483,7 @@ public enum Extractor {
                     }
                     end = max(end, offset + Int64(buffer.count))
                     result.bytes += Int64(buffer.count)
+                    if let limit = options.byteLimit, result.bytes > limit { throw NestedExtraction.tooLarge(reader.displayName) }
                     progress(reader.bytesRead, reader.fileSize)
                     try control.check()
                 }

@@ -27,6 +27,9 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(help: ArgumentHelp(tr("Test the archives instead of extracting: read every entry through to its end and check what the format stores (CRC-32, stream checksums); writes nothing.")))
     var test = false
 
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Also extract the archives found inside, each in its place (never documents or packages such as .docx, .jar, .deb), up to 8 levels deep (default: the extract-nested setting, off).")))
+    var nested: Bool?
+
     @Flag(help: ArgumentHelp(tr("With --list: also compute the SHA-256 of each archive file (--json's sha256).")))
     var checksum = false
 
@@ -148,6 +151,12 @@ public struct ExtractCommand: ParsableCommand {
                     preflight: { bytes throws(ArchiverError) in
                         if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: session.control.budget) { throw refusal }
                     })
+                if nested ?? settings.extractNested, let output = result.output {
+                    let inside = try NestedExtraction.run(
+                        in: output, written: result.bytes, archiveBytes: FileSystem.size(of: result.parts), options: options,
+                        control: session.control)
+                    for warning in inside.warnings { session.warn(warning) }
+                }
                 session.endProgress()
                 report(result, session)
                 if result.output != nil { counted.append((FileSystem.size(of: result.parts), result.bytes)) }
