@@ -22,4 +22,7 @@ public struct ArchiveEntryInfo: Sendable, Equatable {
     public var linkTarget: [UInt8]?
     /// Permission bits, including setuid/setgid/sticky as stored.
     public var permissions: UInt32
+    /// The CRC-32 the archive stores for the file's data (zip, 7z, rar); nil where the format keeps none or
+    /// the reader does not give it.
+    public var crc32: UInt32? = nil
 }

@@ -337,6 +337,9 @@ struct ArchiveReader: ~Copyable {
         return (UnsafeRawBufferPointer(start: buffer, count: size), offset)
     }
 
+    /// libarchive's own words for the last failure, English.
+    var lastMessage: String { lastError(handle).message }
+
     /// Bytes of the archive file consumed so far, for progress.
     var bytesRead: Int64 { source?.consumed ?? archive_filter_bytes(handle, -1) }
 
@@ -361,6 +364,14 @@ struct ArchiveReader: ~Copyable {
             archive_filter_name(handle, index).map { String(cString: $0) }
         } + [source?.filterName].compactMap { $0 }
         return filters.isEmpty ? format : "\(format), \(filters.joined(separator: ", "))"
+    }
+
+    /// The compression filters around the archive, outermost first (`gzip` for a tar.gz); none for zip or 7z.
+    var filterNames: [String] {
+        [source?.filterName].compactMap { $0 }
+            + (0..<max(0, archive_filter_count(handle) - 1)).compactMap { index in
+                archive_filter_name(handle, index).map { String(cString: $0) }
+            }
     }
 
     /// Whether an entry's data may legitimately end before its size: tar's sparse files can end in a hole.

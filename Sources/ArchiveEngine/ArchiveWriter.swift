@@ -130,8 +130,13 @@ struct ArchiveWriter: ~Copyable {
 
     /// Writes an entry's header. The corresponding C function is `archive_write_header`.
     func writeHeader(_ entry: borrowing Entry, folder: String) throws(ArchiverError) {
-        guard container == .zip, !entry.hasUTF8Name else {
-            try check(archive_write_header(handle, entry.handle), folder: folder)
+        try writeHeader(borrowed: entry.handle, folder: folder)
+    }
+
+    /// Writes the header of an entry another handle owns (a reader's current entry, when converting).
+    func writeHeader(borrowed entry: OpaquePointer, folder: String) throws(ArchiverError) {
+        guard container == .zip, !Entry.hasUTF8Name(entry) else {
+            try check(archive_write_header(handle, entry), folder: folder)
             return
         }
         // libarchive's zip writer sets the UTF-8 flag on every non-ASCII name when the locale is UTF-8,
@@ -143,7 +148,7 @@ struct ArchiveWriter: ~Copyable {
             if let previous { uselocale(previous) }
             if let cLocale { freelocale(cLocale) }
         }
-        try check(archive_write_header(handle, entry.handle), folder: folder)
+        try check(archive_write_header(handle, entry), folder: folder)
     }
 
     /// Writes the next bytes of the current entry. The corresponding C function is `archive_write_data`.
@@ -180,7 +185,9 @@ struct ArchiveWriter: ~Copyable {
         deinit { archive_entry_free(handle) }
 
         /// Whether the name (and a symlink's target) is valid UTF-8.
-        var hasUTF8Name: Bool {
+        var hasUTF8Name: Bool { Self.hasUTF8Name(handle) }
+
+        static func hasUTF8Name(_ handle: OpaquePointer) -> Bool {
             [archive_entry_pathname(handle), archive_entry_symlink(handle)].allSatisfy { name in
                 name.map { String(validatingCString: $0) != nil } ?? true
             }

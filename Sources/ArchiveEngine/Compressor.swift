@@ -34,13 +34,17 @@ public enum Compressor {
     ///   - preflight: called with the input's total size once it is known, before anything is written;
     ///     what it throws stops the job (the time budget's early estimate).
     ///   - progress: called often with bytes read so far and the total.
+    ///   - beforePublishing: called with the finished archive (a split one's first part) under its hidden
+    ///     name, and the name it is to take, before it takes its final name: a comment is added, the archive is verified. What it throws
+    ///     fails the job, and the archive is removed.
     /// - Returns: what was made.
     /// - Throws: `ArchiverError`; nothing is left behind under any name when it throws.
     public static func run(
         inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel,
         destination: CompressPlan.Destination = .automatic, control: JobControl, password: Secret? = nil,
         partSize: Int64? = nil, preflight: (Int64) throws(ArchiverError) -> Void = { _ in },
-        progress: (Int64, Int64?) -> Void = { _, _ in }
+        progress: (Int64, Int64?) -> Void = { _, _ in },
+        beforePublishing: (_ written: FilePath, _ name: String) throws(ArchiverError) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
         PendingOutputs.beginJob()
@@ -98,6 +102,7 @@ public enum Compressor {
             var withdrawn = false
             defer { if !withdrawn { PendingOutputs.discard(staging) } }
             let parts = try backend.writeParts(into: staging, name: plan.archiveName, size: partSize, progress: progress)
+            try beforePublishing(parts[0], plan.archiveName.displayName)
             result.size = FileSystem.size(of: parts)
             withdrawn = true
             guard PendingOutputs.claim(staging) else { throw ArchiverError(.cancelled, tr("Cancelled.")) }
@@ -114,6 +119,7 @@ public enum Compressor {
         let pending = try PendingFile(in: plan.folder)
         defer { withExtendedLifetime(pending) {} }  // its descriptor and clean-up live until the job ends
         try backend.write(to: pending.path, descriptor: pending.descriptor, progress: progress)
+        try beforePublishing(pending.path, plan.archiveName.displayName)
         result.size = pending.size
         result.output = try pending.publish(as: plan.archiveName, exact: plan.exact)
         result.parts = [result.output]

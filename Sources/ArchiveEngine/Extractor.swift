@@ -21,6 +21,8 @@ public struct ExtractOptions: Sendable {
     public var passwords: PasswordAsker?
     /// `--encoding`: the code page of names stored without the UTF-8 flag; nil: guessed for zip.
     public var names: NameDecoder?
+    /// The most bytes of file data this extraction may write (`--nested`'s ratio cap); nil: no limit.
+    public var byteLimit: Int64?
 
     public init(
         folder: FilePath?, fallbackFolder: FilePath, places: ExtractDestination, here: Bool = false,
@@ -216,14 +218,16 @@ public enum Extractor {
     public static func list(
         archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil,
         each: (ArchiveEntryInfo) -> Void = { _ in }
-    ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?) {
+    ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?, properties: ArchiveProperties) {
         PendingOutputs.beginJob()
         defer { PendingOutputs.endJob() }
         let volumes = try VolumeSet.find(archive)
         if let encrypted = try encryptedArchive(volumes, control: control), encrypted.listsItself {
             let entries = try encrypted.list(passwords: passwords, control: control)
             entries.forEach(each)
-            return (encrypted.formatName, entries, nil)
+            var properties = ArchiveProperties(entries: entries, packedSize: volumes.totalSize)
+            properties.encryptedNames = encrypted.encryption == .names
+            return (encrypted.formatName, entries, nil, properties)
         }
         do throws(ArchiverError) {
             var reader = try ArchiveReader(path: archive)
@@ -231,18 +235,24 @@ public enum Extractor {
             let decodable = names != nil || reader.family == .zip
             var given = 0
             var holding = false
-            let entries = try scan(&reader, archiveName: volumes.name, control: control) { entry in
+            // Known before the first entry is given, so that streamed entries carry them too.
+            let crcs = StoredCRCs(archive, family: reader.family)
+            var entries = try scan(&reader, archiveName: volumes.name, control: control) { entry in
                 if holding || (decodable && entry.mayBeDecoded) {
                     holding = true
                 } else {
-                    each(entry)
+                    each(crcs.adding(to: entry, at: given))
                     given += 1
                 }
             }
+            for index in entries.indices { entries[index] = crcs.adding(to: entries[index], at: index) }
             let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder
             let final = decoder.map { decoder in entries.map { decoder($0) } } ?? entries
             final[given...].forEach(each)
-            return (reader.formatName, final, decoder?.encoding)
+            var properties = ArchiveProperties(entries: final, packedSize: volumes.totalSize)
+            properties.filters = reader.filterNames
+            if reader.family == .zip { properties.comment = ZipComment.read(archive) }
+            return (reader.formatName, final, decoder?.encoding, properties)
         } catch {
             throw EncryptedArchive.unrarFailure(volumes.parts[0], replacing: error, control: control)
         }
@@ -464,6 +474,7 @@ public enum Extractor {
                     }
                     end = max(end, offset + Int64(buffer.count))
                     result.bytes += Int64(buffer.count)
+                    if let limit = options.byteLimit, result.bytes > limit { throw NestedExtraction.tooLarge(reader.displayName) }
                     progress(reader.bytesRead, reader.fileSize)
                     try control.check()
                 }

@@ -256,6 +256,20 @@ extension SevenZip {
         }
     }
 
+    /// `7zz t`: the entries whose data failed its CRC or could not be decoded, in 7-Zip's words
+    /// (`ERROR: CRC Failed in encrypted file. Wrong password? : d/a.bin`); empty when all read back.
+    /// - Throws: `ArchiverError` when 7-Zip could not test at all (headers damaged, the end missing).
+    static func test(_ archive: FilePath, password: Secret?, control: JobControl?) throws(ArchiverError) -> [TestResult.Damaged] {
+        let run = try run(["t"], files: [archive.bytes], password: password, control: control)
+        if run.status == 0 { return [] }
+        let damaged = run.errors.split(whereSeparator: \.isNewline).compactMap { line -> TestResult.Damaged? in
+            guard line.hasPrefix("ERROR: "), let colon = line.ranges(of: " : ").last else { return nil }
+            return TestResult.Damaged(path: String(line[colon.upperBound...]), reason: String(line[line.index(line.startIndex, offsetBy: 7)..<colon.lowerBound]))
+        }
+        guard !damaged.isEmpty else { throw readFailure(run, archive: archive) }
+        return damaged
+    }
+
     /// True when the run succeeded, false when 7-Zip said the password is wrong.
     private static func opens(_ run: ToolRun, _ archive: FilePath) throws(ArchiverError) -> Bool {
         if run.status == 0 { return true }

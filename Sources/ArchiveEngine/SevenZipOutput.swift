@@ -55,7 +55,8 @@ extension SevenZip {
             path: record["Path"] ?? [], kind: kind, size: Int64(text("Size")), packedSize: Int64(text("Packed Size")),
             modified: seconds(text("Modified")), encrypted: text("Encrypted") == "+",
             linkTarget: hardLink ?? symbolicLink,
-            permissions: attributes.permissions ?? (kind == .directory ? 0o755 : 0o644))
+            permissions: attributes.permissions ?? (kind == .directory ? 0o755 : 0o644),
+            crc32: kind == .file ? UInt32(text("CRC"), radix: 16) : nil)
         return Listed(info: info, block: Int(text("Block")))
     }
 

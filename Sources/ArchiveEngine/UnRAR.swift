@@ -264,6 +264,15 @@ extension UnRAR {
         return ["incorrect password", "password is incorrect", "wrong password"].contains(where: text.contains)
     }
 
+    /// `unrar t`: empty when every file's checksum matched; otherwise the archive as the damaged entry,
+    /// with unrar's words (its report names files in sentences that change between versions).
+    static func test(_ archive: FilePath, password: Secret?, control: JobControl?) throws(ArchiverError) -> [TestResult.Damaged] {
+        let run = try run("t", archive: archive, password: password, control: control)
+        if run.status == 0 { return [] }
+        guard run.status == 3 else { throw readFailure(run, archive: archive) }
+        return [TestResult.Damaged(path: ToolArchive.displayName(archive), reason: summary(run.errors).english)]
+    }
+
     /// True when the run succeeded, false when unrar said the password is wrong.
     private static func opens(_ run: ToolRun, _ archive: FilePath) throws(ArchiverError) -> Bool {
         if run.status == 0 { return true }

@@ -81,6 +81,9 @@ struct ZipDirectory {
     /// The local header offsets in the order libarchive reads the members, and their names.
     var offsets: [Int64] { records.map(\.offset) }
 
+    /// Each member's stored CRC-32, in the order libarchive reads the members.
+    var crcs: [UInt32] { records.map { Self.u32(bytes, $0.at + 16) } }
+
     var names: NameSequence {
         var names = NameSequence()
         for record in records { names.add(name(record.at)) }

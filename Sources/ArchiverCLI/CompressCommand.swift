@@ -50,6 +50,10 @@ public struct CompressCommand: ParsableCommand {
     @Flag(help: .private)
     var menuCondition = false
 
+    @OptionGroup var finishing: FinishingOptions
+
+    @OptionGroup var converting: ConvertOptions
+
     @OptionGroup var job: JobOptions
 
     @OptionGroup var events: EventOptions
@@ -64,7 +68,9 @@ public struct CompressCommand: ParsableCommand {
         if files.isEmpty { throw ValidationError(tr("Name at least one file or folder to compress.").localized) }
         if output != nil, name != nil { throw ValidationError(tr("Use either --output or --name, not both.").localized) }
         if each, output != nil || name != nil { throw ValidationError(tr("--each names each archive after its item, so --output and --name mean nothing with it.").localized) }
-        if passwordStdin, !encrypt { throw ValidationError(tr("--password-stdin gives the password for --encrypt; add --encrypt.").localized) }
+        try converting.validate(format: format, each: each, output: output, name: name, split: split)
+        if passwordStdin, !encrypt, !converting.convert { throw ValidationError(tr("--password-stdin gives the password for --encrypt; add --encrypt.").localized) }
+        try finishing.validate(format: format, split: split)
         if let split, split != "ask", split != "0", PartSize.parse(split) == nil {
             throw ValidationError(tr("--split takes a size such as 700k, 100M or 4092M (at least 1k), not “%@”.", split).localized)
         }
@@ -105,6 +111,7 @@ public struct CompressCommand: ParsableCommand {
         let inputs = files.map { raw.path(for: $0) }
         let destination: CompressPlan.Destination =
             if let output { .path(raw.path(for: output)) } else if let name { .name(raw.bytes(for: name)) } else { .automatic }
+        if converting.convert { try convertArchives(inputs.map(\.madeAbsolute), format: format, level: level, settings: settings) }
         let what = JobSubject(inputs)
         // Asked before the job's clock starts: the time budget is for compressing, not for typing.
         let asked = Result { () throws(ArchiverError) in
@@ -118,6 +125,10 @@ public struct CompressCommand: ParsableCommand {
             settings: settings)
         // From a menu there is no terminal: the notification is where "install zenity" is read.
         let (partSize, password) = try asked.get(or: session)
+        let verifies = finishing.verifies(settings)
+        if finishing.comment != nil, format != .zip || partSize != nil {
+            throw session.failed(ArchiverError(.usage, tr("--comment is stored in zip archives of one part only."), hint: tr("Add --format zip, without --split.")))
+        }
         // --each: one job after another, each named after its item; the batch goes on past a failure.
         let groups = each ? inputs.map { [$0] } : [inputs]
         var made: [CompressResult] = []
@@ -137,7 +148,8 @@ public struct CompressCommand: ParsableCommand {
                             throw refusal
                         }
                     },
-                    progress: session.progressHandler)
+                    progress: session.progressHandler,
+                    beforePublishing: finishing.finishing(format: format, password: password, verifies: verifies, control: session.control))
                 session.endProgress()
                 for warning in result.warnings { session.warn(warning) }
                 made.append(result)
@@ -154,8 +166,10 @@ public struct CompressCommand: ParsableCommand {
         }
         guard !made.isEmpty else { throw session.failed(failures[0]) }
         if !session.json { Self.describe(made) }
+        var outcome = Self.outcome(made, failure: failures.first)
+        outcome.verified = verifies
         throw session.finish(
-            outcome: Self.outcome(made, failure: failures.first), statistics: (.archiveMade, made.map { ($0.inputBytes, $0.size) })
+            outcome: outcome, statistics: (.archiveMade, made.map { ($0.inputBytes, $0.size) })
         ) { Self.notify(session.desktop, made: made, failures: failures) }
     }
 }

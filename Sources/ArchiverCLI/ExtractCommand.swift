@@ -24,6 +24,15 @@ public struct ExtractCommand: ParsableCommand {
     @Flag(name: [.short, .long], help: ArgumentHelp(tr("List the entries instead of extracting.")))
     var list = false
 
+    @Flag(help: ArgumentHelp(tr("Test the archives instead of extracting: read every entry through to its end and check what the format stores (CRC-32, stream checksums); writes nothing.")))
+    var test = false
+
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Also extract the archives found inside, each in its place (never documents or packages such as .docx, .jar, .deb), up to 8 levels deep (default: the extract-nested setting, off).")))
+    var nested: Bool?
+
+    @Flag(help: ArgumentHelp(tr("With --list: also compute the SHA-256 of each archive file (--json's sha256).")))
+    var checksum = false
+
     @Flag(help: ArgumentHelp(tr("Ask for the folder to extract into (kdialog on KDE, else zenity): the menus' \"Extract to…\".")))
     var chooseFolder = false
 
@@ -66,6 +75,10 @@ public struct ExtractCommand: ParsableCommand {
             throw ValidationError(tr("--here extracts beside the archive, so --list, --to and --choose-folder mean nothing with it.").localized)
         }
         if keepJunk, skipJunk { throw ValidationError(tr("Use either --keep-junk or --skip-junk, not both.").localized) }
+        if test, list || to != nil || chooseFolder || here || !entries.isEmpty || trashArchive != nil {
+            throw ValidationError(tr("--test writes nothing, so --list, --to, --choose-folder, --here, --entry and --trash-archive mean nothing with it.").localized)
+        }
+        if checksum, !list { throw ValidationError(tr("--checksum goes with --list.").localized) }
         if list, !entries.isEmpty { throw ValidationError(tr("--list shows every entry, so --entry means nothing with it.").localized) }
         if let encoding, NameDecoder(encoding) == nil {
             throw ValidationError(tr("“%@” is not an encoding this system knows; try CP437, CP932, GBK or CP1252 (iconv -l lists them all).", encoding).localized)
@@ -77,6 +90,7 @@ public struct ExtractCommand: ParsableCommand {
         var raw = RawArguments.current()
         let archivePaths = VolumeName.oncePerSet(archives.map { raw.path(for: $0).madeAbsolute })
         if list { throw listArchives(archivePaths) }
+        if test { throw testArchives(archivePaths) }
         let what = JobSubject(archivePaths)
         // Started before the folder dialog, as the job's signals and budget always were.
         let session = JobSession(
@@ -137,6 +151,12 @@ public struct ExtractCommand: ParsableCommand {
                     preflight: { bytes throws(ArchiverError) in
                         if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: session.control.budget) { throw refusal }
                     })
+                if nested ?? settings.extractNested, let output = result.output {
+                    let inside = try NestedExtraction.run(
+                        in: output, written: result.bytes, archiveBytes: FileSystem.size(of: result.parts), options: options,
+                        control: session.control)
+                    for warning in inside.warnings { session.warn(warning) }
+                }
                 session.endProgress()
                 report(result, session)
                 if result.output != nil { counted.append((FileSystem.size(of: result.parts), result.bytes)) }
@@ -246,19 +266,25 @@ public struct ExtractCommand: ParsableCommand {
         var listed: [ListOutcome.Archive] = []
         for archive in archives {
             do {
-                let (format, entries, names) = try Extractor.list(
+                var (format, entries, names, properties) = try Extractor.list(
                     archive: archive, control: session.control,
                     passwords: Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was listed")).notCounted(by: session.control),
                     names: encoding.flatMap(NameDecoder.init), each: { stream?.entry(Self.listed($0)) })
                 // The stream's result counts the entries it already carried: repeating 100,000 of them in one
                 // line would double what the reader (a window) holds.
-                listed.append(.init(
+                var item = ListOutcome.Archive(
                     archive: archive.string, format: format, nameEncoding: names,
-                    entries: stream == nil ? entries.map(Self.listed) : nil, entryCount: Int64(entries.count), error: nil))
+                    entries: stream == nil ? entries.map(Self.listed) : nil, entryCount: Int64(entries.count), error: nil)
+                let sha256 = checksum ? try FileChecksum.sha256(of: archive, control: session.control) : nil
+                item.properties = Self.properties(properties, sha256: sha256)
+                listed.append(item)
                 session.tally.succeeded += 1
                 if !session.json {
-                    Self.printListing(archive: archive, format: format, names: names, entries: entries, several: archives.count > 1)
+                    Self.printListing(
+                        archive: archive, format: format, names: names, entries: entries, several: archives.count > 1,
+                        comment: properties.comment, sha256: sha256)
                 }
+                entries = []
             } catch {
                 session.itemFailed(error)
                 listed.append(.init(
@@ -273,14 +299,38 @@ public struct ExtractCommand: ParsableCommand {
     private static func listed(_ entry: ArchiveEntryInfo) -> ListedEntry {
         ListedEntry(
             path: entry.path.displayName, type: entry.kind.rawValue, size: entry.size, packedSize: entry.packedSize,
-            mtime: entry.modified.map(HumanFormat.iso8601), encrypted: entry.encrypted, linkTarget: entry.linkTarget?.displayName)
+            mtime: entry.modified.map(HumanFormat.iso8601), encrypted: entry.encrypted, linkTarget: entry.linkTarget?.displayName,
+            crc32: entry.crc32.map(Self.hex))
+    }
+
+    /// `1A2B3C4D`, as 7-Zip shows a CRC.
+    static func hex(_ crc: UInt32) -> String {
+        let digits = String(crc, radix: 16, uppercase: true)
+        return String(repeating: "0", count: 8 - digits.count) + digits
+    }
+
+    private static func properties(_ facts: ArchiveProperties, sha256: String?) -> ListProperties {
+        var properties = ListProperties()
+        properties.filters = facts.filters
+        properties.files = Int64(facts.files)
+        properties.packedSize = facts.packedSize
+        properties.size = facts.size
+        properties.encryptedNames = facts.encryptedNames
+        properties.encryptedData = facts.encryptedData
+        properties.comment = facts.comment
+        properties.sha256 = sha256
+        return properties
     }
 
     private static func printListing(
-        archive: FilePath, format: String, names: String?, entries: [ArchiveEntryInfo], several: Bool
+        archive: FilePath, format: String, names: String?, entries: [ArchiveEntryInfo], several: Bool, comment: String?,
+        sha256: String?
     ) {
         if several { print("\(archive):") }
         print(tr("Format: %@", format).localized)
+        // TRANSLATORS: the archive's comment follows on the next lines, as its author wrote it.
+        if let comment { print(tr("Comment:").localized + "\n" + comment) }
+        if let sha256 { print("SHA-256: \(sha256)") }
         // TRANSLATORS: %@ is the code page the names were read in, such as CP437.
         if let names { print(tr("Names: %@ (stored without the UTF-8 flag; --encoding NAME reads them otherwise)", names).localized) }
         for entry in entries {

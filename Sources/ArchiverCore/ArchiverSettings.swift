@@ -13,6 +13,10 @@ public struct ArchiverSettings: Equatable, Sendable {
     public var openFolderAfter = Setting.openFolderAfter.defaultValue
     public var trashArchiveAfterExtract = Setting.trashArchiveAfterExtract.defaultValue
     public var skipJunk = Setting.skipJunk.defaultValue
+    /// Also extract the archives inside an extracted archive.
+    public var extractNested = Setting.extractNested.defaultValue
+    /// Test each new archive before it takes its name.
+    public var verifyAfterCompress = Setting.verifyAfterCompress.defaultValue
     /// Seconds; 0 means no limit.
     public var timeBudget = Double(Setting.timeBudget.defaultValue)
     public var notifications = Setting.notifications.defaultValue
@@ -30,7 +34,7 @@ public struct ArchiverSettings: Equatable, Sendable {
     public enum Key: SettingKeySubset {
         case defaultFormat, compressionLevel, lastFormat, lastLevel, extractLocation, openFolderAfter
         case trashArchiveAfterExtract, skipJunk, timeBudget, notifications, rememberRecent, splitSize, pdfQuality
-        case mountIdleTimeout
+        case mountIdleTimeout, verifyAfterCompress, extractNested
 
         public var setting: SettingKey {
             switch self {
@@ -48,6 +52,8 @@ public struct ArchiverSettings: Equatable, Sendable {
             case .splitSize: Setting.splitSize.key
             case .pdfQuality: Setting.pdfQuality.key
             case .mountIdleTimeout: Setting.mountIdleTimeout.key
+            case .verifyAfterCompress: Setting.verifyAfterCompress.key
+            case .extractNested: Setting.extractNested.key
             }
         }
     }
@@ -77,6 +83,8 @@ public struct ArchiverSettings: Equatable, Sendable {
         case (.openFolderAfter, .bool(let flag)): openFolderAfter = flag
         case (.trashArchiveAfterExtract, .bool(let flag)): trashArchiveAfterExtract = flag
         case (.skipJunk, .bool(let flag)): skipJunk = flag
+        case (.verifyAfterCompress, .bool(let flag)): verifyAfterCompress = flag
+        case (.extractNested, .bool(let flag)): extractNested = flag
         case (.timeBudget, .number(let seconds)):
             guard seconds.isFinite, seconds >= 0 else { return false }
             timeBudget = seconds

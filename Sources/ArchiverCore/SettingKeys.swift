@@ -122,7 +122,7 @@ public struct SettingKey: Hashable, Sendable {
     public static let all: [SettingKey] = [
         Setting.defaultFormat.key, Setting.compressionLevel.key, Setting.lastFormat.key, Setting.lastLevel.key,
         Setting.extractLocation.key, Setting.openFolderAfter.key, Setting.trashArchiveAfterExtract.key,
-        Setting.skipJunk.key, Setting.splitSize.key, Setting.timeBudget.key, Setting.mountIdleTimeout.key,
+        Setting.skipJunk.key, Setting.extractNested.key, Setting.splitSize.key, Setting.verifyAfterCompress.key, Setting.timeBudget.key, Setting.mountIdleTimeout.key,
         Setting.notifications.key, Setting.rememberRecent.key, Setting.photoMaxSize.key, Setting.photoQuality.key,
         Setting.photoFormat.key, Setting.photoStripLocation.key, Setting.pdfQuality.key, Setting.colorScheme.key,
     ]
@@ -182,6 +182,10 @@ extension Setting where Value == Bool {
     public static var openFolderAfter: Self { .init("open-folder-after", false) }
     public static var trashArchiveAfterExtract: Self { .init("trash-archive-after-extract", false) }
     public static var skipJunk: Self { .init("skip-junk", true) }
+    /// Also extract the archives found inside an extracted one (`--nested`).
+    public static var extractNested: Self { .init("extract-nested", false) }
+    /// Test each new archive before it takes its name (`--verify`).
+    public static var verifyAfterCompress: Self { .init("verify-after-compress", false) }
     public static var notifications: Self { .init("notifications", true) }
     /// Also whether jobs are counted in the statistics.
     public static var rememberRecent: Self { .init("remember-recent", true) }

@@ -20,6 +20,8 @@ public struct CompressOutcome: JobOutcome {
     public var files: Int64
     public var folders: Int64
     public var symlinks: Int64
+    /// Whether each archive was tested before it took its name (`--verify`).
+    public var verified = false
     /// The first failure of an `--each` batch, or what stopped the job.
     public var error: ErrorReport?
 
@@ -41,7 +43,7 @@ public struct CompressOutcome: JobOutcome {
         if self.outputs.isEmpty, error != nil { return [outputs, ("error", error.json)] }
         return [
             outputs, ("inputBytes", .int(inputBytes)), ("files", .int(files)), ("folders", .int(folders)),
-            ("symlinks", .int(symlinks)), ("error", error.json),
+            ("symlinks", .int(symlinks)), ("verified", .bool(verified)), ("error", error.json),
         ]
     }
 
@@ -55,6 +57,7 @@ public struct CompressOutcome: JobOutcome {
             } ?? [],
             inputBytes: json["inputBytes"]?.int ?? 0, files: json["files"]?.int ?? 0, folders: json["folders"]?.int ?? 0,
             symlinks: json["symlinks"]?.int ?? 0, error: ErrorReport(json["error"]))
+        verified = json["verified"]?.bool ?? false
     }
 }
 
@@ -154,8 +157,14 @@ public struct ListedEntry: Sendable, Equatable {
     public var mtime: String?
     public var encrypted: Bool
     public var linkTarget: String?
+    /// The stored CRC-32 as 8 hex digits, as 7-Zip shows it (`1A2B3C4D`); nil where the format keeps none.
+    public var crc32: String?
 
-    public init(path: String, type: String, size: Int64?, packedSize: Int64?, mtime: String?, encrypted: Bool, linkTarget: String?) {
+    public init(
+        path: String, type: String, size: Int64?, packedSize: Int64?, mtime: String?, encrypted: Bool, linkTarget: String?,
+        crc32: String? = nil
+    ) {
+        self.crc32 = crc32
         self.path = path
         self.type = type
         self.size = size
@@ -169,13 +178,15 @@ public struct ListedEntry: Sendable, Equatable {
         guard let path = json["path"]?.string else { return nil }
         self.init(
             path: path, type: json["type"]?.string ?? "file", size: json["size"]?.int, packedSize: json["packedSize"]?.int,
-            mtime: json["mtime"]?.string, encrypted: json["encrypted"]?.bool ?? false, linkTarget: json["linkTarget"]?.string)
+            mtime: json["mtime"]?.string, encrypted: json["encrypted"]?.bool ?? false, linkTarget: json["linkTarget"]?.string,
+            crc32: json["crc32"]?.string)
     }
 
     public var fields: [(String, JSON)] {
         [
             ("path", .string(path)), ("type", .string(type)), ("size", .optional(size)), ("packedSize", .optional(packedSize)),
             ("mtime", .optional(mtime)), ("encrypted", .bool(encrypted)), ("linkTarget", .optional(linkTarget)),
+            ("crc32", .optional(crc32)),
         ]
     }
 }
@@ -192,6 +203,8 @@ public struct ListOutcome: JobOutcome {
         public var entries: [ListedEntry]?
         public var entryCount: Int64?
         public var error: ErrorReport?
+        /// The archive's facts (see `ListProperties`); nil when it could not be listed.
+        public var properties: ListProperties?
 
         public init(
             archive: String, format: String?, nameEncoding: String?, entries: [ListedEntry]?, entryCount: Int64?, error: ErrorReport?
@@ -208,10 +221,9 @@ public struct ListOutcome: JobOutcome {
             let listing: (String, JSON) =
                 if let entries { ("entries", .array(entries.map { .object($0.fields) })) } else { ("entryCount", .int(entryCount ?? 0)) }
             guard error == nil else { return .object([("archive", .string(archive)), listing, ("error", error.json)]) }
-            return .object([
-                ("archive", .string(archive)), ("format", .optional(format)), ("nameEncoding", .optional(nameEncoding)), listing,
-                ("error", .null),
-            ])
+            return .object(
+                [("archive", .string(archive)), ("format", .optional(format)), ("nameEncoding", .optional(nameEncoding))]
+                    + (properties?.fields ?? []) + [listing, ("error", .null)])
         }
 
         init?(_ json: JSON) {
@@ -220,6 +232,7 @@ public struct ListOutcome: JobOutcome {
                 archive: archive, format: json["format"]?.string, nameEncoding: json["nameEncoding"]?.string,
                 entries: json["entries"].map { $0.array.compactMap(ListedEntry.init) }, entryCount: json["entryCount"]?.int,
                 error: ErrorReport(json["error"]))
+            properties = json["files"] == nil ? nil : ListProperties(json)
         }
     }
 
@@ -300,5 +313,41 @@ public struct EditOutcome: JobOutcome {
                 return Renamed(from: from, to: to)
             } ?? [],
             output: json["output"]?.string, previous: json["previous"]?.string, error: ErrorReport(json["error"]))
+    }
+/// An archive's facts in `--list --json`, beside its entries.
+public struct ListProperties: Sendable, Equatable {
+    /// Compression filters around the archive, outermost first (`["gzip"]` for a tar.gz).
+    public var filters: [String] = []
+    /// How many files (not folders or links) it holds.
+    public var files: Int64 = 0
+    /// The archive's own size, every part of a set together.
+    public var packedSize: Int64 = 0
+    /// The files' sizes added up.
+    public var size: Int64 = 0
+    public var encryptedNames = false
+    public var encryptedData = false
+    public var comment: String?
+    /// SHA-256 of the archive file, lowercase hex; computed only with `--checksum`.
+    public var sha256: String?
+
+    public init() {}
+
+    init(_ json: JSON) {
+        filters = json["filters"]?.array.compactMap(\.string) ?? []
+        files = json["files"]?.int ?? 0
+        packedSize = json["packedSize"]?.int ?? 0
+        size = json["size"]?.int ?? 0
+        encryptedNames = json["encryptedNames"]?.bool ?? false
+        encryptedData = json["encryptedData"]?.bool ?? false
+        comment = json["comment"]?.string
+        sha256 = json["sha256"]?.string
+    }
+
+    var fields: [(String, JSON)] {
+        [
+            ("filters", .array(filters.map(JSON.string))), ("files", .int(files)), ("packedSize", .int(packedSize)),
+            ("size", .int(size)), ("encryptedNames", .bool(encryptedNames)), ("encryptedData", .bool(encryptedData)),
+            ("comment", .optional(comment)), ("sha256", .optional(sha256)),
+        ]
     }
 }

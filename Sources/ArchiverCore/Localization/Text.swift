@@ -99,7 +99,7 @@ public func tr(_ msgid: StaticString, _ values: any TextArgument...) -> Text {
 ///   - count: chooses the form, and is the first value.
 ///   - values: the values after the count.
 public func ntr(_ singular: StaticString, _ plural: StaticString, _ count: Int, _ values: any TextArgument...) -> Text {
-    Text(.plural(singular.description, plural.description, count: Int64(count)), [.int(Int64(count))] + values.map(\.textValue))
+    Text(.plural(singular.description, plural.description, count: Int64(count)), [.count(Int64(count))] + values.map(\.textValue))
 }
 
 /// A word whose translation depends on where it is shown: `ptr("menu", "Compress")` (`--keyword=ptr:1c,2`).

@@ -15,6 +15,8 @@ private enum SystemError {
 public enum TextValue: Sendable {
     case string(String)
     case int(Int64)
+    /// A count, grouped for people as their locale writes it (`1,204`, `1.204`); plain for scripts.
+    case count(Int64)
     case text(Text)
     /// A file size: `1.5 MB`, or `1,5 MB` under de_DE.
     case fileSize(Int64)
@@ -29,12 +31,23 @@ public enum TextValue: Sendable {
         switch self {
         case .string(let text): text
         case .int(let value): String(value)
+        case .count(let value): audience == .user ? Self.grouped(value) : String(value)
         case .text(let text): text.render(audience)
         case .fileSize(let count): audience == .user ? Formatters.bytes(count) : HumanFormat.bytes(count)
         case .spokenDuration(let seconds): HumanFormat.spokenText(seconds).render(audience)
         case .clock(let seconds): HumanFormat.duration(seconds)
         case .errnoReason(let code): audience == .user ? String(cString: strerror(code)) : SystemError.english(code)
         }
+    }
+}
+
+extension TextValue {
+    /// `value` with the locale's thousands separator (none in the C locale).
+    static func grouped(_ value: Int64) -> String {
+        var buffer = [CChar](repeating: 0, count: 40)
+        let written = withVaList([value]) { vsnprintf(&buffer, buffer.count, "%'lld", $0) }
+        guard written > 0 else { return String(value) }
+        return String(decoding: buffer.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 }
 

@@ -1,0 +1,57 @@
+/// `extract-with-archiver --test`'s outcome: one result per archive, nothing written.
+public struct TestOutcome: JobOutcome {
+    public static let operation = "test"
+
+    /// An entry that did not read back as stored, and the reader's own words (English).
+    public struct Damaged: Sendable, Equatable {
+        public var path: String
+        public var reason: String
+
+        public init(path: String, reason: String) {
+            self.path = path
+            self.reason = reason
+        }
+    }
+
+    public struct Archive: Sendable {
+        public var archive: String
+        public var format: String?
+        /// Files whose data was read to its end.
+        public var checked: Int64 = 0
+        public var damaged: [Damaged] = []
+        /// Why the archive could not be tested at all (missing, not an archive, wrong password).
+        public var error: ErrorReport?
+
+        public init(archive: String) { self.archive = archive }
+
+        var json: JSON {
+            .object([
+                ("archive", .string(archive)), ("format", .optional(format)), ("checked", .int(checked)),
+                ("damaged", .array(damaged.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
+                ("error", error.json),
+            ])
+        }
+
+        init?(_ json: JSON) {
+            guard let archive = json["archive"]?.string else { return nil }
+            self.archive = archive
+            format = json["format"]?.string
+            checked = json["checked"]?.int ?? 0
+            damaged = json["damaged"]?.array.compactMap { item in
+                item["path"]?.string.map { Damaged(path: $0, reason: item["reason"]?.string ?? "") }
+            } ?? []
+            error = ErrorReport(json["error"])
+        }
+    }
+
+    public var results: [Archive]
+
+    public init(results: [Archive]) { self.results = results }
+
+    public var fields: [(String, JSON)] { [("results", .array(results.map(\.json)))] }
+
+    public init?(_ json: JSON) {
+        guard let results = json["results"]?.array else { return nil }
+        self.init(results: results.compactMap(Archive.init))
+    }
+}

@@ -1,0 +1,162 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// `extract-with-archiver --test`: every writable format read back intact; damage at the start, middle and
+/// end named with exit 5; passwords; split sets; batches. Nothing is ever written beside the archive.
+@Suite struct TestIntegrityTests {
+    /// Three files (one of incompressible bytes) in a folder `Docs`.
+    static func docs(_ s: ScratchDirectory) throws {
+        try FileManager.default.createDirectory(atPath: s.sub("in/Docs/sub"), withIntermediateDirectories: true)
+        try Data(String(repeating: "plans ", count: 5000).utf8).write(to: URL(fileURLWithPath: s.sub("in/Docs/plans.txt")))
+        try SampleTree.randomData(40_000).write(to: URL(fileURLWithPath: s.sub("in/Docs/sub/noise.bin")))
+        try Data("short".utf8).write(to: URL(fileURLWithPath: s.sub("in/Docs/sub/note.txt")))
+    }
+
+    static func test(_ archives: [String], input: String? = nil) throws -> (Outcome, [String: Any]?) {
+        let out = try E2E.run("extract-with-archiver", ["--test", "--json"] + (input == nil ? [] : ["--password-stdin"]) + archives, input: input)
+        return (out, E2E.json(out.stdout))
+    }
+
+    static func results(_ json: [String: Any]?) -> [[String: Any]] { json?["results"] as? [[String: Any]] ?? [] }
+
+    /// Flips one byte at `offset` (negative: from the end).
+    static func flip(_ path: String, at offset: Int) throws {
+        var data = try Data(contentsOf: URL(fileURLWithPath: path))
+        let index = offset < 0 ? data.count + offset : offset
+        data[index] ^= 0xFF
+        try data.write(to: URL(fileURLWithPath: path))
+    }
+
+    @Test func everyWritableFormatTestsIntactAndNothingIsWritten() throws {
+        let s = try ScratchDirectory()
+        try Self.docs(s)
+        _ = try s.mkdir("out")
+        for format in ["zip", "7z", "tar", "tar.gz", "tar.bz2", "tar.xz", "tar.zst"] {
+            let made = try E2E.run("compress-with-archiver", ["--format", format, "--output", s.sub("out/Docs.\(format)"), s.sub("in/Docs")])
+            #expect(made.status == 0, "\(format): \(made.stderr)")
+        }
+        for format in ["gz", "bz2", "xz", "zst"] {
+            let made = try E2E.run(
+                "compress-with-archiver", ["--format", format, "--output", s.sub("out/plans.txt.\(format)"), s.sub("in/Docs/plans.txt")])
+            #expect(made.status == 0, "\(format): \(made.stderr)")
+        }
+        let before = s.list("out")
+        for archive in before {
+            let (out, json) = try Self.test([s.sub("out/\(archive)")])
+            #expect(out.status == 0, "\(archive): \(out.stderr)")
+            let result = Self.results(json).first
+            #expect(E2E.int(result?["checked"]) == (archive.hasPrefix("plans") ? 1 : 3), "\(archive): \(out.stdout)")
+            #expect((result?["damaged"] as? [Any])?.isEmpty == true, "\(archive)")
+        }
+        #expect(s.list("out") == before, "nothing written beside the archives")
+        let person = try E2E.run("extract-with-archiver", ["--test", s.sub("out/Docs.zip")])
+        #expect(person.stdout.contains("“Docs.zip”: all 3 files are intact."), "\(person.stdout)")
+    }
+
+    /// A stored zip (no inflater to notice first): one flipped byte in the first, middle or last member's
+    /// data is found by its CRC-32, named, and the others still checked.
+    @Test(arguments: [0, 1, 2]) func aFlippedByteInAZipMemberIsNamed(member: Int) throws {
+        let s = try ScratchDirectory("flip-\(member)")
+        let names = ["a.txt", "b.txt", "c.txt"]
+        let offsets = try E2E.python(
+            """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:
+                for n in ['a.txt', 'b.txt', 'c.txt']: z.writestr(n, (n * 2000).encode())
+            with zipfile.ZipFile(sys.argv[1]) as z:
+                print(' '.join(str(i.header_offset + 30 + len(i.filename) + len(i.extra) + 100) for i in z.infolist()))
+            """, [s.sub("x.zip")]
+        ).stdout.split(separator: " ").compactMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+        try #require(offsets.count == 3)
+        try Self.flip(s.sub("x.zip"), at: offsets[member])
+        #expect(try E2E.run("/usr/bin/7zz", ["t", s.sub("x.zip")]).status != 0, "7-Zip agrees that it is damaged")
+        let (out, json) = try Self.test([s.sub("x.zip")])
+        #expect(out.status == 5, "\(out.stderr)")
+        #expect(out.stderr.contains("“x.zip” is damaged at “\(names[member])”"), "\(out.stderr)")
+        #expect(out.stderr.contains("3 files checked"), "\(out.stderr)")
+        let damaged = Self.results(json).first?["damaged"] as? [[String: Any]]
+        #expect(damaged?.map { $0["path"] as? String } == [names[member]])
+        #expect(E2E.int(Self.results(json).first?["checked"]) == 3)
+    }
+
+    @Test func aTruncatedTarGzAndABrokenCentralDirectoryAreDamaged() throws {
+        let s = try ScratchDirectory()
+        try Self.docs(s)
+        #expect(try E2E.run("compress-with-archiver", ["--format", "tar.gz", "--output", s.sub("x.tar.gz"), s.sub("in/Docs")]).status == 0)
+        let data = try Data(contentsOf: URL(fileURLWithPath: s.sub("x.tar.gz")))
+        try data.prefix(data.count * 2 / 3).write(to: URL(fileURLWithPath: s.sub("cut.tar.gz")))
+        let (cut, _) = try Self.test([s.sub("cut.tar.gz")])
+        #expect(cut.status == 5, "\(cut.stderr)")
+        #expect(cut.stderr.contains("“cut.tar.gz” is damaged"), "\(cut.stderr)")
+
+        // A single gzip file whose CRC-32 (in its trailer) no longer matches its data, which inflates fine.
+        #expect(try E2E.run("compress-with-archiver", ["--format", "gz", "--output", s.sub("plans.txt.gz"), s.sub("in/Docs/plans.txt")]).status == 0)
+        try Self.flip(s.sub("plans.txt.gz"), at: -6)
+        #expect(try E2E.run("/usr/bin/gzip", ["-t", s.sub("plans.txt.gz")]).status != 0, "gzip agrees")
+        let (crc, crcJSON) = try Self.test([s.sub("plans.txt.gz")])
+        #expect(crc.status == 5, "\(crc.stderr)")
+        #expect((Self.results(crcJSON).first?["damaged"] as? [[String: Any]])?.first?["path"] as? String == "plans.txt")
+
+        // The central directory's signature of the first entry, in a zip of three.
+        #expect(try E2E.run("compress-with-archiver", ["--format", "zip", "--output", s.sub("x.zip"), s.sub("in/Docs")]).status == 0)
+        var zip = try Data(contentsOf: URL(fileURLWithPath: s.sub("x.zip")))
+        let central = try #require(zip.lastRange(of: Data([0x50, 0x4B, 0x01, 0x02])))
+        zip[central.lowerBound + 20] ^= 0xFF  // its compressed size
+        try zip.write(to: URL(fileURLWithPath: s.sub("x.zip")))
+        let (broken, _) = try Self.test([s.sub("x.zip")])
+        #expect(broken.status == 5, "\(broken.stderr)")
+        #expect(broken.stderr.contains("damaged"), "\(broken.stderr)")
+    }
+
+    @Test func encryptedZipAnd7zWithTheRightAndAWrongPassword() throws {
+        let s = try ScratchDirectory()
+        try Self.docs(s)
+        #expect(try E2E.run("compress-with-archiver", ["--encrypt", "--password-stdin", "--output", s.sub("x.zip"), s.sub("in/Docs")], input: "sesame\n").status == 0)
+        #expect(try E2E.run("/usr/bin/7zz", ["a", "-psesame", "-mhe=on", s.sub("x.7z"), s.sub("in/Docs")]).status == 0)
+        for archive in ["x.zip", "x.7z"] {
+            let (right, json) = try Self.test([s.sub(archive)], input: "sesame\n")
+            #expect(right.status == 0, "\(archive): \(right.stderr)")
+            #expect(E2E.int(Self.results(json).first?["checked"]) == 3, "\(archive): \(right.stdout)")
+            let (wrong, _) = try Self.test([s.sub(archive)], input: "open\n")
+            #expect(wrong.status == 6, "\(archive): \(wrong.stderr)")
+            let none = try E2E.run("extract-with-archiver", ["--test", s.sub(archive)])
+            #expect(none.status == 6, "\(archive): no way to ask: \(none.stderr)")
+        }
+        // Damage inside the encrypted 7z's data, found by 7-Zip and named.
+        let size = try #require(E2E.size(s.sub("x.7z")))
+        try Self.flip(s.sub("x.7z"), at: size / 3)
+        let (damaged, json) = try Self.test([s.sub("x.7z")], input: "sesame\n")
+        #expect(damaged.status == 5, "\(damaged.stderr)")
+        #expect((Self.results(json).first?["damaged"] as? [[String: Any]])?.isEmpty == false, "\(damaged.stdout)")
+        #expect(s.list("") == ["in", "x.7z", "x.zip"])
+    }
+
+    @Test func aSplitSetTestsFromAnyPartAndAMissingPartIsNamed() throws {
+        let s = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: s.sub("in/Big"), withIntermediateDirectories: true)
+        try SampleTree.randomData(250_000).write(to: URL(fileURLWithPath: s.sub("in/Big/a.bin")))
+        #expect(try E2E.run("compress-with-archiver", ["--split", "100k", "--format", "7z", s.sub("in/Big")]).status == 0)
+        #expect(s.list("in") == ["Big", "Big.7z.001", "Big.7z.002", "Big.7z.003"])
+        let (middle, _) = try Self.test([s.sub("in/Big.7z.002")])
+        #expect(middle.status == 0, "\(middle.stderr)")
+        try FileManager.default.removeItem(atPath: s.sub("in/Big.7z.002"))
+        let (missing, _) = try Self.test([s.sub("in/Big.7z.003")])
+        #expect(missing.status == 3, "\(missing.stderr)")
+        #expect(missing.stderr.contains("Part “Big.7z.002”"), "\(missing.stderr)")
+    }
+
+    @Test func aBatchExitsOneWhenSomeAreDamagedAndFiveWhenAllAre() throws {
+        let s = try ScratchDirectory()
+        try Self.docs(s)
+        for name in ["good", "bad1", "bad2"] {
+            #expect(try E2E.run("compress-with-archiver", ["--format", "tar.xz", "--output", s.sub("\(name).tar.xz"), s.sub("in/Docs")]).status == 0)
+        }
+        for name in ["bad1", "bad2"] { try Self.flip(s.sub("\(name).tar.xz"), at: 2000) }
+        let (some, json) = try Self.test([s.sub("good.tar.xz"), s.sub("bad1.tar.xz")])
+        #expect(some.status == 1, "\(some.stderr)")
+        #expect(Self.results(json).map { E2E.isNull($0["error"]) } == [true, false])
+        let (all, _) = try Self.test([s.sub("bad1.tar.xz"), s.sub("bad2.tar.xz")])
+        #expect(all.status == 5, "\(all.stderr)")
+    }
+}
