@@ -314,6 +314,8 @@ public struct EditOutcome: JobOutcome {
             } ?? [],
             output: json["output"]?.string, previous: json["previous"]?.string, error: ErrorReport(json["error"]))
     }
+}
+
 /// An archive's facts in `--list --json`, beside its entries.
 public struct ListProperties: Sendable, Equatable {
     /// Compression filters around the archive, outermost first (`["gzip"]` for a tar.gz).
