@@ -13,6 +13,10 @@ public struct ArchiverSettings: Equatable, Sendable {
     public var openFolderAfter = Setting.openFolderAfter.defaultValue
     public var trashArchiveAfterExtract = Setting.trashArchiveAfterExtract.defaultValue
     public var skipJunk = Setting.skipJunk.defaultValue
+    public var excludeVCS = Setting.excludeVCS.defaultValue
+    public var excludeJunk = Setting.excludeJunk.defaultValue
+    public var excludeCaches = Setting.excludeCaches.defaultValue
+    public var followGitignore = Setting.followGitignore.defaultValue
     /// Seconds; 0 means no limit.
     public var timeBudget = Double(Setting.timeBudget.defaultValue)
     public var notifications = Setting.notifications.defaultValue
@@ -30,7 +34,7 @@ public struct ArchiverSettings: Equatable, Sendable {
     public enum Key: SettingKeySubset {
         case defaultFormat, compressionLevel, lastFormat, lastLevel, extractLocation, openFolderAfter
         case trashArchiveAfterExtract, skipJunk, timeBudget, notifications, rememberRecent, splitSize, pdfQuality
-        case mountIdleTimeout
+        case mountIdleTimeout, excludeVCS, excludeJunk, excludeCaches, followGitignore
 
         public var setting: SettingKey {
             switch self {
@@ -48,6 +52,10 @@ public struct ArchiverSettings: Equatable, Sendable {
             case .splitSize: Setting.splitSize.key
             case .pdfQuality: Setting.pdfQuality.key
             case .mountIdleTimeout: Setting.mountIdleTimeout.key
+            case .excludeVCS: Setting.excludeVCS.key
+            case .excludeJunk: Setting.excludeJunk.key
+            case .excludeCaches: Setting.excludeCaches.key
+            case .followGitignore: Setting.followGitignore.key
             }
         }
     }
@@ -77,6 +85,10 @@ public struct ArchiverSettings: Equatable, Sendable {
         case (.openFolderAfter, .bool(let flag)): openFolderAfter = flag
         case (.trashArchiveAfterExtract, .bool(let flag)): trashArchiveAfterExtract = flag
         case (.skipJunk, .bool(let flag)): skipJunk = flag
+        case (.excludeVCS, .bool(let flag)): excludeVCS = flag
+        case (.excludeJunk, .bool(let flag)): excludeJunk = flag
+        case (.excludeCaches, .bool(let flag)): excludeCaches = flag
+        case (.followGitignore, .bool(let flag)): followGitignore = flag
         case (.timeBudget, .number(let seconds)):
             guard seconds.isFinite, seconds >= 0 else { return false }
             timeBudget = seconds
