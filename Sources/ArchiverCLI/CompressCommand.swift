@@ -50,6 +50,10 @@ public struct CompressCommand: ParsableCommand {
     @Flag(help: .private)
     var menuCondition = false
 
+    @OptionGroup(title: "Leaving out") var leaveOut: LeaveOutOptions
+
+    @OptionGroup(title: "Will it open for them?") var portability: PortabilityOptions
+
     @OptionGroup var job: JobOptions
 
     @OptionGroup var events: EventOptions
@@ -109,7 +113,7 @@ public struct CompressCommand: ParsableCommand {
         // Asked before the job's clock starts: the time budget is for compressing, not for typing.
         let asked = Result { () throws(ArchiverError) in
             (try askPartSize(settings: settings, what: what),
-             try encrypt ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil)
+             try encrypt && !portability.check ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil)
         }
         let session = JobSession(
             operation: CompressOutcome.operation, job: job, events: events, label: tr("Compressing"),
@@ -137,7 +141,8 @@ public struct CompressCommand: ParsableCommand {
                             throw refusal
                         }
                     },
-                    progress: session.progressHandler)
+                    progress: session.progressHandler, leaveOut: leaveOut.choice(settings),
+                    portability: portability.mode(encrypted: encrypt))
                 session.endProgress()
                 for warning in result.warnings { session.warn(warning) }
                 made.append(result)
@@ -153,6 +158,8 @@ public struct CompressCommand: ParsableCommand {
             }
         }
         guard !made.isEmpty else { throw session.failed(failures[0]) }
+        Self.sayPortability(made, session: session, checkOnly: portability.check)
+        if portability.check { throw session.finish(outcome: Self.outcome([], failure: nil, checked: made), statistics: nil) {} }
         if !session.json { Self.describe(made) }
         throw session.finish(
             outcome: Self.outcome(made, failure: failures.first), statistics: (.archiveMade, made.map { ($0.inputBytes, $0.size) })
@@ -167,11 +174,15 @@ extension CompressCommand {
         recordStatistics(.archiveMade, made.map { ($0.inputBytes, $0.size) }, settings: session.settings)
     }
 
-    static func outcome(_ made: [CompressResult], failure: ArchiverError?) -> CompressOutcome {
-        CompressOutcome(
+    static func outcome(_ made: [CompressResult], failure: ArchiverError?, checked: [CompressResult] = []) -> CompressOutcome {
+        let looked = made + checked
+        return CompressOutcome(
             outputs: made.map { .init(path: $0.output.string, size: $0.size, parts: $0.parts.map(\.string)) },
             inputBytes: made.reduce(0) { $0 + $1.inputBytes }, files: Int64(made.reduce(0) { $0 + $1.files }),
             folders: Int64(made.reduce(0) { $0 + $1.folders }), symlinks: Int64(made.reduce(0) { $0 + $1.symlinks }),
+            leftOut: LeaveOutOptions.figures(looked.compactMap(\.leftOut)),
+            problems: looked.flatMap(\.problems).map { .init(code: $0.kind.rawValue, path: $0.path.displayName, message: $0.message.localized) },
+            renames: made.flatMap(\.renames).map { .init(from: $0.from.displayName, to: $0.to.displayName) },
             error: failure.map(ErrorReport.init))
     }
 
@@ -188,6 +199,7 @@ extension CompressCommand {
                     tr("Created %1$@: %2$@ (%3$@).", name, .bytes(result.size), counts)
                 }
             print(line.localized)
+            if let leftOut = result.leftOut?.summary { print(leftOut.localized) }
         }
     }
 
