@@ -90,12 +90,12 @@ public enum Compressor {
             try LeaveOutScan.run(plan.items.map(\.source), choice: choice, control: control)
         }
         let leavingOut = scan?.leftOut ?? []
-        // 7-Zip is handed the inputs and reads them itself: what is left out needs the writer that is
-        // handed each item, which cannot encrypt 7z.
-        if !leavingOut.isEmpty, format == .sevenZip, password != nil {
+        // 7-Zip is handed the inputs and reads them itself: what is left out or renamed needs the writer
+        // that is handed each item, which cannot encrypt 7z.
+        if !leavingOut.isEmpty || portability == .fix, format == .sevenZip, password != nil {
             throw ArchiverError(
-                .usage, tr("An encrypted 7z archive cannot leave items out yet."),
-                hint: tr("Use --format zip, or turn the rules off (--no-exclude-junk, …)."))
+                .usage, tr("An encrypted 7z archive cannot leave items out or rename them yet."),
+                hint: tr("Use --format zip, or turn the rules off (--no-exclude-junk, …) and leave out --portable."))
         }
         let tree = try FileTree.walk(plan.items, leavingOut: leavingOut, control: control)
         if format.isSingleStream, let only = tree.first, only.kind != .file {

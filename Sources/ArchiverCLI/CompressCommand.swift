@@ -228,8 +228,9 @@ extension CompressCommand {
                 } else {
                     tr("%1$@ → %2$@, %3$@", counts, name, .bytes(first.size))
                 }
+            let leftOut = first.leftOut?.summary.map { [$0] } ?? []
             desktop.succeeded(
-                summary: tr("Compressed to %@", name).localized, body: Text.sentences([line, folder], separator: "\n").localized,
+                summary: tr("Compressed to %@", name).localized, body: Text.sentences([line] + leftOut + [folder], separator: "\n").localized,
                 item: first.output, attachable: first.parts.count > 1 ? nil : first.output)
             return
         }

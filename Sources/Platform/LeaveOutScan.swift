@@ -13,6 +13,9 @@ package enum LeaveOutScan {
         package var leftOut: Set<[UInt8]>
         /// What the result should say besides: git not installed, ….
         package var notes: [JobWarning]
+        /// Whether a selected folder is in a git work tree (the window offers "Follow .gitignore" then);
+        /// known only when `.gitignore` or `.caches` was considered.
+        package var inGitWorkTree: Bool
     }
 
     /// How often a partial report is handed out, in items.
@@ -38,7 +41,7 @@ package enum LeaveOutScan {
         for input in inputs { try walker.scan(input) }
         walker.report.finished = true
         progress?(walker.report)
-        return Result(report: walker.report, leftOut: walker.leftOut, notes: walker.notes)
+        return Result(report: walker.report, leftOut: walker.leftOut, notes: walker.notes, inGitWorkTree: !walker.trees.isEmpty)
     }
 }
 

@@ -37,6 +37,8 @@ import Testing
         #expect(report.kept == LeaveOutFigures(items: 7, bytes: 26))
         #expect(result.leftOut == [Array(scratch.sub("app/node_modules").utf8), Array(scratch.sub("app/.DS_Store").utf8)])
         #expect(report.summary?.localized == "Left out 5 items (157 bytes)")
+        // The scratch folder is inside this package's own work tree.
+        #expect(result.inGitWorkTree == FileManager.default.fileExists(atPath: packageRoot.appendingPathComponent(".git").path))
     }
 
     /// Each pattern in a `.gitignore` of its own, each path asked of git and of us; folders end in `/`.
