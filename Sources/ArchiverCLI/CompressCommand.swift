@@ -174,12 +174,13 @@ extension CompressCommand {
         recordStatistics(.archiveMade, made.map { ($0.inputBytes, $0.size) }, settings: session.settings)
     }
 
+    /// - Parameter checked: what `--check` looked at without writing: counted, but no output.
     static func outcome(_ made: [CompressResult], failure: ArchiverError?, checked: [CompressResult] = []) -> CompressOutcome {
         let looked = made + checked
         return CompressOutcome(
             outputs: made.map { .init(path: $0.output.string, size: $0.size, parts: $0.parts.map(\.string)) },
-            inputBytes: made.reduce(0) { $0 + $1.inputBytes }, files: Int64(made.reduce(0) { $0 + $1.files }),
-            folders: Int64(made.reduce(0) { $0 + $1.folders }), symlinks: Int64(made.reduce(0) { $0 + $1.symlinks }),
+            inputBytes: looked.reduce(0) { $0 + $1.inputBytes }, files: Int64(looked.reduce(0) { $0 + $1.files }),
+            folders: Int64(looked.reduce(0) { $0 + $1.folders }), symlinks: Int64(looked.reduce(0) { $0 + $1.symlinks }),
             leftOut: LeaveOutOptions.figures(looked.compactMap(\.leftOut)),
             problems: looked.flatMap(\.problems).map { .init(code: $0.kind.rawValue, path: $0.path.displayName, message: $0.message.localized) },
             renames: made.flatMap(\.renames).map { .init(from: $0.from.displayName, to: $0.to.displayName) },

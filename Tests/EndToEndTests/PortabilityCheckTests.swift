@@ -24,6 +24,7 @@ import Testing
             let problems = try #require(out.json?["problems"] as? [[String: Any]])
             #expect(Set(problems.compactMap { $0["path"] as? String }) == ["Bad/CON.txt", "Bad/a:b.txt", "Bad/Read.txt", "Bad/link"])
             #expect(s.list() == before, "nothing written, not even a temporary file")
+            #expect(out.json?["files"] as? Int == 5 && (out.json?["outputs"] as? [Any])?.isEmpty == true, "what would be archived")
 
             let plain = try s.compress(["--check", s.path("Bad")])
             #expect(plain.status == 1 && plain.stderr.contains("CON.txt") && plain.stderr.contains("--portable"), "\(plain)")
