@@ -79,6 +79,9 @@ private final class Walker {
     /// Where a folder sits, for the lists that decide its entries.
     struct Place {
         var path: FilePath
+        /// `path`'s bytes, to which each entry's name is appended (a `FilePath` an entry costs more than
+        /// the rest of the scan).
+        var bytes: [UInt8]
         /// From the selected folder, for `.archiverignore` and `--exclude` (empty at the folder itself).
         var inSelection: [UInt8]
         var archiverLists: IgnoreStack
@@ -118,7 +121,8 @@ private final class Walker {
             if !parts.isEmpty, let list = tree.list(of: folder, relative: folderRelative) { lists.lists.insert(list, at: 0) }
             git = GitPlace(tree: tree, relative: relative, lists: lists, ignored: false)
         }
-        try visit(Place(path: input, inSelection: [], archiverLists: IgnoreStack(), git: git, inherited: [], leftOutBy: nil))
+        try visit(
+            Place(path: input, bytes: input.bytes, inSelection: [], archiverLists: IgnoreStack(), git: git, inherited: [], leftOutBy: nil))
     }
 
     private func workTree(for folder: FilePath) -> GitWorkTree? {
@@ -147,12 +151,15 @@ private final class Walker {
             seen += 1
             if seen % 256 == 0 { try control?.check() }
             if seen % LeaveOutScan.reportEvery == 0 { progress?(report) }
-            let path = place.path.appending(bytes: name)
-            guard let info = FileSystem.status(path) else { continue }
+            let path = place.bytes + [slash] + name
+            var info = stat()
+            guard withCString(path, { lstat($0, &info) }) == 0 else { continue }
             let mode = info.st_mode & S_IFMT
             guard mode == S_IFREG || mode == S_IFDIR || mode == S_IFLNK else { continue }
             let isDirectory = mode == S_IFDIR
-            let inSelection = place.inSelection.isEmpty ? name : place.inSelection + [slash] + name
+            // Made only when a list will read it, or a folder's entries may need it.
+            let needsInSelection = isDirectory || !archiverLists.lists.isEmpty || patterns != nil
+            let inSelection = !needsInSelection ? [] : place.inSelection.isEmpty ? name : place.inSelection + [slash] + name
             var matched = place.inherited
 
             var childGit: GitPlace?
@@ -163,16 +170,21 @@ private final class Walker {
                 if ignored, considering.contains(.gitignore) { matched.insert(.gitignore) }
                 if isDirectory { childGit = GitPlace(tree: git.tree, relative: relative, lists: lists, ignored: ignoredHere) }
             }
-            if builtIn {
+            if builtIn, BuiltInRules.mayMatch(name) {
                 let context = LeaveOutContext(
                     hasSibling: { siblings.contains($0) },
-                    hasChild: { FileSystem.status(path.appending(bytes: $0)) != nil },
+                    hasChild: { child in
+                        var info = stat()
+                        return withCString(path + [slash] + child) { lstat($0, &info) } == 0
+                    },
                     isGitIgnored: { childGit?.ignored ?? false })
                 if let rule = BuiltInRules.match(name, isDirectory: isDirectory, context: context), considering.contains(rule) {
                     matched.insert(rule)
                 }
             }
-            if archiverLists.isIgnored(inSelection, isDirectory: isDirectory) { matched.insert(.archiverignore) }
+            if !archiverLists.lists.isEmpty, archiverLists.isIgnored(inSelection, isDirectory: isDirectory) {
+                matched.insert(.archiverignore)
+            }
             if let patterns, let pattern = patterns.lastMatch(inSelection, isDirectory: isDirectory), !pattern.negated {
                 matched.insert(.pattern)
             }
@@ -182,14 +194,15 @@ private final class Walker {
             let leftOutBy = place.leftOutBy ?? matched.intersection(choice.rules).min()
             if let leftOutBy {
                 report.leftOut[leftOutBy, default: .init()].add(bytes: bytes)
-                if place.leftOutBy == nil { leftOut.insert(path.bytes) }
+                if place.leftOutBy == nil { leftOut.insert(path) }
             } else {
                 report.kept.add(bytes: bytes)
             }
             if isDirectory {
                 try visit(
                     Place(
-                        path: path, inSelection: inSelection, archiverLists: archiverLists, git: childGit, inherited: matched,
+                        path: FilePath(bytes: path), bytes: path, inSelection: inSelection, archiverLists: archiverLists,
+                        git: childGit, inherited: matched,
                         leftOutBy: leftOutBy))
             }
         }

@@ -106,6 +106,11 @@ private func context(siblings: [String] = [], children: [String] = [], gitIgnore
         #expect(rule("._photo.jpg", folder: false) == nil)
         #expect(rule("._photo.jpg", folder: false, context(siblings: ["photo.jpg"])) == .junk)
         #expect(rule("report.pdf", folder: false) == nil && rule("src") == nil)
+        // The scan's shortcut passes every name a rule can match.
+        for name in [".git", "_darcs", "CVS", "node_modules", "target", "venv", "dist", "Thumbs.db", "desktop.ini", "a~", "__MACOSX"] {
+            #expect(BuiltInRules.mayMatch(b(name)), "\(name)")
+        }
+        #expect(!BuiltInRules.mayMatch(b("report.pdf")) && !BuiltInRules.mayMatch(b("src")))
     }
 
     @Test func extractAndCompressShareTheMacJunkList() {

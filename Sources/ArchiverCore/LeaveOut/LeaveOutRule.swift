@@ -56,6 +56,16 @@ public enum BuiltInRules {
     static let cacheFolders: Set<[UInt8]> = Set(
         ["__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".build", ".gradle", ".next"].map(bytes))
 
+    /// Names that are none of the rules' own, whatever their neighbours: neither hidden nor `_…` nor `…~`.
+    static let plainCandidates: Set<[UInt8]> = Set(
+        ["CVS", "Thumbs.db", "ehthumbs.db", "desktop.ini", "node_modules", "target", "venv", "dist"].map(bytes))
+
+    /// Whether `match` may find a rule for `name`: false for most names, which a scan then skips cheaply.
+    public static func mayMatch(_ name: [UInt8]) -> Bool {
+        name.first == UInt8(ascii: ".") || name.first == UInt8(ascii: "_") || name.last == UInt8(ascii: "~")
+            || plainCandidates.contains(name)
+    }
+
     /// The rule among `vcs`, `nodeModules`, `caches`, `editor` and `junk` that matches an entry, if any.
     /// - Parameters:
     ///   - name: the entry's name.
