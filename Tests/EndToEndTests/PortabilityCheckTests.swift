@@ -81,7 +81,8 @@ import Testing
                 ["/usr/share/doc"],
                 ["/usr/lib/python3.11", "/usr/share/perl/5.36.0", "/usr/share/i18n", "/usr/share/zoneinfo", swiftLibs],
             ]
-            for inputs in trees {
+            // Debian 12's paths, as make-corpus.sh names them; one missing elsewhere is left out of the run.
+            for inputs in trees.map({ $0.filter { FileManager.default.fileExists(atPath: $0) } }) where !inputs.isEmpty {
                 let out = try s.compress(["--check", "--json", "--no-exclude-junk", "--format", "tar", "--output", s.path("y.tar")] + inputs)
                 let problems = out.json?["problems"] as? [[String: Any]] ?? []
                 let lines = problems.map { "\($0["code"] ?? "")\t\($0["path"] ?? "")" }.joined(separator: "\n")
