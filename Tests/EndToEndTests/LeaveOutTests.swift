@@ -118,6 +118,13 @@ import Testing
                 "\(paths.sorted())")
             let rules = try #require((out.json?["leftOut"] as? [String: Any])?["rules"] as? [String: [String: Int]])
             #expect(rules["exclude"]?["items"] == 5 && rules["archiverignore"]?["items"] == 2, "\(rules)")
+
+            // 7-Zip, the only writer of encrypted 7z here, reads whole folders: refused before anything is written.
+            let encrypted = try E2E.run(
+                E2E.compressName, ["--encrypt", "--password-stdin", "--format", "7z", "--exclude", "*.log", "--name", "e.7z", s.path("one")],
+                input: "secret\n")
+            #expect(encrypted.status == 2 && encrypted.stderr.contains("cannot leave items out"), "\(encrypted)")
+            #expect(!E2E.exists(s.path("e.7z")))
         }
     }
 }
