@@ -17,6 +17,22 @@ public struct CompressResult: Sendable {
     public var parts: [FilePath] = []
     /// Items skipped or changed while being read.
     public var warnings: [JobWarning]
+    /// What the leave-out rules left out; nil when none were asked for.
+    public var leftOut: LeaveOutReport?
+    /// What may stop the archive from opening where it goes (`--check`, `--portable`): with `--check`
+    /// nothing was written; with `--portable` these are the problems before the fixes.
+    public var problems: [PortabilityProblem] = []
+    /// `--portable`'s renames, each once.
+    public var renames: [CaseFoldedNames.Renaming] = []
+}
+
+/// Whether the plan is checked for the places archives usually go, and what is done about it.
+public enum PortabilityMode: Sendable, Equatable {
+    case off
+    /// Check, and write nothing (`--check`); `encrypted`: the archive would be (no password is asked).
+    case check(encrypted: Bool)
+    /// Rename what other systems cannot create and leave out symlinks (`--portable`).
+    case fix
 }
 
 /// Files and folders → one archive, written under a temporary name and published when complete.
@@ -34,6 +50,7 @@ public enum Compressor {
     ///   - preflight: called with the input's total size once it is known, before anything is written;
     ///     what it throws stops the job (the time budget's early estimate).
     ///   - progress: called often with bytes read so far and the total.
+    ///   - leaveOut: the rules that leave items out of the archive (never an input itself); nil: none.
     ///   - beforePublishing: called with the finished archive (a split one's first part) under its hidden
     ///     name, and the name it is to take, before it takes its final name: a comment is added, the archive is verified. What it throws
     ///     fails the job, and the archive is removed.
@@ -43,7 +60,7 @@ public enum Compressor {
         inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel,
         destination: CompressPlan.Destination = .automatic, control: JobControl, password: Secret? = nil,
         partSize: Int64? = nil, preflight: (Int64) throws(ArchiverError) -> Void = { _ in },
-        progress: (Int64, Int64?) -> Void = { _, _ in },
+        progress: (Int64, Int64?) -> Void = { _, _ in }, leaveOut: LeaveOutChoice? = nil, portability: PortabilityMode = .off,
         beforePublishing: (_ written: FilePath, _ name: String) throws(ArchiverError) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
@@ -73,13 +90,43 @@ public enum Compressor {
                 .destination, tr("The folder “%@” does not exist.", plan.folder), hint: tr("Create it first, or choose another."),
                 path: plan.folder.string)
         }
-        let tree = try FileTree.walk(plan.items, control: control)
+        let scan = try leaveOut.map { choice throws(ArchiverError) in
+            try LeaveOutScan.run(plan.items.map(\.source), choice: choice, control: control)
+        }
+        let leavingOut = scan?.leftOut ?? []
+        // 7-Zip is handed the inputs and reads them itself: what is left out or renamed needs the writer
+        // that is handed each item, which cannot encrypt 7z.
+        if !leavingOut.isEmpty || portability == .fix, format == .sevenZip, password != nil {
+            throw ArchiverError(
+                .usage, tr("An encrypted 7z archive cannot leave items out or rename them yet."),
+                hint: tr("Use --format zip, or turn the rules off (--no-exclude-junk, …) and leave out --portable."))
+        }
+        let tree = try FileTree.walk(plan.items, leavingOut: leavingOut, control: control)
         if format.isSingleStream, let only = tree.first, only.kind != .file {
             throw ArchiverError(
                 // TRANSLATORS: %1$@ is a format name (gz, xz, zst …), %2$@ the item given.
                 .usage, tr("The %1$@ format compresses one regular file, and “%2$@” is not one.", format.rawValue, only.source),
                 // TRANSLATORS: %@ is a format name such as tar.gz; “--format” is the command-line option.
                 hint: tr("Use --format %@ instead.", format.tarEquivalent.rawValue))
+        }
+
+        var names: [[UInt8]?]?
+        var problems: [PortabilityProblem] = []
+        var renames: [CaseFoldedNames.Renaming] = []
+        if portability != .off {
+            let entries = tree.portabilityEntries
+            let encrypted = if case .check(let encrypted) = portability { encrypted } else { password != nil }
+            let target = Portability.Target(
+                stem: ArchiveNaming.stem(plan.archiveName), format: format, encrypted: encrypted,
+                destination: FileSystem.traits(of: plan.folder))
+            problems = Portability.check(entries, target: target)
+            if case .check = portability {
+                return CompressResult(
+                    output: plan.folder.appending(bytes: plan.archiveName), size: 0, inputBytes: tree.totalBytes,
+                    files: tree.count(.file), folders: tree.count(.directory), symlinks: tree.count(.symlink),
+                    warnings: tree.warnings + (scan?.notes ?? []), leftOut: scan?.report, problems: problems)
+            }
+            (names, renames) = Portability.fix(entries)
         }
 
         try preflight(tree.totalBytes)
@@ -90,11 +137,12 @@ public enum Compressor {
         }
         var result = CompressResult(
             output: plan.folder.appending(bytes: plan.archiveName), size: 0, inputBytes: tree.totalBytes,
-            files: tree.count(.file), folders: tree.count(.directory), symlinks: tree.count(.symlink),
-            warnings: tree.warnings + renamed)
+            files: tree.count(.file), folders: tree.count(.directory),
+            symlinks: names == nil ? tree.count(.symlink) : 0,
+            warnings: tree.warnings + renamed + (scan?.notes ?? []), leftOut: scan?.report, problems: problems, renames: renames)
         let backend = Backend(
             tree: tree, items: plan.items, format: format, level: level, password: password, control: control,
-            destination: plan.folder)
+            destination: plan.folder, sevenZipAllowed: leavingOut.isEmpty && names == nil, names: names)
 
         if let partSize {
             // Parts are written in a private staging folder, then moved out together.
@@ -143,8 +191,12 @@ private struct Backend {
     let control: JobControl
     /// The folder the archive goes into, for messages.
     let destination: FilePath
+    /// False when items are left out or renamed: 7-Zip reads whole folders.
+    let sevenZipAllowed: Bool
+    /// `--portable`'s name of each item of `tree`, nil for one left out; nil: the tree's own names.
+    let names: [[UInt8]?]?
 
-    private var uses7Zip: Bool { format == .sevenZip && SevenZip.executable != nil }
+    private var uses7Zip: Bool { sevenZipAllowed && format == .sevenZip && SevenZip.executable != nil }
 
     /// The whole archive into `temporary`, open as `descriptor`.
     func write(to temporary: FilePath, descriptor: Int32, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {
@@ -215,10 +267,17 @@ private struct Backend {
         with writer: borrowing ArchiveWriter, buffer: UnsafeMutableRawBufferPointer, done: inout Int64,
         folder folderName: String, progress: (Int64) -> Void
     ) throws(ArchiverError) {
-        for item in tree {
+        for (index, item) in tree.enumerated() {
             try control.check()
+            let name: [UInt8]
+            if let names {
+                guard let renamed = names[index] else { continue }
+                name = renamed
+            } else {
+                name = item.nameInArchive
+            }
             let entry = ArchiveWriter.Entry()
-            entry.fill(path: item.nameInArchive, status: item.status.stat, symlinkTarget: item.symlinkTarget)
+            entry.fill(path: name, status: item.status.stat, symlinkTarget: item.symlinkTarget)
             guard item.kind == .file else {
                 try writer.writeHeader(entry, folder: folderName)
                 continue

@@ -125,6 +125,20 @@ struct FileTree: RandomAccessCollection {
 
     func count(_ kind: Kind) -> Int { records.lazy.filter { $0.kind == kind }.count }
 
+    /// Every item as the portability check reads it, in archive order.
+    var portabilityEntries: [Portability.Entry] {
+        records.map { record in
+            let kind: Portability.Entry.Kind = switch record.kind {
+            case .file: .file
+            case .directory: .directory
+            case .symlink: .symlink
+            }
+            return Portability.Entry(
+                path: Array(arena[record.start..<record.start + Int(record.nameCount)]), kind: kind,
+                size: record.kind == .file ? record.status.size : 0)
+        }
+    }
+
     /// The bytes the list holds on the heap, spare capacity included.
     var footprint: Int { records.capacity * MemoryLayout<Record>.stride + arena.capacity }
 
@@ -140,15 +154,19 @@ struct FileTree: RandomAccessCollection {
     }
 
     /// Lists every item under the planned inputs without following symlinks.
-    static func walk(_ inputs: [CompressPlan.Item], control: JobControl) throws(ArchiverError) -> FileTree {
+    /// - Parameter leavingOut: absolute paths of items to skip with everything under them (the inputs
+    ///   themselves are never skipped).
+    static func walk(_ inputs: [CompressPlan.Item], leavingOut: Set<[UInt8]> = [], control: JobControl) throws(ArchiverError)
+        -> FileTree
+    {
         var tree = FileTree(inputs: inputs)
         for (number, input) in inputs.enumerated() {
-            try tree.add(input.source, as: input.nameInArchive, input: number, control: control)
+            try tree.add(input.source, as: input.nameInArchive, input: number, leavingOut: leavingOut, control: control)
         }
         return tree
     }
 
-    private mutating func add(_ path: FilePath, as name: [UInt8], input: Int, control: JobControl)
+    private mutating func add(_ path: FilePath, as name: [UInt8], input: Int, leavingOut: Set<[UInt8]>, control: JobControl)
         throws(ArchiverError)
     {
         try control.check()
@@ -169,7 +187,9 @@ struct FileTree: RandomAccessCollection {
                     path: path.string)
             }
             for child in children.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
-                try add(path.appending(bytes: child), as: name + [UInt8(ascii: "/")] + child, input: input, control: control)
+                let childPath = path.appending(bytes: child)
+                if !leavingOut.isEmpty, leavingOut.contains(childPath.bytes) { continue }
+                try add(childPath, as: name + [UInt8(ascii: "/")] + child, input: input, leavingOut: leavingOut, control: control)
             }
         case S_IFLNK:
             guard let target = FileSystem.symlinkTarget(path) else {

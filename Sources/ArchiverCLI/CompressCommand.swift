@@ -54,6 +54,10 @@ public struct CompressCommand: ParsableCommand {
 
     @OptionGroup var converting: ConvertOptions
 
+    @OptionGroup(title: "Leaving out") var leaveOut: LeaveOutOptions
+
+    @OptionGroup(title: "Will it open for them?") var portability: PortabilityOptions
+
     @OptionGroup var job: JobOptions
 
     @OptionGroup var events: EventOptions
@@ -116,7 +120,7 @@ public struct CompressCommand: ParsableCommand {
         // Asked before the job's clock starts: the time budget is for compressing, not for typing.
         let asked = Result { () throws(ArchiverError) in
             (try askPartSize(settings: settings, what: what),
-             try encrypt ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil)
+             try encrypt && !portability.check ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil)
         }
         let session = JobSession(
             operation: CompressOutcome.operation, job: job, events: events, label: tr("Compressing"),
@@ -148,7 +152,8 @@ public struct CompressCommand: ParsableCommand {
                             throw refusal
                         }
                     },
-                    progress: session.progressHandler,
+                    progress: session.progressHandler, leaveOut: leaveOut.choice(settings),
+                    portability: portability.mode(encrypted: encrypt),
                     beforePublishing: finishing.finishing(format: format, password: password, verifies: verifies, control: session.control))
                 session.endProgress()
                 for warning in result.warnings { session.warn(warning) }
@@ -165,6 +170,8 @@ public struct CompressCommand: ParsableCommand {
             }
         }
         guard !made.isEmpty else { throw session.failed(failures[0]) }
+        Self.sayPortability(made, session: session, checkOnly: portability.check)
+        if portability.check { throw session.finish(outcome: Self.outcome([], failure: nil, checked: made), statistics: nil) {} }
         if !session.json { Self.describe(made) }
         var outcome = Self.outcome(made, failure: failures.first)
         outcome.verified = verifies
@@ -181,11 +188,16 @@ extension CompressCommand {
         recordStatistics(.archiveMade, made.map { ($0.inputBytes, $0.size) }, settings: session.settings)
     }
 
-    static func outcome(_ made: [CompressResult], failure: ArchiverError?) -> CompressOutcome {
-        CompressOutcome(
+    /// - Parameter checked: what `--check` looked at without writing: counted, but no output.
+    static func outcome(_ made: [CompressResult], failure: ArchiverError?, checked: [CompressResult] = []) -> CompressOutcome {
+        let looked = made + checked
+        return CompressOutcome(
             outputs: made.map { .init(path: $0.output.string, size: $0.size, parts: $0.parts.map(\.string)) },
-            inputBytes: made.reduce(0) { $0 + $1.inputBytes }, files: Int64(made.reduce(0) { $0 + $1.files }),
-            folders: Int64(made.reduce(0) { $0 + $1.folders }), symlinks: Int64(made.reduce(0) { $0 + $1.symlinks }),
+            inputBytes: looked.reduce(0) { $0 + $1.inputBytes }, files: Int64(looked.reduce(0) { $0 + $1.files }),
+            folders: Int64(looked.reduce(0) { $0 + $1.folders }), symlinks: Int64(looked.reduce(0) { $0 + $1.symlinks }),
+            leftOut: LeaveOutOptions.figures(looked.compactMap(\.leftOut)),
+            problems: looked.flatMap(\.problems).map { .init(code: $0.kind.rawValue, path: $0.path.displayName, message: $0.message.localized) },
+            renames: made.flatMap(\.renames).map { .init(from: $0.from.displayName, to: $0.to.displayName) },
             error: failure.map(ErrorReport.init))
     }
 
@@ -202,6 +214,7 @@ extension CompressCommand {
                     tr("Created %1$@: %2$@ (%3$@).", name, .bytes(result.size), counts)
                 }
             print(line.localized)
+            if let leftOut = result.leftOut?.summary { print(leftOut.localized) }
         }
     }
 
@@ -230,8 +243,9 @@ extension CompressCommand {
                 } else {
                     tr("%1$@ → %2$@, %3$@", counts, name, .bytes(first.size))
                 }
+            let leftOut = first.leftOut?.summary.map { [$0] } ?? []
             desktop.succeeded(
-                summary: tr("Compressed to %@", name).localized, body: Text.sentences([line, folder], separator: "\n").localized,
+                summary: tr("Compressed to %@", name).localized, body: Text.sentences([line] + leftOut + [folder], separator: "\n").localized,
                 item: first.output, attachable: first.parts.count > 1 ? nil : first.output)
             return
         }

@@ -17,6 +17,10 @@ public struct ArchiverSettings: Equatable, Sendable {
     public var extractNested = Setting.extractNested.defaultValue
     /// Test each new archive before it takes its name.
     public var verifyAfterCompress = Setting.verifyAfterCompress.defaultValue
+    public var excludeVCS = Setting.excludeVCS.defaultValue
+    public var excludeJunk = Setting.excludeJunk.defaultValue
+    public var excludeCaches = Setting.excludeCaches.defaultValue
+    public var followGitignore = Setting.followGitignore.defaultValue
     /// Seconds; 0 means no limit.
     public var timeBudget = Double(Setting.timeBudget.defaultValue)
     public var notifications = Setting.notifications.defaultValue
@@ -35,6 +39,7 @@ public struct ArchiverSettings: Equatable, Sendable {
         case defaultFormat, compressionLevel, lastFormat, lastLevel, extractLocation, openFolderAfter
         case trashArchiveAfterExtract, skipJunk, timeBudget, notifications, rememberRecent, splitSize, pdfQuality
         case mountIdleTimeout, verifyAfterCompress, extractNested
+        case excludeVCS, excludeJunk, excludeCaches, followGitignore
 
         public var setting: SettingKey {
             switch self {
@@ -54,6 +59,10 @@ public struct ArchiverSettings: Equatable, Sendable {
             case .mountIdleTimeout: Setting.mountIdleTimeout.key
             case .verifyAfterCompress: Setting.verifyAfterCompress.key
             case .extractNested: Setting.extractNested.key
+            case .excludeVCS: Setting.excludeVCS.key
+            case .excludeJunk: Setting.excludeJunk.key
+            case .excludeCaches: Setting.excludeCaches.key
+            case .followGitignore: Setting.followGitignore.key
             }
         }
     }
@@ -85,6 +94,10 @@ public struct ArchiverSettings: Equatable, Sendable {
         case (.skipJunk, .bool(let flag)): skipJunk = flag
         case (.verifyAfterCompress, .bool(let flag)): verifyAfterCompress = flag
         case (.extractNested, .bool(let flag)): extractNested = flag
+        case (.excludeVCS, .bool(let flag)): excludeVCS = flag
+        case (.excludeJunk, .bool(let flag)): excludeJunk = flag
+        case (.excludeCaches, .bool(let flag)): excludeCaches = flag
+        case (.followGitignore, .bool(let flag)): followGitignore = flag
         case (.timeBudget, .number(let seconds)):
             guard seconds.isFinite, seconds >= 0 else { return false }
             timeBudget = seconds

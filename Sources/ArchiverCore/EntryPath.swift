@@ -106,9 +106,8 @@ public enum EntryPath {
     /// AppleDouble files, `.DS_Store`.
     public static func isMacJunk(_ components: [[UInt8]]) -> Bool {
         guard let last = components.last else { return false }
-        if components.contains(Array("__MACOSX".utf8)) { return true }
-        if last == Array(".DS_Store".utf8) { return true }
-        return last.count > 2 && last.starts(with: Array("._".utf8))
+        if components.contains(Junk.macFolder) { return true }
+        return Junk.isMacJunk(last)
     }
 
     /// Joins components back into a path.

@@ -122,7 +122,9 @@ public struct SettingKey: Hashable, Sendable {
     public static let all: [SettingKey] = [
         Setting.defaultFormat.key, Setting.compressionLevel.key, Setting.lastFormat.key, Setting.lastLevel.key,
         Setting.extractLocation.key, Setting.openFolderAfter.key, Setting.trashArchiveAfterExtract.key,
-        Setting.skipJunk.key, Setting.extractNested.key, Setting.splitSize.key, Setting.verifyAfterCompress.key, Setting.timeBudget.key, Setting.mountIdleTimeout.key,
+        Setting.skipJunk.key, Setting.extractNested.key, Setting.excludeVCS.key, Setting.excludeJunk.key, Setting.excludeCaches.key,
+        Setting.followGitignore.key, Setting.splitSize.key, Setting.verifyAfterCompress.key, Setting.timeBudget.key,
+        Setting.mountIdleTimeout.key,
         Setting.notifications.key, Setting.rememberRecent.key, Setting.photoMaxSize.key, Setting.photoQuality.key,
         Setting.photoFormat.key, Setting.photoStripLocation.key, Setting.pdfQuality.key, Setting.colorScheme.key,
     ]
@@ -186,6 +188,11 @@ extension Setting where Value == Bool {
     public static var extractNested: Self { .init("extract-nested", false) }
     /// Test each new archive before it takes its name (`--verify`).
     public static var verifyAfterCompress: Self { .init("verify-after-compress", false) }
+    /// What new archives leave out (LeaveOutChoice): the defaults `--exclude-vcs` and the others turn on or off.
+    public static var excludeVCS: Self { .init("exclude-vcs", false) }
+    public static var excludeJunk: Self { .init("exclude-junk", true) }
+    public static var excludeCaches: Self { .init("exclude-caches", false) }
+    public static var followGitignore: Self { .init("follow-gitignore", false) }
     public static var notifications: Self { .init("notifications", true) }
     /// Also whether jobs are counted in the statistics.
     public static var rememberRecent: Self { .init("remember-recent", true) }

@@ -1,3 +1,5 @@
+import ArchiverCore
+
 /// `compress-with-archiver`'s outcome: the archives made (several with `--each`).
 public struct CompressOutcome: JobOutcome {
     public static let operation = "compress"
@@ -22,16 +24,60 @@ public struct CompressOutcome: JobOutcome {
     public var symlinks: Int64
     /// Whether each archive was tested before it took its name (`--verify`).
     public var verified = false
+    /// What the leave-out rules left out, all archives together: per rule (`vcs`, `node_modules`, …) its
+    /// items and bytes, each item counted for one rule.
+    public var leftOut: [String: LeaveOutFigures] = [:]
+    /// What `--check` found, or what `--portable` found before its fixes.
+    public var problems: [Problem] = []
+    /// `--portable`'s renames: paths in the archive before and after.
+    public var renames: [Rename] = []
     /// The first failure of an `--each` batch, or what stopped the job.
     public var error: ErrorReport?
 
-    public init(outputs: [Output], inputBytes: Int64 = 0, files: Int64 = 0, folders: Int64 = 0, symlinks: Int64 = 0, error: ErrorReport?) {
+    public init(
+        outputs: [Output], inputBytes: Int64 = 0, files: Int64 = 0, folders: Int64 = 0, symlinks: Int64 = 0,
+        leftOut: [String: LeaveOutFigures] = [:], problems: [Problem] = [], renames: [Rename] = [], error: ErrorReport?
+    ) {
+        self.problems = problems
+        self.renames = renames
         self.outputs = outputs
         self.inputBytes = inputBytes
         self.files = files
         self.folders = folders
         self.symlinks = symlinks
+        self.leftOut = leftOut
         self.error = error
+    }
+
+    public struct Problem: Sendable, Equatable {
+        /// A stable name: `reserved-name`, `path-too-long`, `zip-aes`, ….
+        public var code: String
+        public var path: String
+        public var message: String
+        public init(code: String, path: String, message: String) {
+            self.code = code
+            self.path = path
+            self.message = message
+        }
+    }
+
+    public struct Rename: Sendable, Equatable {
+        public var from: String
+        public var to: String
+        public init(from: String, to: String) {
+            self.from = from
+            self.to = to
+        }
+    }
+
+    /// `{"items": 212, "bytes": 1300000, "rules": {"node_modules": {"items": 200, "bytes": …}, …}}`.
+    private var leftOutJSON: JSON {
+        let total = leftOut.values.reduce(into: LeaveOutFigures()) {
+            $0.items += $1.items
+            $0.bytes += $1.bytes
+        }
+        let rules = leftOut.sorted { $0.key < $1.key }.map { ($0.key, JSON.object([("items", .int($0.value.items)), ("bytes", .int($0.value.bytes))])) }
+        return .object([("items", .int(total.items)), ("bytes", .int(total.bytes)), ("rules", .object(rules))])
     }
 
     /// A job that failed before making anything: only the empty list and the error.
@@ -43,7 +89,10 @@ public struct CompressOutcome: JobOutcome {
         if self.outputs.isEmpty, error != nil { return [outputs, ("error", error.json)] }
         return [
             outputs, ("inputBytes", .int(inputBytes)), ("files", .int(files)), ("folders", .int(folders)),
-            ("symlinks", .int(symlinks)), ("verified", .bool(verified)), ("error", error.json),
+            ("symlinks", .int(symlinks)), ("verified", .bool(verified)), ("leftOut", leftOutJSON),
+            ("problems", .array(problems.map { .object([("code", .string($0.code)), ("path", .string($0.path)), ("message", .string($0.message))]) })),
+            ("renames", .array(renames.map { .object([("from", .string($0.from)), ("to", .string($0.to))]) })),
+            ("error", error.json),
         ]
     }
 
@@ -56,7 +105,16 @@ public struct CompressOutcome: JobOutcome {
                 }
             } ?? [],
             inputBytes: json["inputBytes"]?.int ?? 0, files: json["files"]?.int ?? 0, folders: json["folders"]?.int ?? 0,
-            symlinks: json["symlinks"]?.int ?? 0, error: ErrorReport(json["error"]))
+            symlinks: json["symlinks"]?.int ?? 0,
+            leftOut: Dictionary(
+                uniqueKeysWithValues: (json["leftOut"]?["rules"]?.members ?? []).map {
+                    ($0.0, LeaveOutFigures(items: $0.1["items"]?.int ?? 0, bytes: $0.1["bytes"]?.int ?? 0))
+                }),
+            problems: json["problems"]?.array.map {
+                Problem(code: $0["code"]?.string ?? "", path: $0["path"]?.string ?? "", message: $0["message"]?.string ?? "")
+            } ?? [],
+            renames: json["renames"]?.array.map { Rename(from: $0["from"]?.string ?? "", to: $0["to"]?.string ?? "") } ?? [],
+            error: ErrorReport(json["error"]))
         verified = json["verified"]?.bool ?? false
     }
 }

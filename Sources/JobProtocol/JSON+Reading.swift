@@ -34,6 +34,8 @@ extension JSON {
     public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
     /// The elements of an array; empty for anything else.
     public var array: [JSON] { if case .array(let values) = self { values } else { [] } }
+    /// The fields of an object, in order; empty for anything else.
+    public var members: [(String, JSON)] { if case .object(let fields) = self { fields } else { [] } }
     public var isNull: Bool { if case .null = self { true } else { false } }
 
     /// A whole number; a double only when it has no fraction.
