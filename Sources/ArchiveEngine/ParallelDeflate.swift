@@ -34,6 +34,9 @@ final class ParallelDeflate {
     private(set) var inputSize: Int64 = 0
     private(set) var outputSize: Int64 = 0
     private var ended = false
+    /// Set once anything failed: the stream is broken, and every later call fails at once (libarchive still
+    /// ends a failed archive, which must not hand out a block that a worker may still have).
+    private var failed = false
 
     /// - Parameters:
     ///   - level: zlib's 0–9; 0 stores.
@@ -54,12 +57,13 @@ final class ParallelDeflate {
     /// fails (or zlib does, out of memory).
     func write(_ input: UnsafeRawBufferPointer, emit: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         precondition(!ended, "written after the end")
+        guard !failed else { return false }
         var taken = 0
         while taken < input.count {
             var slot = slots[current]
             // A full block is handed out only when more input comes, so that the last one can end the stream.
             if slot.length == Self.blockSize {
-                guard handOut(last: false, emit: emit) else { return false }
+                guard handOut(last: false, emit: emit) else { return stop() }
                 slot = slots[current]
             }
             let count = min(Self.blockSize - slot.length, input.count - taken)
@@ -74,11 +78,16 @@ final class ParallelDeflate {
     func finish(emit: (UnsafeRawBufferPointer) -> Bool) -> Bool {
         precondition(!ended, "ended twice")
         ended = true
-        guard handOut(last: true, emit: emit) else { return false }
+        guard !failed, handOut(last: true, emit: emit) else { return stop() }
         while written < handedOut {
-            guard writeOldest(emit: emit) else { return false }
+            guard writeOldest(emit: emit) else { return stop() }
         }
         return true
+    }
+
+    private func stop() -> Bool {
+        failed = true
+        return false
     }
 
     /// Starts compressing the current slot and moves on to the next one, primed with the last 32 KiB.
