@@ -8,7 +8,7 @@ import SystemPackage
 struct ArchiveWriter: ~Copyable {
     private let handle: OpaquePointer
     private let container: ArchiveFormat.Container
-    /// Our own compression stage after libarchive's tar stream (zstd, bzip2), with its level and workers.
+    /// Our own compression stage after libarchive's tar stream (gzip, zstd, bzip2), with its level and workers.
     private let stage: (kind: ArchiveFormat.Filter, level: Int32, workers: Int)?
 
     /// - Parameters:
@@ -34,9 +34,8 @@ struct ArchiveWriter: ~Copyable {
         }
         switch format.filter {
         case .none: break
-        case .gzip: archive_write_add_filter_gzip(handle)
         case .xz: archive_write_add_filter_xz(handle)
-        case .zstd, .bzip2: break  // ZstdStage or Bzip2Stage, at open
+        case .gzip, .zstd, .bzip2: break  // GzipStage, ZstdStage or Bzip2Stage, at open
         }
         var options = Self.options(format: format, settings: settings, threads: threads)
         if let password {
@@ -57,6 +56,7 @@ struct ArchiveWriter: ~Copyable {
         container = format.container
         stage =
             switch format.filter {
+            case .gzip: (.gzip, Int32(settings.level ?? 6), threads)
             case .zstd: (.zstd, Int32(settings.level ?? 3), threads)
             case .bzip2: (.bzip2, Int32(settings.level ?? 9), threads)
             default: nil
@@ -82,8 +82,7 @@ struct ArchiveWriter: ~Copyable {
         case .tar, .raw:
             let module: String? =
                 switch format.filter {
-                case .none, .zstd, .bzip2: nil
-                case .gzip: "gzip"
+                case .none, .gzip, .zstd, .bzip2: nil
                 case .xz: "xz"
                 }
             if let module, let level = settings.level { options.append("\(module):compression-level=\(level)") }
@@ -102,6 +101,7 @@ struct ArchiveWriter: ~Copyable {
             compression = ZstdStage(level: stage!.level, workers: stage!.workers, sink: sink)
             if compression == nil { throw ArchiverError(.destination, tr("Out of memory while starting the archive.")) }
         case .bzip2?: compression = Bzip2Stage(level: stage!.level, workers: stage!.workers, sink: sink)
+        case .gzip?: compression = GzipStage(level: stage!.level, workers: stage!.workers, sink: sink)
         default: break
         }
         let context = Unmanaged.passRetained(WriteTarget(sink: sink, stage: compression)).toOpaque()
@@ -204,7 +204,7 @@ struct ArchiveWriter: ~Copyable {
     }
 }
 
-/// Compression of libarchive's output by our own code (`ZstdStage`, `Bzip2Stage`), on the way to the sink.
+/// Compression of libarchive's output by our own code (`GzipStage`, `ZstdStage`, `Bzip2Stage`), on the way to the sink.
 protocol CompressionStage: AnyObject {
     /// Takes all of `input`: its length, or -1 on failure (`lastErrno` says why).
     func write(_ input: UnsafeRawBufferPointer) -> Int

@@ -324,7 +324,7 @@ final class BzipStream: ArchiveSource {
         self.planner = planner
         // One decoder a core, the reader's block's included: more only take turns and evict each other's
         // tables from the cache (a third on 2 cores cost 15 % more CPU time and no speed).
-        let cores = Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+        let cores = ProcessState.usableProcessors
         (known, nextKnown, depth, position, handOutFrom) = ([], 0, min(3, max(1, cores - 1)), 0, 0)
         output = .allocate(byteCount: 256 * 1024, alignment: 16)
     }

@@ -19,4 +19,13 @@ static inline void ci_clear_unused(struct inflate_state *copy) {
     copy->avail_in = 0;
     copy->avail_out = 0;
 }
+/* The level buffer ISA-L suggests for a deflate level (ISAL_DEF_LVLx_DEFAULT are macros over macros). */
+static inline unsigned int ci_level_buffer_size(unsigned int level) {
+    switch (level) {
+    case 0: return ISAL_DEF_LVL0_DEFAULT;
+    case 1: return ISAL_DEF_LVL1_DEFAULT;
+    case 2: return ISAL_DEF_LVL2_DEFAULT;
+    default: return ISAL_DEF_LVL3_DEFAULT;
+    }
+}
 #endif

@@ -3,6 +3,7 @@
 /* The Linux calls Platform needs that Swift's Glibc module, built without _GNU_SOURCE, does not show. */
 #include <fcntl.h>
 #include <malloc.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/xattr.h>
@@ -33,5 +34,17 @@ static inline int cp_spawn_close_from(posix_spawn_file_actions_t *actions, int f
    the extents on file systems that can (btrfs, xfs). */
 static inline long cp_copy_file_range(int from, long long *fromOffset, int to, long long *toOffset, unsigned long count) {
     return (long)syscall(SYS_copy_file_range, from, (loff_t *)fromOffset, to, (loff_t *)toOffset, count, 0u);
+}
+
+/* sched_getaffinity through its system call (glibc declares the wrapper and CPU_COUNT under _GNU_SOURCE only):
+   how many CPUs the calling thread may run on, as nproc counts them (taskset, cgroup cpusets); 0 when the
+   kernel refuses. The kernel copies its own mask size, a multiple of a long. */
+static inline int cp_usable_cpus(void) {
+    unsigned long mask[128]; /* 8192 CPUs */
+    long size = syscall(SYS_sched_getaffinity, 0, sizeof mask, mask);
+    if (size <= 0) return 0;
+    int count = 0;
+    for (long word = 0; word < size / (long)sizeof mask[0]; word++) count += __builtin_popcountl(mask[word]);
+    return count;
 }
 #endif

@@ -10,6 +10,15 @@ package enum ProcessState {
     /// Gives the free pages inside the heap back to the system. The corresponding C function is
     /// `malloc_trim`.
     package static func releaseFreeMemory() { cp_release_free_memory() }
+
+    /// How many CPUs the calling thread may run on: fewer than the machine has under `taskset` or a
+    /// container's cpuset, where more workers would only take turns. New threads inherit the set, so this is
+    /// the process's own count unless a thread changed its set. The corresponding C function is
+    /// `sched_getaffinity`.
+    package static var usableProcessors: Int {
+        let count = Int(cp_usable_cpus())
+        return count > 0 ? count : max(1, sysconf(Int32(_SC_NPROCESSORS_ONLN)))
+    }
 }
 
 /// Adds to `actions` the closing of every descriptor above the standard three in the child. The
