@@ -105,14 +105,3 @@ public enum FailureClassifier {
         }
     }
 }
-
-extension ArchiverError {
-    /// The error as said to someone opening the archive as a folder, who extracts nothing: the hint
-    /// for a damaged archive says that no folder was opened.
-    public var forFolder: ArchiverError {
-        guard let hint, hint.english == FailureClassifier.downloadAgain.english else { return self }
-        var error = self
-        error.hint = tr("Download or copy it again; no folder was opened.")
-        return error
-    }
-}
