@@ -78,9 +78,11 @@ struct ArchiveReader: ~Copyable {
         // What skippable frames hide is looked for in the first 4 KiB (they hold a few bytes of metadata).
         let start = volumes.isMultiPart ? [] : Self.start(of: path, count: 4096)
         let lz4 = StreamContent.lz4AfterSkippableFrames(start)
-        func makeSource() throws(ArchiverError) -> VolumeSource? {
+        func makeSource() throws(ArchiverError) -> (any ArchiveSource)? {
             if volumes.isMultiPart { return try VolumeSource(volumes.parts) }
             if let lz4 { return try VolumeSource([path], from: Int64(lz4)) }
+            // More gzip layers than libarchive undoes: the outer ones are undone before it.
+            if start.starts(with: [0x1F, 0x8B]), let layers = GzipLayers(path) { return layers }
             return nil
         }
         let source = try makeSource()
@@ -221,7 +223,7 @@ struct ArchiveReader: ~Copyable {
 
     /// - Parameter rawOnly: reads the content as one file (`StreamContent.isOneFile`).
     private static func openHandle(
-        _ path: FilePath, name: String, password: Secret?, source: VolumeSource?, volumes: VolumeSet, rawOnly: Bool = false
+        _ path: FilePath, name: String, password: Secret?, source: (any ArchiveSource)?, volumes: VolumeSet, rawOnly: Bool = false
     ) throws(ArchiverError) -> OpaquePointer {
         guard let handle = archive_read_new() else {
             throw ArchiverError(.inputUnreadable, tr("Out of memory while opening “%@”.", name))
@@ -276,7 +278,7 @@ struct ArchiveReader: ~Copyable {
                 return nil
             }
             if !status.succeeded {
-                let (message, _) = lastError(handle)
+                let message = lastMessage
                 throw volumes.incomplete(FailureClassifier.describeReadFailure(
                     message: message, archive: displayName, place: previousPath.map { .after($0.displayName) }))
             }
@@ -331,14 +333,18 @@ struct ArchiveReader: ~Copyable {
         if status == .eof { return nil }
         // zip reports a bad CRC or a wrong size as a warning on the last block: the data is damaged.
         if status != .ok {
-            let (message, _) = lastError(handle)
+            let message = lastMessage
             throw volumes.incomplete(FailureClassifier.describeReadFailure(message: message, archive: displayName, place: .at(entryName)))
         }
         return (UnsafeRawBufferPointer(start: buffer, count: size), offset)
     }
 
-    /// libarchive's own words for the last failure, English.
-    var lastMessage: String { lastError(handle).message }
+    /// libarchive's words for the last failure, English; gzip layers undone before it say why they stopped
+    /// themselves (libarchive calls any failure of its input "truncated").
+    var lastMessage: String {
+        if let layers = source as? GzipLayers, let message = layers.failure { return message }
+        return lastError(handle).message
+    }
 
     /// Bytes of the archive file consumed so far, for progress.
     var bytesRead: Int64 { source?.consumed ?? archive_filter_bytes(handle, -1) }

@@ -125,6 +125,11 @@ enum EntryRewrite {
         withCString(path) { archive_entry_copy_hardlink(entry, $0) }
     }
 
+    /// Lets the data decide the file's length: the disk writer would otherwise cut it at the recorded size.
+    static func unsetSize(_ entry: OpaquePointer) {
+        archive_entry_unset_size(entry)
+    }
+
     /// Drops setuid, setgid and sticky bits and applies the umask, as any program creating files does.
     static func limitPermissions(_ entry: OpaquePointer, umask mask: mode_t) {
         archive_entry_set_perm(entry, archive_entry_perm(entry) & 0o777 & ~mask)

@@ -460,6 +460,10 @@ public enum Extractor {
                 }
                 // Each entry also takes an inode and at least a block of its own.
                 try spend(4096)
+                // A zip's 32-bit size may have wrapped (a file of 4 GiB or more written without Zip64): the
+                // data libarchive checked decides the length, and the recorded size is only compared below.
+                let sizeMayWrap = reader.family == .zip && info.kind == .file && info.size.map(ZipSizeField.mayHaveWrapped) == true
+                if sizeMayWrap { EntryRewrite.unsetSize(entry) }
                 if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
                     result.warnings.append(.entryFailed(name, message))
                     continue
@@ -487,6 +491,16 @@ public enum Extractor {
                         .corrupt, tr("“%1$@” is incomplete: “%2$@” stops after %3$ld of its %4$ld bytes.", reader.displayName, name, end, size),
                         hint: tr("If it is one part of a multi-part set, all parts are needed; nothing was extracted."),
                         path: reader.displayName)
+                }
+                if sizeMayWrap, let size = info.size, end != size {
+                    guard ZipSizeField.wrapped(recorded: size, read: end) else {
+                        throw FailureClassifier.describeReadFailure(
+                            message: "ZIP uncompressed data is wrong size (read \(end), expected \(size))", archive: reader.displayName,
+                            place: .at(name))
+                    }
+                    result.warnings.append(JobWarning(
+                        // TRANSLATORS: %1$@ is an entry of a zip; %2$@ and %3$@ are sizes such as “16.8 MB”.
+                        "zip-size-wrapped", tr("“%1$@” is recorded as %2$@ but holds %3$@: its zip was written without Zip64, which keeps only part of a size of 4 GiB or more. Its data ends where the next entry begins and matches its checksum, so it was extracted whole.", name, .bytes(size), .bytes(end))))
                 }
                 if failed == nil, case .skipped(let message) = try disk.finishEntry(folder: folderName) { failed = message }
                 if let failed {

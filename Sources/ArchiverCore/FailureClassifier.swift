@@ -76,9 +76,10 @@ public enum FailureClassifier {
                 // TRANSLATORS: %@ is a Debian package such as lrzip or lzop.
                 hint: tr("Install the “%@” package and try again.", program), path: archive)
         case .notAnArchive where text.contains("too many filters"):
-            // libarchive undoes at most 25 layers of compression (a gzip compressed 100 times is valid).
+            // libarchive undoes at most 25 layers of compression; gzip layers beyond are undone before it,
+            // up to a bound.
             return ArchiverError(
-                code, tr("“%@” is compressed more times over than Archiver can undo (25 times).", archive),
+                code, tr("“%1$@” is compressed more times over than Archiver can undo (%2$ld times).", archive, StreamContent.maximumGzipLayers),
                 hint: tr("Decompress it a few times with its own program first (such as gzip -d), then try again."), path: archive)
         case .notAnArchive where text.contains("unrecognized archive format"):
             return ArchiverError(
@@ -103,16 +104,5 @@ public enum FailureClassifier {
                     ?? tr("“%1$@” is damaged or incomplete: %2$@.", archive, message),
                 hint: downloadAgain, path: archive)
         }
-    }
-}
-
-extension ArchiverError {
-    /// The error as said to someone opening the archive as a folder, who extracts nothing: the hint
-    /// for a damaged archive says that no folder was opened.
-    public var forFolder: ArchiverError {
-        guard let hint, hint.english == FailureClassifier.downloadAgain.english else { return self }
-        var error = self
-        error.hint = tr("Download or copy it again; no folder was opened.")
-        return error
     }
 }

@@ -52,6 +52,10 @@ public enum StreamContent {
         return offset > 0 && word(at: offset) == 0x184D_2204 ? offset : nil
     }
 
+    /// The most gzip layers, one inside the other, that are undone (libarchive undoes at most 25 filters;
+    /// the outer layers are undone before it): bounded, as each costs memory while it is read.
+    public static let maximumGzipLayers = 200
+
     /// How many first bytes `isMtree` needs.
     public static var signatureLength: Int { mtreeSignature.count }
 

@@ -99,7 +99,7 @@ enum Daemon {
     private static let passwords = PasswordAsker(attempts: 3) { _, attempt throws(ArchiverError) in
         say(.password(attempt: attempt))
         guard let secret = Secret.readLine(from: STDIN_FILENO), !secret.isEmpty else {
-            throw ArchiverError(.password, tr("No password was given; %@.", tr("nothing was opened")))
+            throw ArchiverError(.password, tr("No password was given; %@.", tr("no folder was opened")))
         }
         return secret
     }

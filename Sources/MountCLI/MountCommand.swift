@@ -67,7 +67,7 @@ public struct MountCommand: ParsableCommand {
         if unmount { try Mounting.unmount(given[0]); return }
         let idle = idleTimeout ?? UserSettings.current.mountIdleTimeout
         if serve { try Daemon.run(archive: given[0], folder: given[1], idleTimeout: idle, keepFolder: keepFolder) }
-        let passwords = Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("nothing was opened"))
+        let passwords = Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("no folder was opened"))
         if mount {
             try Mounting.open(
                 given[0], folder: given.count > 1 ? given[1] : nil, idleTimeout: idle, script: true, passwords: passwords,

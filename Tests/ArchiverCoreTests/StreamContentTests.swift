@@ -66,18 +66,3 @@ import Testing
         #expect(error.hint?.english.contains("“lrzip” package") == true)
     }
 }
-
-@Suite struct FolderWordingTests {
-    /// Opening as a folder extracts nothing: a damaged archive's hint says no folder was opened; other
-    /// errors stay as they are.
-    @Test func aDamagedArchiveSaysNoFolderWasOpened() {
-        let damaged = FailureClassifier.describeReadFailure(message: "Truncated input file", archive: "x.tar.gz", place: nil)
-        #expect(damaged.hint?.english.contains("nothing was extracted") == true)
-        let forFolder = damaged.forFolder
-        #expect(forFolder.hint?.english == "Download or copy it again; no folder was opened.")
-        #expect(forFolder.message.english == damaged.message.english)
-        #expect(forFolder.code == .corrupt)
-        let other = FailureClassifier.describeReadFailure(message: "Unrecognized archive format", archive: "x", place: nil)
-        #expect(other.forFolder.hint?.english == other.hint?.english)
-    }
-}

@@ -526,6 +526,31 @@ struct MountTests {
         #expect(!mounts.errors.contains("nothing was extracted"), "\(mounts.errors)")
     }
 
+    /// A set with a part missing, and a password-protected zip with no password given, are said to someone
+    /// who wanted a folder: no folder was opened.
+    @Test func aMissingPartAndAMissingPasswordSayNoFolderWasOpened() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree, withIntermediateDirectories: true)
+        var generator = SystemRandomNumberGenerator()
+        try Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) }).write(to: URL(fileURLWithPath: tree + "/r.bin"))
+        let set = mounts.scratch.sub("set.7z")
+        try #require(try Tool.run(["/usr/bin/7zz", "a", "-bd", "-v100k", set, tree]).status == 0)
+        try FileManager.default.removeItem(atPath: set + ".002")
+        let missing = try mounts.run(["--mount", set + ".001"])
+        #expect(missing.status == 3, "\(mounts.errors)")
+        #expect(mounts.errors.contains("“set.7z.002”") && mounts.errors.contains("no folder was opened"), "\(mounts.errors)")
+        #expect(!mounts.errors.contains("nothing was extracted"), "\(mounts.errors)")
+
+        let secret = mounts.scratch.sub("secret.zip")
+        try #require(try Tool.run(["/usr/bin/7zz", "a", "-bd", "-tzip", "-pabc", secret, tree]).status == 0)
+        let locked = try mounts.run(["--mount", "--password-stdin", secret], input: "")
+        #expect(locked.status == 6, "\(mounts.errors)")
+        #expect(mounts.errors.contains("no folder was opened"), "\(mounts.errors)")
+        #expect(!mounts.errors.contains("nothing was"), "\(mounts.errors)")
+    }
+
     @Test func notAnArchiveIsRefusedWithoutAFolderLeft() throws {
         let mounts = try Mounts()
         defer { mounts.cleanUp() }
