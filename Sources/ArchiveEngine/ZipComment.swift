@@ -6,22 +6,13 @@ import SystemPackage
 /// The archive comment at the end of a zip (its end-of-central-directory record), which libarchive neither
 /// reads nor writes. Kept to that one record: the zip container reader and writer own the rest.
 enum ZipComment {
-    /// The end record is 22 bytes and its comment at most 65,535.
-    private static let recordSize = 22
-
     /// The comment of the zip at `path` as text (UTF-8 as Info-ZIP writes it, else CP437 as old DOS tools
     /// did); nil when there is none or no end record.
     static func read(_ path: FilePath) -> String? {
         let (descriptor, size, failure) = FileSystem.openForReading(path)
         guard failure == nil else { return nil }
         defer { close(descriptor) }
-        let tailSize = Int(min(size, Int64(recordSize + 0xFFFF)))
-        guard tailSize >= recordSize, let tail = FileSystem.bytes(descriptor, at: size - Int64(tailSize), count: tailSize) else { return nil }
-        // The last end record whose comment reaches exactly to the end of the file.
-        guard let end = (0...(tailSize - recordSize)).reversed().first(where: {
-            ZipDirectory.u32(tail, $0) == 0x0605_4B50 && $0 + recordSize + ZipDirectory.u16(tail, $0 + 20) == tailSize
-        }) else { return nil }
-        let comment = Array(tail[(end + recordSize)...])
+        guard let comment = ZipEndRecord(descriptor, size: size, commentReachesEnd: true)?.comment else { return nil }
         guard !comment.isEmpty else { return nil }
         if let text = String(validating: comment, as: UTF8.self) { return text }
         return NameDecoder.decode(comment, from: "CP437") ?? String(decoding: comment, as: UTF8.self)
@@ -36,7 +27,7 @@ enum ZipComment {
         guard descriptor >= 0 else { throw FileSystem.destinationError(errno, path.removingLastComponent()) }
         defer { close(descriptor) }
         let size = Int64(lseek(descriptor, 0, SEEK_END))
-        guard size >= Int64(recordSize), let end = FileSystem.bytes(descriptor, at: size - Int64(recordSize), count: recordSize),
+        guard size >= Int64(ZipEndRecord.size), let end = FileSystem.bytes(descriptor, at: size - Int64(ZipEndRecord.size), count: ZipEndRecord.size),
             ZipDirectory.u32(end, 0) == 0x0605_4B50, ZipDirectory.u16(end, 20) == 0, bytes.count <= 0xFFFF
         else {
             throw ArchiverError(.destination, tr("The zip comment could not be written: the archive does not end as expected."), path: path.string)

@@ -47,30 +47,9 @@ struct ZipMembers {
         let broken = ArchiverError(
             .corrupt, tr("“%@” is not a complete zip archive, so it cannot be changed.", name),
             hint: tr("Test it with “7zz t”; extract what can be read and make a new archive."))
-        let tailSize = Int(min(size, 65_557 + 20))
-        guard tailSize >= 22, let tail = FileSystem.bytes(descriptor, at: size - Int64(tailSize), count: tailSize),
-            let end = (0...(tailSize - 22)).reversed().first(where: { ZipDirectory.u32(tail, $0) == 0x0605_4B50 })
-        else { throw broken }
-        let endPosition = size - Int64(tailSize) + Int64(end)
-        var count = Int64(ZipDirectory.u16(tail, end + 10)), directorySize = Int64(ZipDirectory.u32(tail, end + 12))
-        var directoryOffset = Int64(ZipDirectory.u32(tail, end + 16))
-        let commentLength = ZipDirectory.u16(tail, end + 20)
-        guard end + 22 + commentLength <= tail.count else { throw broken }
-        comment = Array(tail[(end + 22)..<(end + 22 + commentLength)])
-        var directoryEnd = endPosition
-        if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
-            guard end >= 20, ZipDirectory.u32(tail, end - 20) == 0x0706_4B50 else { throw broken }
-            let recordAt = Int64(Self.u64(tail, end - 12))
-            guard let record = FileSystem.bytes(descriptor, at: recordAt, count: 56), ZipDirectory.u32(record, 0) == 0x0606_4B50
-            else { throw broken }
-            (count, directorySize, directoryOffset) = (Int64(Self.u64(record, 32)), Int64(Self.u64(record, 40)), Int64(Self.u64(record, 48)))
-            directoryEnd = recordAt
-        }
-        // Bytes in front of the zip (a stub) move every offset by the same amount.
-        let shift = directoryEnd - directorySize - directoryOffset
-        guard shift >= 0, directorySize >= 0, directorySize <= size, count <= directorySize / 46 + 1,
-            let directory = FileSystem.bytes(descriptor, at: directoryOffset + shift, count: Int(directorySize))
-        else { throw broken }
+        guard let end = ZipEndRecord(descriptor, size: size), let directory = end.directory(descriptor) else { throw broken }
+        let (count, shift) = (end.count, end.shift)
+        comment = end.comment
         var members: [Member] = []
         var at = 0
         while at + 46 <= directory.count, ZipDirectory.u32(directory, at) == 0x0201_4B50 {
@@ -94,7 +73,7 @@ struct ZipMembers {
                 func next() -> Int64? {
                     guard values.count >= 8 else { return nil }
                     defer { values = values.dropFirst(8) }
-                    return Int64(bitPattern: Self.u64(Array(values.prefix(8)), 0))
+                    return Int64(bitPattern: ZipDirectory.u64(Array(values.prefix(8)), 0))
                 }
                 if member.size == 0xFFFF_FFFF { member.size = next() ?? -1 }
                 if member.compressedSize == 0xFFFF_FFFF { member.compressedSize = next() ?? -1 }
@@ -107,7 +86,7 @@ struct ZipMembers {
         }
         guard Int64(members.count) == count else { throw broken }
         // Each member ends where the next one starts (its data descriptor, of whichever form, included).
-        let directoryStart = directoryOffset + shift
+        let directoryStart = end.directoryStart
         let order = members.indices.sorted { members[$0].offset < members[$1].offset }
         for (position, index) in order.enumerated() {
             let next = position + 1 < order.count ? members[order[position + 1]].offset : directoryStart
@@ -116,10 +95,6 @@ struct ZipMembers {
         }
         self.members = members
         prefixEnd = order.first.map { members[$0].offset } ?? directoryStart
-    }
-
-    static func u64(_ data: [UInt8], _ at: Int) -> UInt64 {
-        UInt64(ZipDirectory.u32(data, at)) | UInt64(ZipDirectory.u32(data, at + 4)) << 32
     }
 }
 

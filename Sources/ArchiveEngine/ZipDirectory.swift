@@ -37,25 +37,8 @@ struct ZipDirectory {
         let (descriptor, size, failure) = FileSystem.openForReading(path)
         guard failure == nil else { return nil }
         defer { close(descriptor) }
-        let tailSize = Int(min(size, 65_557 + 20))
-        guard tailSize >= 22, let tail = FileSystem.bytes(descriptor, at: size - Int64(tailSize), count: tailSize) else { return nil }
-        guard let end = (0...(tailSize - 22)).reversed().first(where: { Self.u32(tail, $0) == 0x0605_4B50 }) else { return nil }
-        let endPosition = size - Int64(tailSize) + Int64(end)
-        var count = Int64(Self.u16(tail, end + 10)), directorySize = Int64(Self.u32(tail, end + 12))
-        var directoryOffset = Int64(Self.u32(tail, end + 16))
-        var directoryEnd = endPosition
-        if count == 0xFFFF || directorySize == 0xFFFF_FFFF || directoryOffset == 0xFFFF_FFFF {
-            // Zip64: the locator just before the end record points at the Zip64 end record.
-            guard end >= 20, Self.u32(tail, end - 20) == 0x0706_4B50 else { return nil }
-            let recordAt = Int64(Self.u64(tail, end - 12))
-            guard let record = FileSystem.bytes(descriptor, at: recordAt, count: 56), Self.u32(record, 0) == 0x0606_4B50 else { return nil }
-            (count, directorySize, directoryOffset) = (Int64(Self.u64(record, 32)), Int64(Self.u64(record, 40)), Int64(Self.u64(record, 48)))
-            directoryEnd = recordAt
-        }
-        let shift = directoryEnd - directorySize - directoryOffset
-        guard shift >= 0, directorySize >= 0, directorySize <= size, count <= directorySize / 46 + 1,
-            let directory = FileSystem.bytes(descriptor, at: directoryOffset + shift, count: Int(directorySize))
-        else { return nil }
+        guard let end = ZipEndRecord(descriptor, size: size), let directory = end.directory(descriptor) else { return nil }
+        let (count, shift) = (end.count, end.shift)
         var records: [(at: Int, offset: Int64)] = []
         records.reserveCapacity(Int(count))
         var at = 0
@@ -240,7 +223,7 @@ struct ZipDirectory {
 
     static func u16(_ data: [UInt8], _ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }
     static func u32(_ data: [UInt8], _ at: Int) -> UInt32 { UInt32(u16(data, at)) | UInt32(u16(data, at + 2)) << 16 }
-    private static func u64(_ data: [UInt8], _ at: Int) -> UInt64 { UInt64(u32(data, at)) | UInt64(u32(data, at + 4)) << 32 }
+    static func u64(_ data: [UInt8], _ at: Int) -> UInt64 { UInt64(u32(data, at)) | UInt64(u32(data, at + 4)) << 32 }
 }
 
 /// The file type bits of a mode, as constants: Glibc's are functions.
