@@ -44,6 +44,8 @@ final class RecentPage {
 
         emptyPage = adw_status_page_new()!
         adw_status_page_set_icon_name(cast(emptyPage), "document-open-recent-symbolic")
+        // Its own scrolled window took the focus, unnamed: nothing there to use.
+        if let scroller = descendant(of: emptyPage, named: "GtkScrolledWindow") { gtk_widget_set_focusable(scroller, 0) }
         gtk_widget_set_vexpand(emptyPage, 1)
 
         content = OpaquePointer(gtk_stack_new())
