@@ -60,12 +60,17 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
     public var hint: Text?
     /// The file the error is about, when there is one.
     public var path: String?
+    /// The library's own words (libarchive's "Truncated input file (needed 40010 bytes…)"), English and never
+    /// translated: for `--json` and a window's Details, never inside `message`, which says it in our words in
+    /// every language.
+    public var detail: String?
 
-    public init(_ code: Code, _ message: Text, hint: Text? = nil, path: String? = nil) {
+    public init(_ code: Code, _ message: Text, hint: Text? = nil, path: String? = nil, detail: String? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
         self.path = path
+        self.detail = detail
     }
 
     @available(*, deprecated, message: "words for a person go through tr(), ntr() or ptr()")

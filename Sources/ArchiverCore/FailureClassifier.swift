@@ -49,7 +49,8 @@ public enum FailureClassifier {
     }
 
     /// A sentence and hint for a failure reading `archive` (a display name), optionally at a `place`.
-    /// `message` is libarchive's own English text, shown as it is.
+    /// `message` is libarchive's own English text: it decides the words, and is kept as the error's `detail`,
+    /// never put in the sentence (which would then be half English in every other language).
     public static func describeReadFailure(message: String, archive: String, place: Place?) -> ArchiverError {
         let code = readFailure(message: message)
         let text = message.lowercased()
@@ -61,13 +62,13 @@ public enum FailureClassifier {
                 // TRANSLATORS: %2$@ is where: "at “a.txt”" or "after “a.txt”".
                 at.map { tr("“%1$@” is probably password-protected %2$@: libarchive cannot read that entry.", archive, $0) }
                     ?? tr("“%@” is probably password-protected: libarchive cannot read that entry.", archive),
-                hint: tr("Encrypted rar archives can only be opened by unrar: install Debian's non-free “unrar” package."), path: archive)
+                hint: tr("Encrypted rar archives can only be opened by unrar: install Debian's non-free “unrar” package."), path: archive,
+                detail: message)
         case .password:
             return ArchiverError(
                 code,
-                at.map { tr("“%1$@” is password-protected %2$@ (%3$@).", archive, $0, message) }
-                    ?? tr("“%1$@” is password-protected (%2$@).", archive, message),
-                hint: tr("Encrypted 7z and rar archives need 7-Zip (the 7zip package) or unrar."), path: archive)
+                at.map { tr("“%1$@” is password-protected %2$@.", archive, $0) } ?? tr("“%@” is password-protected.", archive),
+                hint: tr("Encrypted 7z and rar archives need 7-Zip (the 7zip package) or unrar."), path: archive, detail: message)
         case .notAnArchive where missingProgram(message) != nil:
             let program = missingProgram(message) ?? ""
             return ArchiverError(
@@ -94,15 +95,14 @@ public enum FailureClassifier {
         case .notAnArchive:
             return ArchiverError(
                 code,
-                at.map { tr("“%1$@” uses a feature Archiver cannot read %2$@: %3$@.", archive, $0, message) }
-                    ?? tr("“%1$@” uses a feature Archiver cannot read: %2$@.", archive, message),
-                hint: tr("7-Zip (7zz x) may be able to extract it."), path: archive)
+                at.map { tr("“%1$@” uses a feature Archiver cannot read %2$@.", archive, $0) }
+                    ?? tr("“%@” uses a feature Archiver cannot read.", archive),
+                hint: tr("7-Zip (7zz x) may be able to extract it."), path: archive, detail: message)
         default:
             return ArchiverError(
                 .corrupt,
-                at.map { tr("“%1$@” is damaged or incomplete %2$@: %3$@.", archive, $0, message) }
-                    ?? tr("“%1$@” is damaged or incomplete: %2$@.", archive, message),
-                hint: downloadAgain, path: archive)
+                at.map { tr("“%1$@” is damaged or incomplete %2$@.", archive, $0) } ?? tr("“%@” is damaged or incomplete.", archive),
+                hint: downloadAgain, path: archive, detail: message)
         }
     }
 }

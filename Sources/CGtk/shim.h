@@ -19,10 +19,23 @@ static inline void cgtk_accessible_set_label(GtkAccessible *a, const char *label
 static inline void cgtk_accessible_set_description(GtkAccessible *a, const char *text) {
     gtk_accessible_update_property(a, GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, text, -1);
 }
+/* A checked (1), unchecked (0) or mixed (2) state on a widget that is not a check button (a tree's row). */
+static inline void cgtk_accessible_set_checked(GtkAccessible *a, int state) {
+    gtk_accessible_update_state(a, GTK_ACCESSIBLE_STATE_CHECKED,
+                                state == 2 ? GTK_ACCESSIBLE_TRISTATE_MIXED
+                                           : state ? GTK_ACCESSIBLE_TRISTATE_TRUE : GTK_ACCESSIBLE_TRISTATE_FALSE, -1);
+}
+static inline void cgtk_accessible_set_expanded(GtkAccessible *a, gboolean expanded) {
+    gtk_accessible_update_state(a, GTK_ACCESSIBLE_STATE_EXPANDED, expanded, -1);
+}
 static inline void cgtk_accessible_labelled_by(GtkAccessible *a, GtkAccessible *label) {
     gtk_accessible_update_relation(a, GTK_ACCESSIBLE_RELATION_LABELLED_BY, label, NULL, -1);
 }
 
+/* g_object_set is variadic: one boolean property (GtkPasswordEntry's activates-default has no setter in 4.8). */
+static inline void cgtk_set_boolean_property(gpointer object, const char *name, gboolean value) {
+    g_object_set(object, name, value, NULL);
+}
 /* g_object_set is variadic: one string property (GtkSearchEntry's placeholder-text has no setter in 4.8). */
 static inline void cgtk_set_string_property(gpointer object, const char *name, const char *value) {
     g_object_set(object, name, value, NULL);

@@ -1,7 +1,7 @@
 import ArchiverCore
 
 /// `--version`: the release, and the library that does the work (`libarchive 3.6.2 …`, `libvips 8.14.1`).
-package func archiverVersion(library: String) -> String { "Archiver 0.1 (\(library))" }
+package func archiverVersion(library: String) -> String { "Archiver \(Release.version) (\(library))" }
 
 /// The exit codes, the last paragraph of every executable's `--help`.
 private var exitCodes: Text {

@@ -29,6 +29,25 @@ public struct JobResult: Sendable {
             ])
     }
 
+    /// The libraries' own words of every error in the outcome (`ErrorReport.detail`), in order and without
+    /// repeats: what a window shows under Details, apart from its sentence.
+    public var errorDetails: [String] {
+        var found: [String] = []
+        func visit(_ json: JSON) {
+            switch json {
+            case .object(let members):
+                for (key, value) in members {
+                    if key == "error", let detail = value["detail"]?.string, !found.contains(detail) { found.append(detail) }
+                    visit(value)
+                }
+            case .array(let items): items.forEach(visit)
+            default: break
+            }
+        }
+        fields.forEach { visit($0.1) }
+        return found
+    }
+
     /// A result read back (a window reading its child's last line).
     public init?(_ json: JSON) {
         guard case .object(let all) = json, let operation = json["operation"]?.string, let exitCode = json["exitCode"]?.int else {
@@ -57,36 +76,43 @@ public protocol JobOutcome: Sendable {
     init?(_ json: JSON)
 }
 
-/// An error as scripts read it: `{"code":5,"kind":"corrupt","message":…,"hint":…}` (English).
+/// An error as scripts read it: `{"code":5,"kind":"corrupt","message":…,"hint":…,"detail":…}` (English;
+/// `detail`, only when the library said something: its own words).
 public struct ErrorReport: Sendable, Equatable {
     public var code: Int32
     public var kind: String
     public var message: String
     public var hint: String?
+    public var detail: String?
 
     public init(_ error: ArchiverError) {
-        self.init(code: error.code.exitStatus, kind: error.code.name, message: error.message.english, hint: error.hint?.english)
+        self.init(
+            code: error.code.exitStatus, kind: error.code.name, message: error.message.english, hint: error.hint?.english,
+            detail: error.detail)
     }
 
-    public init(code: Int32, kind: String, message: String, hint: String?) {
+    public init(code: Int32, kind: String, message: String, hint: String?, detail: String? = nil) {
         self.code = code
         self.kind = kind
         self.message = message
         self.hint = hint
+        self.detail = detail
     }
 
     public init?(_ json: JSON?) {
         guard let json, let code = json["code"]?.int else { return nil }
         self.init(
             code: Int32(truncatingIfNeeded: code), kind: json["kind"]?.string ?? "", message: json["message"]?.string ?? "",
-            hint: json["hint"]?.string)
+            hint: json["hint"]?.string, detail: json["detail"]?.string)
     }
 
     public var json: JSON {
-        .object([
-            ("code", .int(Int64(code))), ("kind", .string(kind)), ("message", .string(message)),
-            ("hint", hint.map(JSON.string) ?? .null),
-        ])
+        // `detail` only when there is one: the errors that have none read as they always did.
+        .object(
+            [
+                ("code", .int(Int64(code))), ("kind", .string(kind)), ("message", .string(message)),
+                ("hint", hint.map(JSON.string) ?? .null),
+            ] + (detail.map { [("detail", JSON.string($0))] } ?? []))
     }
 }
 

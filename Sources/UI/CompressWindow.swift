@@ -49,17 +49,17 @@ public final class CompressWindow: AppWindow {
     let compressButton: UnsafeMutablePointer<GtkWidget>
     /// Holds the folder row; its description, right below the name, is the final name.
     private let nameGroup: UnsafeMutablePointer<GtkWidget>
-    private let nameRow: UnsafeMutablePointer<GtkWidget>
+    private let nameRow: FieldRow
     private let folderRow: UnsafeMutablePointer<GtkWidget>
     private let formatRow: UnsafeMutablePointer<AdwComboRow>
     private let levelRow: UnsafeMutablePointer<AdwComboRow>
     private let encryptRow: UnsafeMutablePointer<AdwExpanderRow>
-    private let passwordRow: UnsafeMutablePointer<GtkWidget>
-    private let confirmRow: UnsafeMutablePointer<GtkWidget>
+    private let passwordRow: FieldRow
+    private let confirmRow: FieldRow
     private let showPassword: UnsafeMutablePointer<GtkWidget>
     private let splitRow: UnsafeMutablePointer<AdwExpanderRow>
     private let partRow: UnsafeMutablePointer<AdwComboRow>
-    private let customPartRow: UnsafeMutablePointer<GtkWidget>
+    private let customPartRow: FieldRow
     private var subject: JobSubject
 
     /// Builds the window for `paths` (as given on the command line: absolute or relative to the current folder).
@@ -74,10 +74,10 @@ public final class CompressWindow: AppWindow {
         let page = adw_preferences_page_new()!
         let entryGroup = adw_preferences_group_new()!
         nameGroup = adw_preferences_group_new()
-        nameRow = Widgets.entryRow(title: tr("Archive _name").localized)
+        nameRow = Widgets.fieldRow(title: tr("Archive _name").localized)
         let change: UnsafeMutablePointer<GtkWidget>
         (folderRow, change) = Widgets.folderRow(title: tr("Folder").localized)
-        adw_preferences_group_add(cast(entryGroup), nameRow)
+        adw_preferences_group_add(cast(entryGroup), nameRow.row)
         adw_preferences_group_add(cast(nameGroup), folderRow)
 
         // Format and level.
@@ -90,26 +90,26 @@ public final class CompressWindow: AppWindow {
         // Encrypt: password, confirm, show password.
         let optionsGroup = adw_preferences_group_new()!
         encryptRow = Widgets.switchExpander(title: tr("_Encrypt").localized, subtitle: "")
-        passwordRow = Widgets.passwordRow(title: tr("_Password").localized)
-        confirmRow = Widgets.passwordRow(title: tr("Con_firm password").localized)
+        passwordRow = Widgets.fieldRow(title: tr("_Password").localized, password: true)
+        confirmRow = Widgets.fieldRow(title: tr("Con_firm password").localized, password: true)
         showPassword = adw_action_row_new()
         adw_preferences_row_set_title(cast(showPassword), tr("_Show password").localized)
         adw_preferences_row_set_use_underline(cast(showPassword), 1)
         let showSwitch = gtk_switch_new()!
         gtk_widget_set_valign(showSwitch, GTK_ALIGN_CENTER)
-        accessibleLabel(showSwitch, tr("Show password").localized)
         adw_action_row_add_suffix(cast(showPassword), showSwitch)
         adw_action_row_set_activatable_widget(cast(showPassword), showSwitch)
-        for row in [passwordRow, confirmRow, showPassword] { adw_expander_row_add_row(encryptRow, row) }
+        Names.set(showSwitch, tr("Show password").localized)
+        for row in [passwordRow.row, confirmRow.row, showPassword] { adw_expander_row_add_row(encryptRow, row) }
 
         // Split into parts: presets, or a custom size.
         splitRow = Widgets.switchExpander(title: tr("S_plit into parts").localized, subtitle: tr("Off: one file").localized)
         partRow = Widgets.comboRow(
             title: tr("Part _size").localized, items: PartSize.presets.map(\.use.localized) + [tr("Custom size").localized])
-        customPartRow = Widgets.entryRow(title: tr("Custom size (such as 250M or 2G)").localized)
-        gtk_widget_set_visible(customPartRow, 0)
+        customPartRow = Widgets.fieldRow(title: tr("Custom size (such as 250M or 2G)").localized)
+        gtk_widget_set_visible(customPartRow.row, 0)
         adw_expander_row_add_row(splitRow, cast(partRow))
-        adw_expander_row_add_row(splitRow, customPartRow)
+        adw_expander_row_add_row(splitRow, customPartRow.row)
         adw_preferences_group_add(cast(optionsGroup), cast(encryptRow))
         adw_preferences_group_add(cast(optionsGroup), cast(splitRow))
 
@@ -120,6 +120,7 @@ public final class CompressWindow: AppWindow {
         chrome = JobWindow(app: app, title: title, width: 520, height: 620, action: tr("C_ompress").localized, form: page)
         compressButton = chrome.actionButton
         chrome.onBack = { [unowned self] in refresh() }
+        chrome.formFocus = nameRow.entry
 
         // Starting values: the last choice in this window, else the defaults.
         let initial = SettingsStore.shared.load().settings
@@ -130,8 +131,8 @@ public final class CompressWindow: AppWindow {
         updateFolder()
 
         // Behaviour.
-        on(nameRow, "changed") { [unowned self] in
-            if !settingName { editedName = Widgets.text(nameRow) }
+        on(nameRow.entry, "changed") { [unowned self] in
+            if !settingName { editedName = nameRow.text }
             refresh()
         }
         onNotify(formatRow, "selected") { [unowned self] in
@@ -141,17 +142,17 @@ public final class CompressWindow: AppWindow {
         onNotify(levelRow, "selected") { [unowned self] in refresh() }
         onNotify(encryptRow, "enable-expansion") { [unowned self] in
             refresh()
-            if adw_expander_row_get_enable_expansion(encryptRow) != 0 { gtk_widget_grab_focus(passwordRow) }
+            if adw_expander_row_get_enable_expansion(encryptRow) != 0 { gtk_widget_grab_focus(passwordRow.entry) }
         }
         onNotify(splitRow, "enable-expansion") { [unowned self] in refresh() }
         onNotify(partRow, "selected") { [unowned self] in refresh() }
-        for row in [passwordRow, confirmRow, customPartRow] { on(row, "changed") { [unowned self] in refresh() } }
+        for row in [passwordRow, confirmRow, customPartRow] { on(row.entry, "changed") { [unowned self] in refresh() } }
         let switchObj = Obj(showSwitch)
         onNotify(showSwitch, "active") { [unowned self] in
             // Shown, one field is enough: the confirm field goes away (Keka #659).
             let shown = gtk_switch_get_active(cast(switchObj.p)) != 0
-            Widgets.setVisible(passwordRow, shown)
-            gtk_widget_set_visible(confirmRow, shown ? 0 : 1)
+            Widgets.setVisible(passwordRow.entry, shown)
+            gtk_widget_set_visible(confirmRow.row, shown ? 0 : 1)
             refresh()
         }
         on(change, "clicked") { [unowned self] in
@@ -168,7 +169,7 @@ public final class CompressWindow: AppWindow {
 
     public func present() {
         gtk_window_present(chrome.window)
-        gtk_widget_grab_focus(nameRow)
+        gtk_widget_grab_focus(nameRow.entry)
     }
 
     // MARK: - State
@@ -177,7 +178,7 @@ public final class CompressWindow: AppWindow {
     var level: CompressionLevel { Self.levels[Int(adw_combo_row_get_selected(levelRow))].0 }
     var encrypting: Bool { format.canEncrypt && adw_expander_row_get_enable_expansion(encryptRow) != 0 }
     var splitting: Bool { adw_expander_row_get_enable_expansion(splitRow) != 0 }
-    private var passwordShown: Bool { gtk_widget_get_visible(confirmRow) == 0 }
+    private var passwordShown: Bool { gtk_widget_get_visible(confirmRow.row) == 0 }
 
     /// The name the naming rule gives, without the format's extension ("Photos", "Archive", "report").
     private func defaultStem() -> String {
@@ -190,7 +191,7 @@ public final class CompressWindow: AppWindow {
 
     private func setNameField(_ text: String) {
         settingName = true
-        gtk_editable_set_text(cast(nameRow), text)
+        nameRow.setText(text)
         settingName = false
     }
 
@@ -202,14 +203,14 @@ public final class CompressWindow: AppWindow {
     private var partSize: String? {
         let index = Int(adw_combo_row_get_selected(partRow))
         if index < PartSize.presets.count { return PartSize.presets[index].size }
-        let text = Widgets.text(customPartRow)
+        let text = customPartRow.text
         return PartSize.parse(text) != nil ? text.filter { $0 != " " } : nil
     }
 
     /// The archive's name as it will be written: the typed name with the format's extension, numbered
     /// "(2)", "(3)"… past what the folder already holds. Nil when the typed name cannot be a file name.
     func finalName() -> [UInt8]? {
-        let typed = Widgets.text(nameRow).trimmingSpaces
+        let typed = nameRow.text.trimmingSpaces
         guard !typed.isEmpty, typed != ".", typed != "..", !typed.contains("/") else { return nil }
         guard let plan = try? CompressPlan.make(inputs: inputs, format: format, destination: .name(Array(typed.utf8))) else {
             return nil
@@ -247,7 +248,7 @@ public final class CompressWindow: AppWindow {
         gtk_widget_set_sensitive(cast(levelRow), format == .tar ? 0 : 1)
 
         let custom = Int(adw_combo_row_get_selected(partRow)) == PartSize.presets.count
-        gtk_widget_set_visible(customPartRow, custom ? 1 : 0)
+        gtk_widget_set_visible(customPartRow.row, custom ? 1 : 0)
         if splitting {
             let text = partSize.flatMap(PartSize.parse).map { tr("Parts of %@", .bytes($0)).localized } ?? tr("Type a size such as 250M.").localized
             adw_expander_row_set_subtitle(splitRow, markupEscaped(text))
@@ -258,15 +259,13 @@ public final class CompressWindow: AppWindow {
         var ready = name != nil
         var mismatch = false
         if encrypting {
-            let password = Widgets.text(passwordRow)
-            mismatch = !passwordShown && !Widgets.text(confirmRow).isEmpty && password != Widgets.text(confirmRow)
-            ready = ready && !password.isEmpty && (passwordShown || password == Widgets.text(confirmRow))
+            let password = passwordRow.text
+            mismatch = !passwordShown && !confirmRow.text.isEmpty && password != confirmRow.text
+            ready = ready && !password.isEmpty && (passwordShown || password == confirmRow.text)
         }
         if splitting, partSize == nil { ready = false }
-        if mismatch { gtk_widget_add_css_class(confirmRow, "error") } else { gtk_widget_remove_css_class(confirmRow, "error") }
-        let confirmTitle = mismatch ? tr("Passwords do not match").localized : tr("Con_firm password").localized
-        adw_preferences_row_set_title(cast(confirmRow), confirmTitle)
-        accessibleLabel(confirmRow, confirmTitle.withoutMnemonic)
+        // Under the confirm field's title, and said with it: its name stays what it is.
+        if mismatch != confirmRow.hasProblem { confirmRow.setProblem(mismatch ? tr("Passwords do not match").localized : nil) }
         gtk_widget_set_sensitive(compressButton, ready ? 1 : 0)
     }
 
@@ -277,7 +276,7 @@ public final class CompressWindow: AppWindow {
         let output = folder.appending(bytes: name)
         let arguments = Arguments.compress(
             inputs.map(\.path), format: format, level: level, output: output, split: splitting ? partSize : nil, encrypt: encrypting)
-        let password = encrypting ? Array(Widgets.text(passwordRow).utf8) : nil
+        let password = encrypting ? Array(passwordRow.text.utf8) : nil
         // Never the one-click defaults, never the password; a single-file format is not remembered.
         SettingsStore.shared.rememberChoice(format: format, level: level)
 
@@ -303,7 +302,7 @@ public final class CompressWindow: AppWindow {
                 lines.append(.verbatim(Formatters.bytes(size)))
             }
             if parts.count > 1 { lines.append(ntr("%ld part", "%ld parts", parts.count)) }
-            lines.append(tr("in %@", output.removingLastComponent()))
+            lines.append(tr("in %@", JobWindow.shortLocation(output.removingLastComponent())))
             return JobWindow.Made(
                 heading: tr("Created “%@”", output.lastComponent?.string ?? name).localized,
                 body: Text.sentences(lines, separator: "\n").localized, item: output, shareable: parts.count > 1 ? nil : output)

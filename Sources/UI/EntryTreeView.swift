@@ -17,6 +17,9 @@ final class EntryTreeView {
     var onChange: () -> Void = {}
     /// Enter on a row (the window's Extract).
     var onActivate: () -> Void = {}
+    /// Tab (true) or Shift+Tab (false) in the tree: the window moves the focus to the control after or before
+    /// it (GTK 4.8's list keeps Tab among its rows); answers whether it did.
+    var onTab: (Bool) -> Bool = { _ in false }
 
     private let model: OpaquePointer
     private let topLevel: OpaquePointer
@@ -51,10 +54,24 @@ final class EntryTreeView {
         gtk_scrolled_window_set_min_content_height(cast(root), 200)  // a message above never squeezes it away
         gtk_widget_add_css_class(root, "card")
         accessibleLabel(view, tr("Contents").localized)
+        // The list inside, which takes the focus, is otherwise called "GtkColumnListView".
+        if let list = descendant(of: view, named: "GtkColumnListView") { accessibleLabel(list, tr("Contents").localized) }
+        // And the row of column headings, "GtkListItemWidget".
+        if let headings = gtk_widget_get_first_child(view), headings != descendant(of: view, named: "GtkColumnListView") {
+            accessibleLabel(headings, tr("Column headings").localized)
+        }
         context.view = self
         columns()
         keys()
         onInt(view, "activate") { [unowned self] _ in onActivate() }
+    }
+
+    /// Moves the keyboard focus from the list itself to its first row, when the list has it: a row says its
+    /// name and state, the bare list nothing.
+    func focusFirstRow() {
+        guard let root = gtk_widget_get_root(view), let focus = gtk_root_get_focus(root) else { return }
+        guard focus == view || gtk_widget_get_parent(focus) == view else { return }
+        _ = gtk_widget_child_focus(focus, GTK_DIR_TAB_FORWARD)
     }
 
     // MARK: - Filling
@@ -140,6 +157,9 @@ final class EntryTreeView {
             let expander = gtk_tree_expander_new()!
             let box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
             let check = gtk_check_button_new()!
+            // The row takes the focus and Space flips its box: Tab goes on to the next control, not through
+            // every row's box (a mouse click still works).
+            gtk_widget_set_focusable(check, 0)
             let icon = gtk_image_new()!
             let label = gtk_label_new(nil)!
             gtk_label_set_xalign(cast(label), 0)
@@ -186,8 +206,9 @@ final class EntryTreeView {
         let sizeColumn = gtk_column_view_column_new(tr("Size").localized, size)!
         gtk_column_view_append_column(cast(view), sizeColumn)
 
+        // Local time in the person's format, as Recent and the file manager show dates (not --json's ISO UTC).
         let date = textFactory(numeric: true) { [unowned self] node, label in
-            gtk_label_set_text(cast(label), tree.nodes[node].modified.map(Formatters.date) ?? "")
+            gtk_label_set_text(cast(label), tree.nodes[node].modified.map { LocalDate.text(unix: $0) } ?? "")
         } unbind: { _ in }
         let dateColumn = gtk_column_view_column_new(tr("Modified").localized, date)!
         gtk_column_view_append_column(cast(view), dateColumn)
@@ -202,6 +223,9 @@ final class EntryTreeView {
         onPointer(factory, "setup") { item in
             let label = gtk_label_new(nil)!
             gtk_label_set_xalign(cast(label), 1)
+            // Off the card's rounded edge (the last column) and apart from the next column.
+            gtk_widget_set_margin_start(label, 6)
+            gtk_widget_set_margin_end(label, 6)
             if numeric { gtk_widget_add_css_class(label, "numeric") }
             gtk_widget_add_css_class(label, "dim-label")
             gtk_list_item_set_child(OpaquePointer(item), label)
@@ -244,6 +268,14 @@ final class EntryTreeView {
         gtk_check_button_set_inconsistent(cast(check), state == .mixed ? 1 : 0)
         gtk_check_button_set_active(cast(check), state == .on ? 1 : 0)
         binding = false
+        // What has the focus is the row (its cell and the row around it), which GTK 4.8 leaves unnamed: the
+        // entry's name and the box's state, so a screen reader says "chart.png, checked".
+        var row: UnsafeMutablePointer<GtkWidget>? = check
+        for _ in 0..<3 { row = row.flatMap { gtk_widget_get_parent($0) } }  // box, expander, cell
+        for target in [row, row.flatMap { gtk_widget_get_parent($0) }].compactMap({ $0 }) {
+            accessibleLabel(target, Self.shown(tree.nodes[node].name))
+            cgtk_accessible_set_checked(cast(target), state == .mixed ? 2 : state == .on ? 1 : 0)
+        }
     }
 
     private func showSize(_ label: UnsafeMutablePointer<GtkWidget>, _ node: Int) {
@@ -264,10 +296,11 @@ final class EntryTreeView {
         for (label, node) in boundSizes where tree.nodes[node].isDirectory { showSize(cast(label), node) }
     }
 
-    /// Space on a row flips its checkbox (on the checkbox itself GTK does it).
+    /// Space on a row flips its checkbox (on the checkbox itself GTK does it); Tab leaves the tree.
     private func keys() {
         let controller = gtk_event_controller_key_new()!
         onKey(controller) { [unowned self] keyval, _ in
+            if keyval == 0xFF09 || keyval == 0xFE20 { return onTab(keyval == 0xFF09) }  // Tab, ISO_Left_Tab
             guard keyval == 0x20, let focus = gtk_root_get_focus(gtk_widget_get_root(view)) else { return false }
             if boundChecks[focus.raw] != nil { return false }
             guard let check = descendant(of: focus, named: "GtkCheckButton"), boundChecks[check.raw] != nil else { return false }

@@ -10,7 +10,9 @@ import SystemPackage
 /// in the same window. The listing and the extraction are `extract-with-archiver` children.
 @MainActor
 public final class ExtractWindow {
-    private enum Phase { case listing, locked, listed, failed, extracting }
+    /// `damaged`: the listing broke off; what was read is shown, and nothing can be extracted (the whole
+    /// archive is read to extract any of it, and a failure writes nothing).
+    private enum Phase { case listing, locked, listed, damaged, failed, extracting }
 
     private let archive: FilePath
     private let name: String
@@ -22,8 +24,9 @@ public final class ExtractWindow {
     private let extractButton: UnsafeMutablePointer<GtkWidget>
     private let summary: OpaquePointer
     private let message: OpaquePointer
+    private let details = DetailsExpander()
     private let passwordGroup: UnsafeMutablePointer<GtkWidget>
-    private let passwordRow: UnsafeMutablePointer<GtkWidget>
+    private let passwordRow: FieldRow
     private let destinationRow: UnsafeMutablePointer<GtkWidget>
     private let trashSwitch: UnsafeMutablePointer<GtkWidget>
     private let junkSwitch: UnsafeMutablePointer<GtkWidget>
@@ -46,14 +49,16 @@ public final class ExtractWindow {
         gtk_label_set_wrap(message, 1)
         gtk_label_set_wrap_mode(message, PANGO_WRAP_WORD_CHAR)
         gtk_widget_set_visible(cast(message), 0)
+        // The message under the list: it speaks of the entries listed above it.
         gtk_box_append(cast(form), cast(summary))
-        gtk_box_append(cast(form), cast(message))
         gtk_box_append(cast(form), tree.root)
+        gtk_box_append(cast(form), cast(message))
+        gtk_box_append(cast(form), details.root)
 
         // Password (only when needed), destination, options.
         passwordGroup = adw_preferences_group_new()
-        passwordRow = Widgets.passwordRow(title: tr("_Password").localized)
-        adw_preferences_group_add(cast(passwordGroup), passwordRow)
+        passwordRow = Widgets.fieldRow(title: tr("_Password").localized, password: true)
+        adw_preferences_group_add(cast(passwordGroup), passwordRow.row)
         gtk_widget_set_visible(passwordGroup, 0)
 
         let options = adw_preferences_group_new()!
@@ -72,6 +77,7 @@ public final class ExtractWindow {
         let title = tr("Extract “%@”", name).localized
         chrome = JobWindow(app: app, title: title, width: 640, height: 660, action: tr("_Extract").localized, form: form)
         extractButton = chrome.actionButton
+        chrome.formFocus = tree.view
         updateDestination()
 
         // Behaviour.
@@ -81,8 +87,16 @@ public final class ExtractWindow {
             refresh()
         }
         tree.onActivate = { [unowned self] in start() }
-        on(passwordRow, "changed") { [unowned self] in
-            gtk_widget_remove_css_class(passwordRow, "error")
+        let changeObj = Obj(change)
+        tree.onTab = { [unowned self] forward in
+            let next = forward
+                ? (gtk_widget_get_visible(passwordGroup) != 0 ? passwordRow.entry : changeObj.p)
+                : (gtk_widget_get_sensitive(extractButton) != 0 ? extractButton : chrome.headerCancel)
+            return gtk_widget_grab_focus(next) != 0
+        }
+        on(passwordRow.entry, "changed") { [unowned self] in
+            // A new try: the old "wrong password" no longer applies.
+            if passwordRow.hasProblem { passwordRow.setProblem(nil) }
             refresh()
         }
         on(change, "clicked") { [unowned self] in
@@ -124,20 +138,26 @@ public final class ExtractWindow {
         Timings.scrollRun(tree.root) { [unowned self] in gtk_window_destroy(chrome.window) }
         let error = outcome.outcome(ListOutcome.self)?.archives.first?.error
         let words = outcome.stderr.trimmingSpaces
+        details.show(outcome.succeeded ? [] : outcome.result?.errorDetails ?? [])
         if outcome.succeeded {
             phase = .listed
             showMessage(nil)
+            tree.focusFirstRow()
             if tree.tree.encrypted { gtk_widget_set_visible(passwordGroup, 1) }
         } else if error?.kind == ArchiverError.Code.password.name {
             // A 7z or rar that hides its names: the password first, then the list. A wrong one stays here.
-            let first = Widgets.text(passwordRow).isEmpty
+            let first = passwordRow.text.isEmpty
             phase = .locked
             showMessage(tr("The names in “%@” are encrypted. Type its password to see them.", name).localized)
             askPassword(first ? nil : words)
         } else if tree.tree.root.nodes > 1 {
-            phase = .listed
-            // TRANSLATORS: above the part of the list that could be read, before the error's own words.
-            showMessage(tr("Only the entries above could be read; the rest of the archive is damaged.").localized + "\n" + words, error: true)
+            phase = .damaged
+            // TRANSLATORS: under the part of the list that could be read.
+            let readable = ntr(
+                "Only the %1$ld file listed above could be read; the rest of “%2$@” is damaged. Nothing can be extracted from it: Archiver writes nothing from an archive it cannot read to the end.",
+                "Only the %1$ld files listed above could be read; the rest of “%2$@” is damaged. Nothing can be extracted from it: Archiver writes nothing from an archive it cannot read to the end.",
+                tree.tree.root.files, name)
+            showMessage(readable.localized, error: true)
         } else {
             phase = .failed
             showMessage(words.isEmpty ? tr("“%@” could not be read.", name).localized : words, error: true)
@@ -156,9 +176,8 @@ public final class ExtractWindow {
     /// Shows the password field, with why it is asked again (stderr's "Wrong password…") when it was wrong.
     private func askPassword(_ problem: String?) {
         gtk_widget_set_visible(passwordGroup, 1)
-        adw_preferences_group_set_description(cast(passwordGroup), problem.map(markupEscaped))
-        if problem != nil { gtk_widget_add_css_class(passwordRow, "error") }
-        gtk_widget_grab_focus(passwordRow)
+        passwordRow.setProblem(problem)
+        gtk_widget_grab_focus(passwordRow.entry)
     }
 
     private func updateDestination() {
@@ -177,24 +196,26 @@ public final class ExtractWindow {
             gtk_label_set_text(summary, "")
         case .listed, .extracting:
             gtk_label_set_text(summary, total.localized)
+        case .damaged:
+            // TRANSLATORS: the Extract… window's header line when the archive is damaged: what could be read.
+            gtk_label_set_text(summary, ntr("%ld file could be read, %@", "%ld files could be read, %@", root.files, .bytes(root.bytes)).localized)
         }
         gtk_widget_set_visible(cast(summary), phase == .locked || phase == .failed ? 0 : 1)
         gtk_widget_set_visible(tree.root, phase == .locked || (phase == .failed && root.nodes == 1) ? 0 : 1)
         let label = phase == .locked ? tr("_Unlock") : tr("_Extract")
-        gtk_button_set_label(cast(extractButton), label.localized)
-        accessibleLabel(extractButton, label.localized.withoutMnemonic)
+        Names.relabel(extractButton, label.localized)
         let needsPassword = gtk_widget_get_visible(passwordGroup) != 0
         let ready: Bool =
             switch phase {
-            case .locked: !Widgets.text(passwordRow).isEmpty
-            case .listed: tree.tree.anythingSelected && (!needsPassword || !Widgets.text(passwordRow).isEmpty)
+            case .locked: !passwordRow.text.isEmpty
+            case .listed: tree.tree.anythingSelected && (!needsPassword || !passwordRow.text.isEmpty)
             default: false
             }
         gtk_widget_set_sensitive(extractButton, ready ? 1 : 0)
     }
 
     private var password: [UInt8]? {
-        gtk_widget_get_visible(passwordGroup) != 0 && !Widgets.text(passwordRow).isEmpty ? Array(Widgets.text(passwordRow).utf8) : nil
+        gtk_widget_get_visible(passwordGroup) != 0 && !passwordRow.text.isEmpty ? Array(passwordRow.text.utf8) : nil
     }
 
     // MARK: - The job
@@ -236,13 +257,15 @@ public final class ExtractWindow {
         chrome.finish(outcome, failed: tr("Could not extract “%@”", name).localized) {
             guard let result, let path = result.output else { return nil }
             let output = FilePath(path)
+            var info = stat()
+            let isFile = stat(output.string, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+            let location = JobWindow.shortLocation(output.removingLastComponent())
             let lines: [Text] = [
                 // TRANSLATORS: the result's size line after extracting.
                 ntr("%ld file, %@", "%ld files, %@", Int(result.files), .bytes(result.bytes)),
-                tr("in %@", output.removingLastComponent()),
+                // TRANSLATORS: where the extracted folder (or single file) is: "into “Report” in Documents".
+                tr("into “%1$@” in %2$@", output.lastComponent?.string ?? path, location),
             ]
-            var info = stat()
-            let isFile = stat(output.string, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
             return JobWindow.Made(
                 heading: tr("Extracted “%@”", name).localized, body: Text.sentences(lines, separator: "\n").localized,
                 item: output, shareable: isFile ? output : nil)

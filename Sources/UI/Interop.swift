@@ -178,9 +178,13 @@ public func onKey(_ controller: some GPtr, _ body: @escaping @MainActor (_ keyva
 
 // MARK: - Small helpers
 
-/// A widget's accessible name, for what GTK 4.8 leaves unnamed (icon buttons, rows' inner switches).
+/// A widget's accessible name, for what GTK 4.8 leaves unnamed (icon buttons, rows' inner switches), and its
+/// only name: GTK 4.8 says the label property followed by the names of what labels the widget (a button's
+/// own mnemonic label, the row title libadwaita relates to a row's switch), which gives "_Cancel Cancel" and
+/// "Show password Show password": the relation goes. (A mnemonic label: `Names.set`.)
 @MainActor
 public func accessibleLabel(_ widget: some GPtr, _ label: String) {
+    gtk_accessible_reset_relation(cast(widget), GTK_ACCESSIBLE_RELATION_LABELLED_BY)
     cgtk_accessible_set_label(cast(widget), label)
 }
 

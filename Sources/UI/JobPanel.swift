@@ -22,6 +22,7 @@ public final class JobPanel {
     private let status: OpaquePointer
     private let resultButtons: UnsafeMutablePointer<GtkWidget>
     private let closeButton: UnsafeMutablePointer<GtkWidget>
+    private let details = DetailsExpander()
     /// Cancel on the progress page.
     public let cancelButton: UnsafeMutablePointer<GtkWidget>
     private var item: FilePath?
@@ -52,7 +53,7 @@ public final class JobPanel {
         detail = OpaquePointer(gtk_label_new(""))
         gtk_widget_add_css_class(cast(detail), "dim-label")
         gtk_widget_add_css_class(cast(detail), "numeric")
-        cancelButton = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
+        cancelButton = Names.button(tr("_Cancel").localized)
         gtk_widget_set_halign(cancelButton, GTK_ALIGN_CENTER)
         for child in [widget(title), widget(bar), widget(detail), cancelButton] { gtk_box_append(cast(box), child) }
         gtk_stack_add_named(stack, box, "progress")
@@ -65,13 +66,17 @@ public final class JobPanel {
         gtk_widget_add_css_class(cast(status), "compact")
         resultButtons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)
         gtk_widget_set_halign(resultButtons, GTK_ALIGN_CENTER)
-        closeButton = gtk_button_new_with_mnemonic(tr("_Close").localized)
+        closeButton = Names.button(tr("_Close").localized)
         let actions = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
         gtk_widget_set_halign(actions, GTK_ALIGN_CENTER)
         gtk_widget_set_margin_bottom(actions, 18)
         gtk_box_append(cast(actions), resultButtons)
         gtk_box_append(cast(actions), closeButton)
         gtk_box_append(cast(result), cast(status))
+        gtk_widget_set_halign(details.root, GTK_ALIGN_CENTER)
+        gtk_widget_set_margin_bottom(details.root, 12)
+        for set in [gtk_widget_set_margin_start, gtk_widget_set_margin_end] { set(details.root, 24) }
+        gtk_box_append(cast(result), details.root)
         gtk_box_append(cast(result), actions)
         gtk_stack_add_named(stack, result, "result")
 
@@ -123,6 +128,7 @@ public final class JobPanel {
         adw_status_page_set_icon_name(status, "emblem-ok-symbolic")
         adw_status_page_set_title(status, heading)
         adw_status_page_set_description(status, markupEscaped(body))
+        details.show([])
         clear(resultButtons)
         addButton(tr("Open _Folder").localized) { Reveal.show(item) }
         addButton(tr("_Open").localized) { Self.open(item) }
@@ -134,10 +140,15 @@ public final class JobPanel {
 
     /// The result page after a failure or a cancel: the child's own words, and Back to the form (to choose
     /// another folder, format or password) when `back` is given.
-    public func showError(heading: String, message: String, back: (@MainActor () -> Void)? = nil) {
-        adw_status_page_set_icon_name(status, "dialog-error-symbolic")
+    /// - Parameter cancelled: the person stopped it: a stop sign, not the failure's.
+    /// - Parameter details: the libraries' own words, under Details (closed).
+    public func showError(
+        heading: String, message: String, cancelled: Bool = false, details: [String] = [], back: (@MainActor () -> Void)? = nil
+    ) {
+        adw_status_page_set_icon_name(status, cancelled ? "process-stop-symbolic" : "dialog-error-symbolic")
         adw_status_page_set_title(status, heading)
         adw_status_page_set_description(status, markupEscaped(message))
+        self.details.show(details)
         clear(resultButtons)
         // TRANSLATORS: on the error page of the Compress… and Extract… windows: back to the choices.
         if let back { addButton(tr("_Back").localized, back) }
@@ -153,7 +164,7 @@ public final class JobPanel {
     }
 
     private func addButton(_ label: String, _ action: @escaping @MainActor () -> Void) {
-        let button = gtk_button_new_with_mnemonic(label)!
+        let button = Names.button(label)
         gtk_box_append(cast(resultButtons), button)
         on(button, "clicked", action)
     }

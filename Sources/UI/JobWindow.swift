@@ -1,6 +1,7 @@
 import ArchiverCore
 import JobProtocol
 import CGtk
+import Glibc
 import SystemPackage
 
 /// What the Compress… and Extract… windows share around their own form: the header (Cancel, the default
@@ -31,8 +32,8 @@ final class JobWindow {
         let header = adw_header_bar_new()!
         adw_header_bar_set_show_end_title_buttons(cast(header), 0)
         adw_header_bar_set_show_start_title_buttons(cast(header), 0)
-        headerCancel = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
-        actionButton = gtk_button_new_with_mnemonic(action)
+        headerCancel = Names.button(tr("_Cancel").localized)
+        actionButton = Names.button(action)
         gtk_widget_add_css_class(actionButton, "suggested-action")
         adw_header_bar_pack_start(cast(header), headerCancel)
         adw_header_bar_pack_end(cast(header), actionButton)
@@ -64,10 +65,18 @@ final class JobWindow {
 
     /// Back from the job to the form (Extract…'s wrong password, Back after an error).
     func showForm() {
+        // Off the job page's buttons first: GTK 4.8 would leave them saying "focused" over AT-SPI once hidden.
+        gtk_window_set_focus(window, nil)
         gtk_stack_set_visible_child_name(pages, "form")
         gtk_widget_set_visible(actionButton, 1)
         gtk_widget_set_visible(headerCancel, 1)
+        // GTK dropped the button as the default while it was hidden: Enter in a field would do nothing.
+        gtk_window_set_default_widget(window, actionButton)
+        if let formFocus { gtk_widget_grab_focus(formFocus) }
     }
+
+    /// What has the keyboard focus when the form comes back (the focus was on the job page's buttons).
+    var formFocus: UnsafeMutablePointer<GtkWidget>?
 
     /// Runs `program` (a sibling executable) with the progress page shown; `onEnd` also gets the outcome of
     /// a child that could not be started, with `notStarted` as its words.
@@ -136,8 +145,10 @@ final class JobWindow {
             panel.showResult(heading: heading, body: body, item: made.item, shareable: made.shareable, more: made.more)
         } else {
             heading = outcome.cancelled ? tr("Cancelled").localized : failed
-            body = outcome.stderr.trimmingSpaces
-            panel.showError(heading: heading, message: body) { [unowned self] in
+            body = outcome.cancelled ? Self.afterHeading(outcome.stderr.trimmingSpaces, heading) : outcome.stderr.trimmingSpaces
+            panel.showError(
+                heading: heading, message: body, cancelled: outcome.cancelled, details: outcome.result?.errorDetails ?? []
+            ) { [unowned self] in
                 showForm()
                 onBack()
             }
@@ -146,6 +157,21 @@ final class JobWindow {
             JobPanel.notify(summary: heading, body: body)
             gtk_window_destroy(window)
         }
+    }
+
+    /// A folder as the result page names it ("Documents/Reports", "Home"), as the file manager would.
+    static func shortLocation(_ folder: FilePath) -> Text {
+        let environment = getenv("HOME").map { ["HOME": String(cString: $0)] } ?? [:]
+        return ShortLocation.text(folder, home: BaseFolders(environment: environment, accountHome: BaseFolders.accountHome).home)
+    }
+
+    /// The child's sentence without the word the heading already says ("Cancelled; nothing was left behind."
+    /// under "Cancelled" → "Nothing was left behind."), so the page does not repeat itself.
+    static func afterHeading(_ sentence: String, _ heading: String) -> String {
+        guard sentence.lowercased().hasPrefix(heading.lowercased()) else { return sentence }
+        let rest = sentence.dropFirst(heading.count).drop { $0 == ";" || $0 == "." || $0 == ":" || $0 == "," || $0.isWhitespace }
+        guard let first = rest.first else { return "" }
+        return first.uppercased() + rest.dropFirst()
     }
 
     /// Closing while the job runs hides the window (the job goes on, its end is announced); closing while

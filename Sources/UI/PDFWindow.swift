@@ -29,7 +29,7 @@ public final class PDFWindow {
     private let headerLine: OpaquePointer
     private let optimalGroup: UnsafeMutablePointer<GtkWidget>
     private let passwordGroup: UnsafeMutablePointer<GtkWidget>
-    private let passwordRow: UnsafeMutablePointer<GtkWidget>
+    private let passwordRow: FieldRow
     private var levels: [(quality: PDFQuality, check: UnsafeMutablePointer<GtkWidget>, spinner: UnsafeMutablePointer<GtkWidget>, estimate: OpaquePointer)] = []
 
     /// Builds the window for `path` (absolute, or relative to the current folder) and starts the estimate.
@@ -68,8 +68,8 @@ public final class PDFWindow {
 
         // The password, only for an encrypted PDF.
         passwordGroup = adw_preferences_group_new()
-        passwordRow = Widgets.passwordRow(title: tr("_Password").localized)
-        adw_preferences_group_add(cast(passwordGroup), passwordRow)
+        passwordRow = Widgets.fieldRow(title: tr("_Password").localized, password: true)
+        adw_preferences_group_add(cast(passwordGroup), passwordRow.row)
         gtk_widget_set_visible(passwordGroup, 0)
 
         // The six levels: a radio each, what it does, and its estimate for this file.
@@ -85,9 +85,9 @@ public final class PDFWindow {
             let check = Self.radioButton()
             if let first { gtk_check_button_set_group(cast(check), cast(first)) } else { first = check }
             gtk_widget_set_valign(check, GTK_ALIGN_CENTER)
-            accessibleLabel(check, label)
             adw_action_row_add_prefix(cast(row), check)
             adw_action_row_set_activatable_widget(cast(row), check)
+            accessibleLabel(check, label)  // after: the row's relation would make GTK 4.8 say the title twice
             let spinner = gtk_spinner_new()!
             gtk_spinner_start(cast(spinner))
             accessibleLabel(spinner, tr("Estimating").localized)
@@ -113,8 +113,8 @@ public final class PDFWindow {
         }
         select(SettingsStore.shared.value(.pdfQuality))
 
-        on(passwordRow, "changed") { [unowned self] in
-            gtk_widget_remove_css_class(passwordRow, "error")
+        on(passwordRow.entry, "changed") { [unowned self] in
+            if passwordRow.hasProblem { passwordRow.setProblem(nil) }
             refresh()
         }
         on(actionButton, "clicked") { [unowned self] in act() }
@@ -152,7 +152,7 @@ public final class PDFWindow {
     }
 
     private var password: [UInt8]? {
-        gtk_widget_get_visible(passwordGroup) != 0 && !Widgets.text(passwordRow).isEmpty ? Array(Widgets.text(passwordRow).utf8) : nil
+        gtk_widget_get_visible(passwordGroup) != 0 && !passwordRow.text.isEmpty ? Array(passwordRow.text.utf8) : nil
     }
 
     /// The default button: Unlock for a locked PDF, Close when no level would help, else Compress.
@@ -163,12 +163,11 @@ public final class PDFWindow {
             case _ where alreadyOptimal: tr("_Close")
             default: tr("C_ompress")
             }
-        gtk_button_set_label(cast(actionButton), label.localized)
-        accessibleLabel(actionButton, label.localized.withoutMnemonic)
+        Names.relabel(actionButton, label.localized)
         gtk_widget_set_visible(chrome.headerCancel, alreadyOptimal && phase != .locked ? 0 : 1)
         let ready =
             switch phase {
-            case .locked: !Widgets.text(passwordRow).isEmpty
+            case .locked: !passwordRow.text.isEmpty
             case .estimating, .ready: true
             case .compressing: false
             }
@@ -231,10 +230,14 @@ public final class PDFWindow {
             // The CLI's first sentence ("Wrong password for …"); its hint is about the command line.
             let wrong = outcome.stderr.trimmingSpaces.split(separator: "\n").first.map(String.init) ?? ""
             let why = first ? tr("“%@” is encrypted. Type its password to compress it.", name).localized : wrong
-            adw_preferences_group_set_description(cast(passwordGroup), markupEscaped(why))
-            if !first { gtk_widget_add_css_class(passwordRow, "error") }
+            if first {
+                adw_preferences_group_set_description(cast(passwordGroup), markupEscaped(why))
+            } else {
+                // Wrong: said with the field, under its title, until the person types again.
+                passwordRow.setProblem(why)
+            }
             for level in levels { show("", in: level) }
-            gtk_widget_grab_focus(passwordRow)
+            gtk_widget_grab_focus(passwordRow.entry)
         } else if error != nil || outcome.exitCode != 0 && outcome.exitCode != 127 && outcome.exitCode != 2 {
             // A PDF that cannot be opened: the CLI's own words, and nothing to choose.
             let words = outcome.stderr.trimmingSpaces

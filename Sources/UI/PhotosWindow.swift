@@ -88,7 +88,7 @@ public final class PhotosWindow: AppWindow {
         let change: UnsafeMutablePointer<GtkWidget>
         (scanRow, change) = Widgets.folderRow(title: tr("Folder").localized)
         adw_preferences_group_add(cast(suggestGroup), scanRow)
-        findButton = gtk_button_new_with_mnemonic(tr("Find Large _Photos…").localized)
+        findButton = Names.button(tr("Find Large _Photos…").localized)
         gtk_widget_set_margin_top(findButton, 12)
         adw_preferences_group_add(cast(suggestGroup), findButton)
         let page = adw_preferences_page_new()!
@@ -108,8 +108,8 @@ public final class PhotosWindow: AppWindow {
         spinner = gtk_spinner_new()
         statusLabel = OpaquePointer(gtk_label_new(""))
         gtk_widget_add_css_class(cast(statusLabel), "dim-label")
-        let all = gtk_button_new_with_mnemonic(tr("Select _All").localized)!
-        let none = gtk_button_new_with_mnemonic(tr("Select _None").localized)!
+        let all = Names.button(tr("Select _All").localized)
+        let none = Names.button(tr("Select _None").localized)
         for button in [all, none] { gtk_widget_add_css_class(button, "flat") }
         for child in [cast(totalsLabel), spinner, cast(statusLabel), all, none] as [UnsafeMutablePointer<GtkWidget>] {
             gtk_box_append(cast(top), child)
@@ -126,8 +126,8 @@ public final class PhotosWindow: AppWindow {
         progressBar = OpaquePointer(gtk_progress_bar_new())
         let buttons = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
         gtk_widget_set_halign(buttons, GTK_ALIGN_END)
-        pauseButton = gtk_button_new_with_mnemonic(tr("_Pause").localized)
-        cancelButton = gtk_button_new_with_mnemonic(tr("_Cancel").localized)
+        pauseButton = Names.button(tr("_Pause").localized)
+        cancelButton = Names.button(tr("_Cancel").localized)
         gtk_box_append(cast(buttons), pauseButton)
         gtk_box_append(cast(buttons), cancelButton)
         for child in [cast(progressLine), cast(progressBar), buttons] as [UnsafeMutablePointer<GtkWidget>] {

@@ -24,8 +24,8 @@ enum Share {
         accessibleLabel(menu, name ?? tr("Share…").localized)
         let popover = gtk_popover_new()!
         let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
-        let email = gtk_button_new_with_mnemonic(tr("Send by _Email…").localized)!
-        let copy = gtk_button_new_with_mnemonic(tr("_Copy").localized)!
+        let email = Names.button(tr("Send by _Email…").localized)
+        let copy = Names.button(tr("_Copy").localized)
         for button in [email, copy] {
             gtk_widget_add_css_class(button, "flat")
             gtk_box_append(cast(box), button)

@@ -47,28 +47,58 @@ enum Widgets {
         adw_combo_row_set_model(row, stringList(items))
         // The choice as the subtitle, full width: the formats' descriptions would be cut at the row's end.
         adw_combo_row_set_use_subtitle(row, 1)
+        adw_combo_row_set_list_factory(row, listFactory(row))
         return row
     }
 
-    /// An AdwEntryRow whose Enter presses the window's default button.
-    static func entryRow(title: String) -> UnsafeMutablePointer<GtkWidget> {
-        let row = adw_entry_row_new()!
-        adw_preferences_row_set_title(cast(row), title)
-        adw_preferences_row_set_use_underline(cast(row), 1)
-        adw_entry_row_set_activates_default(cast(row), 1)
-        accessibleLabel(row, title.withoutMnemonic)
-        return row
-    }
-
-    /// An entry row that hides what is typed, with the visibility switchable from outside (AdwPasswordEntryRow
-    /// has only its own peek icon; the window's "Show password" toggle needs both fields at once).
-    static func passwordRow(title: String) -> UnsafeMutablePointer<GtkWidget> {
-        let row = entryRow(title: title)
-        setVisible(row, false)
-        if let text = gtk_editable_get_delegate(cast(row)) {
-            gtk_text_set_input_purpose(cast(text), GTK_INPUT_PURPOSE_PASSWORD)
+    /// The items of a combo row's list: whole (wrapped, never cut off), the chosen one ticked, and named for
+    /// assistive technology (GTK 4.8 leaves a list item unnamed, whatever its label says).
+    private static func listFactory(_ combo: UnsafeMutablePointer<AdwComboRow>) -> OpaquePointer {
+        @MainActor final class Bound { var ticks: [UnsafeMutableRawPointer: UInt32] = [:] }
+        let bound = Bound()
+        let comboObj = Obj(combo)
+        let factory = gtk_signal_list_item_factory_new()!
+        onPointer(factory, "setup") { item in
+            let box = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+            let label = gtk_label_new(nil)!
+            gtk_label_set_xalign(cast(label), 0)
+            gtk_label_set_wrap(cast(label), 1)
+            gtk_label_set_wrap_mode(cast(label), PANGO_WRAP_WORD_CHAR)
+            gtk_label_set_max_width_chars(cast(label), 40)
+            gtk_widget_set_hexpand(label, 1)
+            let tick = gtk_image_new_from_icon_name("object-select-symbolic")!
+            gtk_box_append(cast(box), label)
+            gtk_box_append(cast(box), tick)
+            gtk_list_item_set_child(OpaquePointer(item), box)
         }
-        return row
+        onPointer(factory, "bind") { item in
+            guard let box = gtk_list_item_get_child(OpaquePointer(item)), let object = gtk_list_item_get_item(OpaquePointer(item)),
+                let label = gtk_widget_get_first_child(box), let tick = gtk_widget_get_next_sibling(label)
+            else { return }
+            let text = String(cString: gtk_string_object_get_string(OpaquePointer(object)))
+            gtk_label_set_text(cast(label), text)
+            if let row = gtk_widget_get_parent(box) { accessibleLabel(row, text) }
+            let position = gtk_list_item_get_position(OpaquePointer(item))
+            bound.ticks[tick.raw] = position
+            gtk_widget_set_opacity(tick, adw_combo_row_get_selected(comboObj.p) == position ? 1 : 0)
+        }
+        onPointer(factory, "unbind") { item in
+            guard let box = gtk_list_item_get_child(OpaquePointer(item)), let label = gtk_widget_get_first_child(box),
+                let tick = gtk_widget_get_next_sibling(label)
+            else { return }
+            bound.ticks.removeValue(forKey: tick.raw)
+        }
+        onNotify(combo, "selected") {
+            let selected = adw_combo_row_get_selected(comboObj.p)
+            for (tick, position) in bound.ticks { gtk_widget_set_opacity(cast(tick), selected == position ? 1 : 0) }
+        }
+        return cast(factory)
+    }
+
+    /// A text field in a row: GtkEntry (or GtkPasswordEntry) beside the title. Not AdwEntryRow: on GTK 4.8
+    /// its text never reports the focus over AT-SPI, so a screen reader says nothing while the person types.
+    static func fieldRow(title: String, password: Bool = false) -> FieldRow {
+        FieldRow(title: title, password: password)
     }
 
     static func setVisible(_ entry: UnsafeMutablePointer<GtkWidget>, _ visible: Bool) {
@@ -108,9 +138,10 @@ enum Widgets {
         let toggle = gtk_switch_new()!
         gtk_widget_set_valign(toggle, GTK_ALIGN_CENTER)
         gtk_switch_set_active(cast(toggle), on ? 1 : 0)
-        accessibleLabel(toggle, title.withoutMnemonic)
         adw_action_row_add_suffix(cast(row), toggle)
         adw_action_row_set_activatable_widget(cast(row), toggle)
+        // After: libadwaita relates the widget to the row's title, which GTK 4.8 would say a second time.
+        accessibleLabel(toggle, title.withoutMnemonic)
         return (row, toggle)
     }
 
@@ -118,11 +149,11 @@ enum Widgets {
     static func folderRow(title: String) -> (row: UnsafeMutablePointer<GtkWidget>, change: UnsafeMutablePointer<GtkWidget>) {
         let row = adw_action_row_new()!
         adw_preferences_row_set_title(cast(row), title)
-        let change = gtk_button_new_with_mnemonic(tr("C_hange…").localized)!
+        let change = Names.button(tr("C_hange…").localized)
         gtk_widget_set_valign(change, GTK_ALIGN_CENTER)
-        accessibleLabel(change, tr("Change the folder").localized)
         adw_action_row_add_suffix(cast(row), change)
         adw_action_row_set_activatable_widget(cast(row), change)
+        accessibleLabel(change, tr("Change the folder").localized)
         return (row, change)
     }
 
@@ -142,6 +173,103 @@ enum Widgets {
         gtk_widget_set_margin_bottom(w, value)
         gtk_widget_set_margin_start(w, value)
         gtk_widget_set_margin_end(w, value)
+    }
+}
+
+/// A titled row holding one text field; Enter in the field presses the window's default button. Its problem
+/// (a wrong password, passwords that differ) shows under the title and is the field's accessible description,
+/// so a screen reader says it with the field.
+@MainActor
+struct FieldRow {
+    let row: UnsafeMutablePointer<GtkWidget>
+    /// The GtkEntry or GtkPasswordEntry (a GtkEditable: `changed`, `gtk_editable_get_text`).
+    let entry: UnsafeMutablePointer<GtkWidget>
+
+    init(title: String, password: Bool) {
+        row = adw_action_row_new()!
+        entry = password ? gtk_password_entry_new()! : gtk_entry_new()!
+        gtk_widget_set_valign(entry, GTK_ALIGN_CENTER)
+        gtk_widget_set_hexpand(entry, 1)
+        if let text = gtk_editable_get_delegate(cast(entry)) {
+            gtk_text_set_activates_default(cast(text), 1)
+            if password { gtk_text_set_input_purpose(cast(text), GTK_INPUT_PURPOSE_PASSWORD) }
+        }
+        adw_action_row_add_suffix(cast(row), entry)
+        // A click on the row's title, or its mnemonic, puts the cursor in the field.
+        adw_action_row_set_activatable_widget(cast(row), entry)
+        adw_preferences_row_set_use_underline(cast(row), 1)
+        setTitle(title)
+    }
+
+    var text: String { Widgets.text(entry) }
+
+    func setText(_ text: String) { gtk_editable_set_text(cast(entry), text) }
+
+    func setTitle(_ title: String) {
+        adw_preferences_row_set_title(cast(row), title)
+        Names.set(entry, title.withoutMnemonic)
+    }
+
+    /// Shows `problem` under the title, marks the field as wrong and says it with the field; nil clears it.
+    func setProblem(_ problem: String?) {
+        adw_action_row_set_subtitle(cast(row), problem.map(markupEscaped) ?? "")
+        cgtk_accessible_set_description(cast(entry), problem ?? "")
+        if problem == nil {
+            gtk_widget_remove_css_class(entry, "error")
+            gtk_widget_remove_css_class(row, "error")
+        } else {
+            gtk_widget_add_css_class(entry, "error")
+            gtk_widget_add_css_class(row, "error")
+        }
+    }
+
+    var hasProblem: Bool { gtk_widget_has_css_class(entry, "error") != 0 }
+}
+
+/// "Details", closed: the libraries' own words about a failure (English, as they said it), apart from our
+/// sentence; hidden when there are none.
+@MainActor
+struct DetailsExpander {
+    let root: UnsafeMutablePointer<GtkWidget>
+    private let label: OpaquePointer
+
+    init() {
+        root = gtk_expander_new_with_mnemonic(tr("_Details").localized)!
+        Names.set(root, tr("_Details").localized)
+        label = OpaquePointer(gtk_label_new(nil)!)
+        gtk_label_set_xalign(label, 0)
+        gtk_label_set_wrap(label, 1)
+        gtk_label_set_wrap_mode(label, PANGO_WRAP_WORD_CHAR)
+        gtk_label_set_selectable(label, 1)
+        gtk_widget_add_css_class(cast(label), "dim-label")
+        gtk_expander_set_child(cast(root), cast(label))
+        gtk_widget_set_visible(root, 0)
+    }
+
+    func show(_ details: [String]) {
+        gtk_label_set_text(label, details.joined(separator: "\n"))
+        gtk_expander_set_expanded(cast(root), 0)
+        gtk_widget_set_visible(root, details.isEmpty ? 0 : 1)
+    }
+}
+
+/// Buttons whose accessible name is their words, said once (see `accessibleLabel`).
+@MainActor
+enum Names {
+    /// The name of a mnemonic label ("C_ompress" → "Compress").
+    static func set(_ widget: some GPtr, _ label: String) { accessibleLabel(widget, label.withoutMnemonic) }
+
+    /// A button with a mnemonic label ("C_ompress") whose name is its words ("Compress").
+    static func button(_ label: String) -> UnsafeMutablePointer<GtkWidget> {
+        let button = gtk_button_new_with_mnemonic(label)!
+        set(button, label)
+        return button
+    }
+
+    /// A button's label changed: its mnemonic label and its name.
+    static func relabel(_ button: UnsafeMutablePointer<GtkWidget>, _ label: String) {
+        gtk_button_set_label(cast(button), label)
+        set(button, label)
     }
 }
 

@@ -214,3 +214,15 @@ import Testing
         #expect(error.hint?.english.contains("7zz") == true)
     }
 }
+
+/// Where a window says the result went: short, as the file manager says it.
+@Suite struct ShortLocationTests {
+    @Test func homeAndBelowItAreShortElsewhereTheWholePath() {
+        let home = FilePath("/home/ana")
+        #expect(ShortLocation.text("/home/ana", home: home).english == "Home")
+        #expect(ShortLocation.text("/home/ana/Documents/Reports", home: home).english == "Documents/Reports")
+        #expect(ShortLocation.text("/home/ana/./Downloads/", home: home).english == "Downloads")
+        #expect(ShortLocation.text("/home/anabel/x", home: home).english == "/home/anabel/x")
+        #expect(ShortLocation.text("/media/usb", home: home).english == "/media/usb")
+    }
+}

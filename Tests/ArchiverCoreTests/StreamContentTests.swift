@@ -66,3 +66,19 @@ import Testing
         #expect(error.hint?.english.contains("“lrzip” package") == true)
     }
 }
+
+/// libarchive's English stays out of our sentences, in every language; it is kept as the error's detail.
+@Suite struct LibraryWordsTests {
+    @Test func theSentenceIsOursAndTheLibrarysWordsAreTheDetail() {
+        let cut = FailureClassifier.describeReadFailure(
+            message: "Truncated input file (needed 40010 bytes, only 30161 available)", archive: "cut.zip", place: .after("part3.bin"))
+        #expect(cut.message.english == "“cut.zip” is damaged or incomplete after “part3.bin”.")
+        #expect(cut.detail == "Truncated input file (needed 40010 bytes, only 30161 available)")
+        #expect(cut.code == .corrupt)
+        let crc = FailureClassifier.describeReadFailure(message: "ZIP bad CRC: 0xda89ccd4 should be 0xbc59bee6", archive: "x.zip", place: nil)
+        #expect(!crc.message.english.contains("CRC") && crc.detail?.contains("CRC") == true)
+        let feature = FailureClassifier.describeReadFailure(message: "Unsupported ZIP compression method (14: lzma)", archive: "y.zip", place: .at("a"))
+        #expect(feature.message.english == "“y.zip” uses a feature Archiver cannot read at “a”.")
+        #expect(feature.detail == "Unsupported ZIP compression method (14: lzma)")
+    }
+}

@@ -329,6 +329,43 @@ public final class WindowSession {
     /// items, switches) that a screen reader could not name: empty name, or GTK's class-name placeholder.
     public func unnamedControls() throws -> [String] { try send(["cmd": "names"])["unnamed"] as? [String] ?? [] }
 
+    /// What a screen reader says about a control: its role, name, AT-SPI states and description.
+    /// `detail` is the accessible description (what follows the name: a field's error).
+    public struct Spoken: CustomStringConvertible {
+        public let role: String, name: String, states: Set<String>, detail: String
+        public var description: String {
+            "[\(role)] \"\(name)\"" + (detail.isEmpty ? "" : " (\(detail))") + " {\(states.sorted().joined(separator: ","))}"
+        }
+    }
+
+    /// The widget that has the keyboard focus (role "" when none).
+    public func focused() throws -> Spoken { Self.spoken(try send(["cmd": "focused"])) }
+
+    /// Presses Tab (or `keys`) until the focus comes back to where it started (or stays put), at most `limit`
+    /// times; returns the focused widget after each press, the last one being where it came back to.
+    public func tabWalk(keys: [String] = ["Tab"], limit: Int = 40) throws -> [Spoken] {
+        let stops = try send(["cmd": "tab-walk", "keys": keys, "limit": limit, "timeout": Double(limit) * 2])["stops"] as? [[String: Any]] ?? []
+        return stops.map(Self.spoken)
+    }
+
+    /// What is wrong with an accessible name as a screen reader would say it (nil: nothing): empty, GTK's
+    /// class-name placeholder, a mnemonic underscore, or said twice ("Compress Compress").
+    public static func nameProblem(_ name: String) -> String? {
+        let words = name.split(separator: " ")
+        if words.isEmpty { return "no name" }
+        if name.range(of: "^(Gtk|Adw)[A-Z][A-Za-z]*$", options: .regularExpression) != nil { return "a class name, \(name)" }
+        if name.contains("_") { return "a mnemonic underscore in \"\(name)\"" }
+        if words.count % 2 == 0, words.count >= 2, words[..<(words.count / 2)] == words[(words.count / 2)...] {
+            return "said twice: \"\(name)\""
+        }
+        return nil
+    }
+
+    private static func spoken(_ reply: [String: Any]) -> Spoken {
+        Spoken(role: reply["role"] as? String ?? "", name: reply["name"] as? String ?? "",
+               states: Set(reply["states"] as? [String] ?? []), detail: reply["description"] as? String ?? "")
+    }
+
     // MARK: Screenshots
 
     /// The folder screenshots go to: `<package>/.build/screenshots`.

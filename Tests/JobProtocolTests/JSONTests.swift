@@ -48,3 +48,26 @@ import Testing
         #expect(python.output.trimmingCharacters(in: .whitespacesAndNewlines) == latin1.map { String(format: "%02x", $0) }.joined())
     }
 }
+
+/// The library's own words travel beside the sentence, never in it (issue 33).
+@Suite struct ErrorDetailTests {
+    @Test func aDetailIsWrittenOnlyWhenThereIsOneAndReadBack() {
+        let plain = ErrorReport(code: 3, kind: "inputUnreadable", message: "Missing.", hint: nil)
+        #expect(plain.json.rendered == #"{"code":3,"kind":"inputUnreadable","message":"Missing.","hint":null}"#)
+        let damaged = ErrorReport(code: 5, kind: "corrupt", message: "“cut.zip” is damaged or incomplete.", hint: nil, detail: "Truncated input file")
+        #expect(damaged.json.rendered.hasSuffix(#""hint":null,"detail":"Truncated input file"}"#))
+        #expect(ErrorReport(JSON.parse(damaged.json.rendered)) == damaged)
+    }
+
+    @Test func aResultGathersTheDetailsOfItsErrors() {
+        let error = ErrorReport(code: 5, kind: "corrupt", message: "x", hint: nil, detail: "ZIP bad CRC")
+        let other = ErrorReport(code: 5, kind: "corrupt", message: "y", hint: nil, detail: "Truncated ZIP file header")
+        let result = JobResult(
+            operation: "extract", exitCode: 5, durationSeconds: 0,
+            fields: [
+                ("results", .array([.object([("error", error.json)]), .object([("error", error.json)]), .object([("error", other.json)])])),
+                ("error", .null),
+            ], warnings: [])
+        #expect(result.errorDetails == ["ZIP bad CRC", "Truncated ZIP file header"])
+    }
+}

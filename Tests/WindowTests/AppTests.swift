@@ -109,8 +109,8 @@ struct AppTests {
         #expect(listing.status == 0, "\(listing.output)")
         #expect(listing.output.contains("Method = Copy"), "stored, not compressed: \(listing.output)")
         // Reset to Defaults puts both back.
-        // GTK 4.8 reads the name and then the label.
-        try app.session.click("Reset Compressing to defaults Reset to Defaults")
+        // Its name says what it resets, once (issue 33: GTK 4.8 had appended the label's words).
+        try app.session.click("Reset Compressing to defaults")
         #expect(try eventually(within: 5) { !app.session.storedSettings.contains("default-format='7z'") })
     }
 
@@ -316,7 +316,8 @@ struct AppTests {
         let german = try app(try TestLanguages.german())
         defer { german.session.stop() }
         var labels = try german.session.labels()
-        for word in ["Dateien hier ablegen", "Dateien komprimieren …", "Archiv entpacken …"] {
+        // The ellipsis is bound to its word by a no-break space: never alone on a line (issue 33).
+        for word in ["Dateien hier ablegen", "Dateien komprimieren\u{00A0}…", "Archiv entpacken\u{00A0}…"] {
             #expect(labels.contains(word), "\(word) in \(labels)")
         }
         try german.session.press(Page.settings.shortcut)

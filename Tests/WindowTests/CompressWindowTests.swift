@@ -70,8 +70,11 @@ struct CompressWindowTests {
         try session.type("Password", "correct horse")
         try session.type("Confirm password", "correct hors")
         #expect(try !session.isSensitive("Compress", role: "push button"))
+        // Said with the field (its description), which keeps its name; shown under its title.
+        try session.waitForText("Passwords do not match")
+        #expect(try session.states(of: "Confirm password", role: "password text").contains("editable"))
         try session.screenshot("compress-mismatch")
-        try session.type("Passwords do not match", "correct horse")
+        try session.type("Confirm password", "correct horse")
         #expect(try session.isSensitive("Compress", role: "push button"))
         try session.click("Compress", role: "push button")
         #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “Photos.zip”")

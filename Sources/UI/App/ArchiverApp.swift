@@ -45,6 +45,7 @@ public enum ArchiverApp {
         action(app, "settings", accels: ["<Primary>comma"]) { present(appObj.p).show(page: .settings) }
         action(app, "recent", accels: ["<Primary>r"]) { present(appObj.p).show(page: .recent) }
         action(app, "home", accels: ["<Primary>h"]) { present(appObj.p).show(page: .home) }
+        action(app, "about", accels: []) { AboutWindow.present(over: present(appObj.p).window) }
         accels(app, "win.show-help-overlay", ["<Primary>question"])
     }
 

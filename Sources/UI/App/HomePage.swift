@@ -103,7 +103,8 @@ final class HomePage {
         gtk_image_set_pixel_size(cast(image), 48)
         gtk_widget_add_css_class(image, "accent")
         gtk_box_append(cast(inner), image)
-        let heading = label(title, css: "title-4")
+        // The ellipsis stays with its word (German's "Fotos komprimieren …" left a lone "…" on a line).
+        let heading = label(title.hasSuffix(" …") ? title.dropLast(2) + "\u{00A0}…" : title, css: "title-4")
         gtk_box_append(cast(inner), heading)
         gtk_box_append(cast(inner), label(detail, css: "dim-label"))
         gtk_button_set_child(cast(button), inner)

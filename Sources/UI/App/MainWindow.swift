@@ -105,10 +105,11 @@ final class MainWindow {
         adw_toast_overlay_add_toast(toasts, toast)
     }
 
-    /// The main menu: Keyboard Shortcuts and Quit (the pages are in the switcher).
+    /// The main menu: Keyboard Shortcuts, About Archiver and Quit (the pages are in the switcher).
     private static func mainMenu() -> UnsafeMutablePointer<GtkWidget> {
         let menu = g_menu_new()!
         g_menu_append(menu, tr("_Keyboard Shortcuts").localized, "win.show-help-overlay")
+        g_menu_append(menu, tr("_About Archiver").localized, "app.about")
         g_menu_append(menu, tr("_Quit").localized, "app.quit")
         let button = gtk_menu_button_new()!
         gtk_menu_button_set_icon_name(cast(button), "open-menu-symbolic")

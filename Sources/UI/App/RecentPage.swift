@@ -29,7 +29,7 @@ final class RecentPage {
         gtk_widget_set_hexpand(search, 1)
         cgtk_set_string_property(search.raw, "placeholder-text", tr("Search by name").localized)
         accessibleLabel(search, tr("Search by name").localized)
-        clear = gtk_button_new_with_mnemonic(tr("C_lear History…").localized)!
+        clear = Names.button(tr("C_lear History…").localized)
         gtk_widget_add_css_class(clear, "destructive-action")
         accessibleLabel(clear, tr("Clear History…").localized)
         gtk_box_append(cast(bar), search)
@@ -44,6 +44,8 @@ final class RecentPage {
 
         emptyPage = adw_status_page_new()!
         adw_status_page_set_icon_name(cast(emptyPage), "document-open-recent-symbolic")
+        // Its own scrolled window took the focus, unnamed: nothing there to use.
+        if let scroller = descendant(of: emptyPage, named: "GtkScrolledWindow") { gtk_widget_set_focusable(scroller, 0) }
         gtk_widget_set_vexpand(emptyPage, 1)
 
         content = OpaquePointer(gtk_stack_new())
@@ -125,14 +127,24 @@ final class RecentPage {
         let path = entry.path
         addButton(row, icon: "document-open-symbolic", name: tr("Open “%@”", name).localized) { JobPanel.open(path) }
         addButton(row, icon: "find-location-symbolic", name: tr("Show “%@” in Folder", name).localized) { Reveal.show(path) }
-        if (info.st_mode & S_IFMT) != S_IFDIR {
-            let share = Share.button(path, label: nil, name: tr("Share “%@”…", name).localized)
-            gtk_widget_add_css_class(share, "flat")
-            gtk_widget_set_valign(share, GTK_ALIGN_CENTER)
-            adw_action_row_add_suffix(cast(row), share)
-        }
         addButton(row, icon: "user-trash-symbolic", name: tr("Move “%@” to the Trash", name).localized) { [unowned self] in
             moveToTrash(path, name: name)
+        }
+        // Share last, and for a folder (nothing to share) an empty place as wide: Open, Show and Trash stay in
+        // the same columns on every row.
+        let share = Share.button(path, label: nil, name: tr("Share “%@”…", name).localized)
+        gtk_widget_add_css_class(share, "flat")
+        gtk_widget_set_valign(share, GTK_ALIGN_CENTER)
+        if (info.st_mode & S_IFMT) != S_IFDIR {
+            adw_action_row_add_suffix(cast(row), share)
+        } else {
+            var width: Int32 = 0
+            gtk_widget_measure(share, GTK_ORIENTATION_HORIZONTAL, -1, nil, &width, nil, nil)
+            let place = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0)!
+            gtk_widget_set_size_request(place, width, -1)
+            adw_action_row_add_suffix(cast(row), place)
+            g_object_ref_sink(share.raw)
+            g_object_unref(share.raw)
         }
         return row
     }

@@ -75,7 +75,7 @@ final class SettingsPage {
     private func group(_ title: String, extraKeys: [SettingKey] = [], rows: [Row]) {
         let group = adw_preferences_group_new()!
         adw_preferences_group_set_title(cast(group), title)
-        let reset = gtk_button_new_with_mnemonic(tr("_Reset to Defaults").localized)!
+        let reset = Names.button(tr("_Reset to Defaults").localized)
         gtk_widget_add_css_class(reset, "flat")
         gtk_widget_set_valign(reset, GTK_ALIGN_CENTER)
         accessibleLabel(reset, tr("Reset %@ to defaults", Text.verbatim(title)).localized)
@@ -139,9 +139,9 @@ final class SettingsPage {
         gtk_spin_button_set_digits(cast(spin), 0)
         gtk_widget_set_valign(spin, GTK_ALIGN_CENTER)
         gtk_spin_button_set_value(cast(spin), shown(settings.value(key)))
-        accessibleLabel(spin, title)
         adw_action_row_add_suffix(cast(row), spin)
         adw_action_row_set_activatable_widget(cast(row), spin)
+        accessibleLabel(spin, title)  // after: the row's relation would make GTK 4.8 say the title twice
         on(spin, "value-changed") { [unowned self] in
             let value = min(max(stored(gtk_spin_button_get_value(cast(spin))), range.lowerBound), range.upperBound)
             if settings.value(key) != value { settings.set(key, value) }

@@ -34,6 +34,10 @@ go, or ends with " NAME" — GTK 4.8 names a labelled mnemonic button "C_ompress
     value name [role]               -> {"value": number}
     set-value name value            a spin button's or slider's value (Value interface)
     names                           every interactive control has a role and a non-empty name -> {"unnamed": […]}
+    focused                         the widget with the keyboard focus -> {"role", "name", "states", "description"}
+    tab-walk [keys] [limit]         presses Tab (or keys, e.g. ["ISO_Left_Tab"]) until the focus comes back to
+                                    where it was, at most limit times -> {"stops": [the focused widget after
+                                    each press]}
 Every command takes "app" to look only in that application (the session sets it after wait-app), and "timeout"
 (default 10 s): a command retries until the widget it needs appears.
 """
@@ -712,12 +716,60 @@ def cmd_close_window(c):
     return {"closed": len(matching)}
 
 
+def description_of(acc):
+    return safe(acc.get_description, "") or ""
+
+
+def focused_in(app_name):
+    """The focused widget of the application's showing window, or None. GTK 4.8 can leave FOCUSED on a list
+    whose row took the focus: the innermost one is the focus."""
+    found = None
+    for app in roots(app_name):
+        for acc, _ in walk(app):
+            if "focused" in states_of(acc) and role_of(acc) not in WINDOWS and shown(acc):
+                found = acc
+    return found
+
+
+def focus_report(acc):
+    if acc is None:
+        return {"role": "", "name": "", "states": [], "description": ""}
+    return {"role": role_of(acc), "name": name_of(acc), "states": states_of(acc), "description": description_of(acc)}
+
+
+def cmd_focused(c):
+    return focus_report(focused_in(c.get("app")))
+
+
+def cmd_tab_walk(c):
+    keys = c.get("keys") or ["Tab"]
+    limit = int(c.get("limit", 40))
+    stops = []
+    start = focused_in(c.get("app"))
+    previous = start
+    for _ in range(limit):
+        press(keys)
+        # The focus moves when GTK has handled the key: wait for a change (a single focusable control keeps it).
+        deadline = time.monotonic() + 1.5
+        current = focused_in(c.get("app"))
+        while current == previous and time.monotonic() < deadline:
+            time.sleep(POLL)
+            current = focused_in(c.get("app"))
+        stops.append(focus_report(current))
+        if current is None or (start is not None and current == start) or current == previous:
+            break
+        if start is None:
+            start = current
+        previous = current
+    return {"stops": stops}
+
+
 COMMANDS = {
     "wait-app": cmd_wait_app, "wait": cmd_wait, "gone": cmd_gone, "tree": cmd_tree, "click": cmd_click,
     "set-text": cmd_set_text, "type": cmd_type, "keys": cmd_keys, "focus": cmd_focus, "toggle": cmd_toggle,
     "select": cmd_select, "activate-row": cmd_activate_row, "text": cmd_text, "states": cmd_states,
     "value": cmd_value, "names": cmd_names, "wait-text": cmd_wait_text, "set-value": cmd_set_value, "labels": cmd_labels,
-    "title": cmd_title, "close-window": cmd_close_window,
+    "title": cmd_title, "close-window": cmd_close_window, "focused": cmd_focused, "tab-walk": cmd_tab_walk,
 }
 
 
