@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// The one error every layer throws: a code that decides the exit status, and words for a person.
 public struct ArchiverError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is. A struct around a private enum so that cases can be added later.
@@ -60,12 +62,20 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
     public var hint: Text?
     /// The file the error is about, when there is one.
     public var path: String?
+    /// The same file byte for byte, when the error was made from a `FilePath` (a Latin-1 name survives
+    /// into a tool's JSON, where `path` shows it with U+FFFD).
+    public var file: FilePath?
 
     public init(_ code: Code, _ message: Text, hint: Text? = nil, path: String? = nil) {
         self.code = code
         self.message = message
         self.hint = hint
         self.path = path
+    }
+
+    public init(_ code: Code, _ message: Text, hint: Text? = nil, file: FilePath) {
+        self.init(code, message, hint: hint, path: file.string)
+        self.file = file
     }
 
     @available(*, deprecated, message: "words for a person go through tr(), ntr() or ptr()")
