@@ -55,6 +55,10 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// The file of `path` byte for byte, when the error was made from a `FilePath`: a Latin-1 name
+    /// survives into a tool's JSON, where `path` shows it with U+FFFD.
+    public var file: FilePath?
+
     public var code: Code
     /// One plain sentence saying what went wrong.
     public var message: Text
@@ -62,9 +66,6 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
     public var hint: Text?
     /// The file the error is about, when there is one.
     public var path: String?
-    /// The same file byte for byte, when the error was made from a `FilePath` (a Latin-1 name survives
-    /// into a tool's JSON, where `path` shows it with U+FFFD).
-    public var file: FilePath?
 
     public init(_ code: Code, _ message: Text, hint: Text? = nil, path: String? = nil) {
         self.code = code
@@ -73,14 +74,14 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
         self.path = path
     }
 
-    public init(_ code: Code, _ message: Text, hint: Text? = nil, file: FilePath) {
-        self.init(code, message, hint: hint, path: file.string)
-        self.file = file
-    }
-
     @available(*, deprecated, message: "words for a person go through tr(), ntr() or ptr()")
     public init(_ code: Code, _ message: String, hint: String? = nil, path: String? = nil) {
         self.init(code, .verbatim(message), hint: hint.map(Text.verbatim), path: path)
+    }
+
+    public init(_ code: Code, _ message: Text, hint: Text? = nil, file: FilePath) {
+        self.init(code, message, hint: hint, path: file.string)
+        self.file = file
     }
 
     /// The sentence and the hint, in the user's language.
