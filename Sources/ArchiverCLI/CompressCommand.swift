@@ -54,9 +54,10 @@ public struct CompressCommand: ParsableCommand {
 
     @OptionGroup var converting: ConvertOptions
 
-    @OptionGroup(title: "Leaving out") var leaveOut: LeaveOutOptions
+    // TRANSLATORS: headings of --help's sections.
+    @OptionGroup(title: tr("Leaving out").localized) var leaveOut: LeaveOutOptions
 
-    @OptionGroup(title: "Will it open for them?") var portability: PortabilityOptions
+    @OptionGroup(title: tr("Will it open for them?").localized) var portability: PortabilityOptions
 
     @OptionGroup var job: JobOptions
 

@@ -82,6 +82,11 @@ public enum FailureClassifier {
             return ArchiverError(
                 code, tr("“%1$@” is compressed more times over than Archiver can undo (%2$ld times).", archive, StreamContent.maximumGzipLayers),
                 hint: tr("Decompress it a few times with its own program first (such as gzip -d), then try again."), path: archive)
+        case .notAnArchive where text.contains("decompression bomb"):
+            return ArchiverError(
+                code, tr("“%@” expands more than compressed data can, as a decompression bomb does, so Archiver stops reading it.", archive),
+                hint: tr("If you trust the file, decompress it with its own program (such as gzip -d) and look at what comes out."),
+                path: archive, detail: message)
         case .notAnArchive where text.contains("unrecognized archive format"):
             return ArchiverError(
                 code, tr("“%@” is not an archive Archiver can read.", archive),
