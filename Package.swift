@@ -131,7 +131,7 @@ let package = Package(
             name: "ArchiverTestSupport",
             dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
             path: "Tests/ArchiverTestSupport",
-            exclude: ["atspi", "python", "session-bus.conf"]
+            exclude: ["atspi", "session-bus.conf"]
         ),
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "ArchiverTestSupport"]),
