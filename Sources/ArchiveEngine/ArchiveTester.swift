@@ -3,17 +3,7 @@ import SystemPackage
 
 /// What testing an archive found.
 public struct TestResult: Sendable {
-    /// An entry whose data (or the header after it) did not read back as stored.
-    public struct Damaged: Sendable, Equatable {
-        public var path: String
-        /// The reader's own words (libarchive's, 7-Zip's), English, as `--json` carries them.
-        public var reason: String
-
-        public init(path: String, reason: String) {
-            self.path = path
-            self.reason = reason
-        }
-    }
+    public typealias Damaged = DamagedEntry
 
     /// Files whose data was read to its end, damaged ones included.
     public var checked = 0

@@ -1,17 +1,10 @@
+import ArchiverCore
+
 /// `extract-with-archiver --test`'s outcome: one result per archive, nothing written.
 public struct TestOutcome: JobOutcome {
     public static let operation = "test"
 
-    /// An entry that did not read back as stored, and the reader's own words (English).
-    public struct Damaged: Sendable, Equatable {
-        public var path: String
-        public var reason: String
-
-        public init(path: String, reason: String) {
-            self.path = path
-            self.reason = reason
-        }
-    }
+    public typealias Damaged = DamagedEntry
 
     public struct Archive: Sendable {
         public var archive: String
