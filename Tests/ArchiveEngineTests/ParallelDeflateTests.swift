@@ -12,7 +12,7 @@ import Testing
     /// Text that compresses like prose: phrases of a few words that recur, some with a number after them,
     /// so that the levels differ in how much of it they find again (across block boundaries too).
     static func text(_ count: Int) -> [UInt8] {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix(seed: 7)
         let words = (0..<500).map { _ in (0..<Int.random(in: 2...9, using: &generator)).map { _ in UInt8.random(in: 97...122, using: &generator) } }
         let phrases = (0..<300).map { _ in
             (0..<Int.random(in: 2...7, using: &generator)).map { _ in words[Int.random(in: 0..<words.count, using: &generator)] }
@@ -29,7 +29,7 @@ import Testing
     }
 
     static func random(_ count: Int) -> [UInt8] {
-        var generator = SeededGenerator(seed: 11)
+        var generator = SplitMix(seed: 11)
         return (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
     }
 
@@ -168,18 +168,5 @@ import Testing
         #expect(GzipStage.header(level: 9) == [0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 2, 3])
         #expect(GzipStage.header(level: 1)[8] == 4 && GzipStage.header(level: 6)[8] == 0)
         #expect(GzipStage.trailer(crc: 0x1234_5678, size: (1 << 32) + 5) == [0x78, 0x56, 0x34, 0x12, 5, 0, 0, 0])
-    }
-}
-
-/// SplitMix64: the same bytes on every run.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -258,8 +258,8 @@ func expectEveryFileReads(_ index: ArchiveIndex, _ files: [String: [UInt8]], ran
     }
 }
 
-/// Fast repeatable bytes that do not compress.
-struct SplitMix {
+/// Fast repeatable bytes that do not compress (SplitMix64: the same bytes on every run).
+struct SplitMix: RandomNumberGenerator {
     var state: UInt64
     init(seed: UInt64) { state = seed }
     mutating func next() -> UInt64 {
