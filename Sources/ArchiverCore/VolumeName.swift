@@ -70,6 +70,10 @@ public struct VolumeName: Hashable, Sendable {
         return base + Array((capitals ? suffix.uppercased() : suffix).utf8)
     }
 
+    /// No tool writes a set of a million parts; a bigger number is a name that only looks like a part, and
+    /// would otherwise reach `Int.max`, the spanned `.zip`'s place.
+    public static let highestPart = 999_999
+
     /// Reads a part's name; nil when the name is not one of the part namings. The plain `x.rar` and
     /// `x.zip` parse too, as the first and last parts of sets that exist only when their siblings do.
     public static func parse(_ name: [UInt8]) -> VolumeName? {
@@ -80,7 +84,7 @@ public struct VolumeName: Hashable, Sendable {
         let capitals = rawSuffix != suffix
         let baseHasArchiveExtension = ArchiveNaming.hasArchiveExtension(base)
 
-        if suffix.count >= 2, suffix.allSatisfy(\.isASCIIDigit), let number = Int(suffix) {
+        if suffix.count >= 2, suffix.allSatisfy(\.isASCIIDigit), let number = Int(suffix), number <= highestPart {
             // 7-Zip counts on past `.999` to `.1000`: a longer number without a leading zero continues a
             // three-digit set, while `.0001` is a set padded to four.
             let width = suffix.count > 3 && !suffix.hasPrefix("0") ? 3 : suffix.count
@@ -102,7 +106,8 @@ public struct VolumeName: Hashable, Sendable {
         if suffix == "rar" {
             let inner = ArchiveNaming.lastSuffix(base)
             if let inner, inner.lowercased().hasPrefix("part"), inner.count > 4,
-                inner.dropFirst(4).allSatisfy(\.isASCIIDigit), let number = Int(inner.dropFirst(4))
+                inner.dropFirst(4).allSatisfy(\.isASCIIDigit), let number = Int(inner.dropFirst(4)),
+                number <= highestPart
             {
                 let setBase = Array(base.dropLast(inner.utf8.count + 1))
                 guard !setBase.isEmpty else { return nil }

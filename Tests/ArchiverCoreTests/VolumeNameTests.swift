@@ -36,6 +36,21 @@ import Testing
         }
     }
 
+    /// Found by fuzz-volume-name (CI): `x.part…9223372036854775807.rar` read as part `Int.max`, the place of a
+    /// spanned set's `.zip`, so the set left out the part it was given.
+    @Test func aPartNumberNoToolWritesIsNotAPart() {
+        let huge = "x.part" + String(repeating: "0", count: 40) + "9223372036854775807.rar"
+        #expect(parse(huge)?.number == -1, "read as the plain x.part….rar, not as a numbered part")
+        #expect(parse("x.7z.9223372036854775807") == nil)
+        #expect(parse("x.7z.1000000") == nil)
+        #expect(parse("x.7z.999999")?.number == 999_999)
+        if let volume = parse(huge), case .parts(let parts) = VolumeName.arrange(volume, siblings: [volume: 10]) {
+            #expect(parts == [volume])
+        } else {
+            Issue.record("\(huge) has no set")
+        }
+    }
+
     /// Found by fuzz-volume-name: a letter or digit with a combining mark (a decomposed "ä", as macOS
     /// writes names) is one Character that sorts between "a" and "z", and was read as part 771 of a set.
     @Test func lettersAndDigitsWithCombiningMarksAreNotPartSuffixes() {
