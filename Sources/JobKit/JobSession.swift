@@ -1,6 +1,7 @@
 import ArchiverCore
 import ArgumentParser
 import Desktop
+import Glibc
 import JobProtocol
 
 /// One job's lifecycle, the same for every tool: flags merged with the settings, the time budget, signals
@@ -37,6 +38,10 @@ package final class JobSession: @unchecked Sendable {
         self.settings = settings
         self.couldNot = couldNot
         control = JobControl(budget: settings.budget(flag: job.timeBudget))
+        #if ARCHIVER_TEST_HOOKS
+        // A tool slow to start (a loaded machine): the window's Cancel can come before the signals are handled.
+        if let seconds = getenv("ARCHIVER_TEST_SLOW_START").flatMap({ UInt32(String(cString: $0)) }) { sleep(seconds) }
+        #endif
         CommandRunner.installSignalHandlers(control, watchesProgress: watchesProgress)
         stream = events.stream()
         terminal = TerminalProgress(label: label.localized, enabled: events.terminalProgress)

@@ -4,6 +4,7 @@ import Dispatch
 import Glibc
 import JobProtocol
 import Platform
+import Synchronization
 import SystemPackage
 
 /// Runs one job as a child process of the command-line executable (`compress-with-archiver`, …) beside
@@ -52,6 +53,8 @@ public final class JobRunner {
 
     private var pid: pid_t = 0
     private var result: JobResult?
+    /// Cancel sent SIGTERM; read by the waiting thread once the child has ended.
+    private nonisolated let cancelSent = Atomic<Bool>(false)
     public private(set) var isRunning = false
 
     public init() {}
@@ -81,6 +84,7 @@ public final class JobRunner {
         }
         let input = child.input, output = child.output, errors = child.errors
         pid = child.pid
+        cancelSent.store(false, ordering: .relaxed)
         isRunning = true
         // The password, then end of input: the child reads one line.
         if var secret = password {
@@ -115,7 +119,10 @@ public final class JobRunner {
             stderrDone.wait()
             close(out)
             close(err)
-            let code = child.wait()
+            var code = child.wait()
+            // Cancelled before it could listen for the signal (in its first split second, as the Cancel button
+            // already shows): it died of our SIGTERM before starting any work, which is a cancel, not a failure.
+            if code == 128 + SIGTERM, self.cancelSent.load(ordering: .relaxed) { code = ArchiverError.Code.cancelled.exitStatus }
             let text = String(decoding: stderrBytes, as: UTF8.self)
             DispatchQueue.main.async {
                 MainActor.assumeIsolated {
@@ -130,6 +137,7 @@ public final class JobRunner {
     /// Asks the child to stop; it removes what it started and exits with 8.
     public func cancel() {
         guard isRunning, pid > 0 else { return }
+        cancelSent.store(true, ordering: .relaxed)
         kill(pid, SIGTERM)
     }
 

@@ -116,6 +116,24 @@ struct CompressWindowTests {
         #expect(try entries(scratch) == before)
     }
 
+    /// Cancel pressed before the tool listens for signals (its first moment, on a loaded machine; held here by
+    /// `ARCHIVER_TEST_SLOW_START`): the tool dies of the window's SIGTERM before doing anything, which is a
+    /// cancel, not "Could not compress".
+    @Test func cancelBeforeTheToolListensIsACancel() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let before = try entries(scratch)
+        let session = try window([input], environment: ["ARCHIVER_TEST_SLOW_START": "30"])
+        defer { session.stop() }
+        try session.click("Compress", role: "push button")
+        try session.waitForText("Compressing “Photos”", exact: true, timeout: 10)
+        // The form's Cancel shows until the page has slid away: then the job's is the only one.
+        #expect(eventually(within: 5) { (try? session.click("Cancel", role: "push button")) != nil })
+        let said = try session.waitForText(anyOf: outcome, timeout: 20)
+        #expect(said == "Cancelled", "\((try? session.labels()) ?? [])")
+        #expect(try entries(scratch) == before)
+    }
+
     /// Closing the window while it compresses hides it; the job goes on and its end is a desktop
     /// notification, sent the way the tools send theirs (libnotify on the window's own loop).
     @Test func closedMidJobTheResultComesAsANotification() throws {
