@@ -68,7 +68,7 @@ public enum ArchiveTester {
     }
 
     /// A single gzip file (`notes.txt.gz`) inflated to its end, every member's CRC-32 checked.
-    private static func testGzip(
+    static func testGzip(
         _ archive: FilePath, entry: String, format: String, control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> TestResult {
         let stream = try GzipStream(archive, recordingPoints: false)

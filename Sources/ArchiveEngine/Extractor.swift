@@ -471,7 +471,9 @@ public enum Extractor {
                 var failed: String?
                 var end: Int64 = 0
                 if case .write(let target, _) = decision { writing = (target, result.bytes) }
+                var gzipCheck = GzipTrailerCheck(reader)
                 while let (buffer, offset) = try reader.readBlock(entryName: name) {
+                    gzipCheck?.add(buffer)
                     try spend(Int64(buffer.count))
                     if failed == nil, case .skipped(let message) = try disk.writeBlock(buffer, offset: offset, folder: folderName) {
                         failed = message
@@ -482,6 +484,7 @@ public enum Extractor {
                     progress(reader.bytesRead, reader.fileSize)
                     try control.check()
                 }
+                try gzipCheck?.verify(entry: name, displayName: reader.displayName, control: control)
                 writing = nil
                 // libarchive ends some entries early without an error (the first part of a multi-volume rar);
                 // the disk writer would then pad the file to its recorded size. Tar may end in a sparse hole.

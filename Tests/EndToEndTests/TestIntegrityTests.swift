@@ -109,6 +109,24 @@ import Testing
         #expect(broken.stderr.contains("damaged"), "\(broken.stderr)")
     }
 
+    /// Extraction checks a single gzip file's CRC-32 too (libarchive's filter never does): a damaged one extracts
+    /// nothing, while a file of several members (`cat a.gz b.gz`, whose trailer is the last member's) extracts whole.
+    @Test func extractingADamagedGzChecksItsCRCAndSeveralMembersStillExtract() throws {
+        let s = try ScratchDirectory()
+        try Self.docs(s)
+        #expect(try E2E.run("compress-with-archiver", ["--format", "gz", "--output", s.sub("plans.txt.gz"), s.sub("in/Docs/plans.txt")]).status == 0)
+        try Self.flip(s.sub("plans.txt.gz"), at: -6)
+        let damaged = try E2E.run("extract-with-archiver", ["--to", s.sub("out"), s.sub("plans.txt.gz")])
+        #expect(damaged.status == 5, "\(damaged.stderr)")
+        #expect(damaged.stderr.contains("“plans.txt.gz” is damaged"), "\(damaged.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: s.sub("out/plans.txt")), "nothing under a final name")
+
+        try Tool.run(["/bin/sh", "-c", "cd '\(s.path)' && printf 'one\\n' | gzip > two.txt.gz && printf 'two\\n' | gzip >> two.txt.gz"])
+        let whole = try E2E.run("extract-with-archiver", ["--to", s.sub("out"), s.sub("two.txt.gz")])
+        #expect(whole.status == 0, "\(whole.stderr)")
+        #expect(try String(contentsOfFile: s.sub("out/two.txt"), encoding: .utf8) == "one\ntwo\n")
+    }
+
     @Test func encryptedZipAnd7zWithTheRightAndAWrongPassword() throws {
         let s = try ScratchDirectory()
         try Self.docs(s)
