@@ -101,6 +101,18 @@ struct ArchiveReader: ~Copyable {
             let attempt = try Self.openHandle(path, name: name, password: password, source: source, volumes: volumes)
             var entry: OpaquePointer?
             let first = (archive_read_next_header(attempt, &entry), entry)
+            let layers = Self.filterCodes(attempt)
+            if let real = StreamContent.realLayerCount(layers.map(\.name), name: Array(name.utf8)) {
+                // Only the real outer layers, and what they hold as one file.
+                archive_read_free(attempt)
+                let again = try makeSource()
+                let raw = try Self.openHandle(
+                    path, name: name, password: password, source: again, volumes: volumes, rawOnly: true,
+                    filters: layers.prefix(real).map(\.code))
+                try self.init(
+                    opened: raw, first: nil, name: name, volumes: volumes, source: again, fileSize: again?.total ?? Int64(target.st_size))
+                return
+            }
             let found: StreamContent.Found =
                 archive_format(attempt) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR ? .tar : .other
             if archive_filter_count(attempt) > 1,
@@ -222,13 +234,19 @@ struct ArchiveReader: ~Copyable {
     deinit { archive_read_free(handle) }
 
     /// - Parameter rawOnly: reads the content as one file (`StreamContent.isOneFile`).
+    /// - Parameter filters: the only compression filters to look for (libarchive's codes); nil for all.
     private static func openHandle(
-        _ path: FilePath, name: String, password: Secret?, source: (any ArchiveSource)?, volumes: VolumeSet, rawOnly: Bool = false
+        _ path: FilePath, name: String, password: Secret?, source: (any ArchiveSource)?, volumes: VolumeSet, rawOnly: Bool = false,
+        filters: [Int32]? = nil
     ) throws(ArchiverError) -> OpaquePointer {
         guard let handle = archive_read_new() else {
             throw ArchiverError(.inputUnreadable, tr("Out of memory while opening “%@”.", name))
         }
-        archive_read_support_filter_all(handle)
+        if let filters {
+            for code in filters { archive_read_support_filter_by_code(handle, code) }
+        } else {
+            archive_read_support_filter_all(handle)
+        }
         if !rawOnly {
             // Every format of archive_read_support_format_all but mtree: its reader bids on any text with a
             // word per line (a gzipped word list became a folder of empty files), and it reads the files
@@ -374,10 +392,15 @@ struct ArchiveReader: ~Copyable {
 
     /// The compression filters around the archive, outermost first (`gzip` for a tar.gz); none for zip or 7z.
     var filterNames: [String] {
-        [source?.filterName].compactMap { $0 }
-            + (0..<max(0, archive_filter_count(handle) - 1)).compactMap { index in
-                archive_filter_name(handle, index).map { String(cString: $0) }
-            }
+        [source?.filterName].compactMap { $0 } + Self.filterCodes(handle).map(\.name)
+    }
+
+    /// The compression filters libarchive reads `handle` through, outermost first (libarchive counts from the
+    /// innermost, and its last is the file itself).
+    private static func filterCodes(_ handle: OpaquePointer) -> [(name: String, code: Int32)] {
+        (0..<max(0, archive_filter_count(handle) - 1)).reversed().compactMap { index in
+            archive_filter_name(handle, index).map { (String(cString: $0), archive_filter_code(handle, index)) }
+        }
     }
 
     /// Whether an entry's data may legitimately end before its size: tar's sparse files can end in a hole.

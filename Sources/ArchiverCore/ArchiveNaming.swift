@@ -97,7 +97,7 @@ public enum ArchiveNaming {
     // MARK: - Helpers
 
     /// The dot-separated suffixes of a name, lowercased, outermost last; a leading dot is not one.
-    private static func dotSeparatedSuffixes(_ name: [UInt8]) -> [String] {
+    static func dotSeparatedSuffixes(_ name: [UInt8]) -> [String] {
         let dot = UInt8(ascii: ".")
         let body = name.drop(while: { $0 == dot })
         let pieces = body.split(separator: dot, omittingEmptySubsequences: false)

@@ -20,6 +20,17 @@ public enum StreamContent {
         found == .tar && !hasEntries && !namedTar
     }
 
+    /// How many of the compression layers libarchive found in a file (outermost first) are real: an inner layer
+    /// that libarchive only guessed ends them; nil when all are. The legacy lzma format (LZMA-Alone, `.lzma`)
+    /// has no signature, and libarchive bids on any bytes that could be its header (a zero byte, a power of
+    /// two, a small length): inside another compression it is believed only when the name says lzma, else a
+    /// gzip of such bytes extracts as four bytes of nonsense.
+    public static func realLayerCount(_ layers: [String], name: [UInt8]) -> Int? {
+        let saysLzma = ArchiveNaming.dotSeparatedSuffixes(name).contains { $0 == "lzma" || $0 == "tlz" }
+        guard !saysLzma, let guessed = layers.dropFirst().firstIndex(of: "lzma") else { return nil }
+        return guessed
+    }
+
     /// Whether `name` says its content is a tar: `x.tar.gz`, `x.TGZ`, `x.tar.xz.001`; not `rootfs.ext4.xz`.
     public static func nameSaysTar(_ name: [UInt8]) -> Bool {
         let suffixes = ArchiveNaming.splitArchiveExtension(name).extension.split(separator: UInt8(ascii: "."))

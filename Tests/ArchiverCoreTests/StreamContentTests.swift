@@ -22,6 +22,16 @@ import Testing
         }
     }
 
+    /// Found by fuzz-single-stream: libarchive guessed an lzma layer inside a gzip from a few header-like bytes.
+    @Test func aGuessedLzmaLayerInsideAnotherIsNotReal() {
+        #expect(StreamContent.realLayerCount(["gzip", "lzma"], name: Array("input.gz".utf8)) == 1)
+        #expect(StreamContent.realLayerCount(["xz", "gzip", "lzma"], name: Array("disk.img.gz.xz".utf8)) == 2)
+        #expect(StreamContent.realLayerCount(["gzip", "lzma"], name: Array("x.lzma.gz".utf8)) == nil)
+        #expect(StreamContent.realLayerCount(["gzip", "lzma"], name: Array("x.TLZ.gz".utf8)) == nil)
+        #expect(StreamContent.realLayerCount(["lzma"], name: Array("x.bin".utf8)) == nil, "an outer layer is checked by its data")
+        #expect(StreamContent.realLayerCount(["gzip", "xz"], name: Array("x.gz".utf8)) == nil)
+    }
+
     @Test func mtreeNeedsItsSignature() {
         #expect(StreamContent.isMtree(Array("#mtree\n./a type=file\n".utf8)))
         #expect(StreamContent.isMtree(Array("#mtree v2.0\n".utf8)))

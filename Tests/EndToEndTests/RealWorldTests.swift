@@ -57,6 +57,20 @@ import Testing
         }
     }
 
+    /// A gzip of bytes that could start a legacy lzma stream (a zero, a power of two, a small length: found by
+    /// fuzz-single-stream): libarchive read an lzma layer inside and extracted 4 bytes of nonsense. It is one
+    /// file, whole, as gzip -d gives it.
+    @Test func bytesThatLookLikeAnLzmaHeaderInsideAGzipAreOneFile() throws {
+        try E2E.withScratch { s in
+            let content = Data([0, 0, 0, 0, 1, 4] + [UInt8](repeating: 0, count: 330) + [UInt8](repeating: 0x6D, count: 64) + [UInt8](repeating: 0, count: 900))
+            try content.write(to: URL(fileURLWithPath: s.path("input")))
+            try s.must("/usr/bin/gzip", [s.path("input")])
+            let out = try s.extract(["--to", s.path("out"), s.path("input.gz")])
+            #expect(out.status == 0, "\(out)")
+            #expect(try Data(contentsOf: URL(fileURLWithPath: s.path("out/input"))) == content)
+        }
+    }
+
     /// A gzip of a word list: libarchive's mtree reader took it for a manifest of 1,000 empty files. It is
     /// one file; and a real mtree manifest is said to be one, without reading the local files it names.
     @Test func aWordListIsOneFileAndAnMtreeManifestIsRefused() throws {
