@@ -121,10 +121,8 @@ enum Daemon {
     /// The edit session when the folder can be writable; nil (and why, in the log) when the format cannot
     /// be written, the person cannot write the archive or its folder, or another writer holds it.
     private static func editSession(_ archive: FilePath) -> ArchiveEditSession? {
-        if let refusal = ArchiveEditSession.refusal(archive) {
-            Log.line("Read-only: " + refusal.message.english)
-            return nil
-        }
+        // Formats Archiver does not write are read-only as they always were: nothing to say.
+        if ArchiveEditSession.refusal(archive) != nil { return nil }
         let folder = archive.removingLastComponent()
         guard archive.withPlatformString({ access($0, W_OK) }) == 0, folder.withPlatformString({ access($0, W_OK | X_OK) }) == 0 else {
             Log.line("Read-only: \(archive) or its folder cannot be written.")

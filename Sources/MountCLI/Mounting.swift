@@ -103,6 +103,12 @@ enum Mounting {
     private static func place(
         _ archive: FilePath, given: FilePath?
     ) throws(ArchiverError) -> (FilePath, reused: Bool, made: Bool) {
+        // A mount whose daemon was killed and which its watchdog left: detached, and the archive mounted
+        // again (which commits what that daemon left in its layer).
+        for mount in MountPoints.current() where mount.type == MountPlace.type && mount.source == archive.bytes {
+            let folder = FilePath(bytes: mount.mountPoint)
+            if MountPoints.isDead(folder) { MountPoints.detach(folder) }
+        }
         let mounts = MountPoints.current()
         if let given {
             let live = mounts.contains { $0.type == MountPlace.type && $0.mountPoint == given.bytes && $0.source == archive.bytes }

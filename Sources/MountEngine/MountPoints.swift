@@ -16,6 +16,21 @@ public enum MountPoints {
         current().contains { $0.type == MountPlace.type && $0.mountPoint == folder.bytes }
     }
 
+    /// Whether `folder` is a mount whose daemon is gone (ENOTCONN): fusermount3's watchdog, which unmounts
+    /// it, can lose the race with the kernel and leave it.
+    public static func isDead(_ folder: FilePath) -> Bool {
+        var info = stat()
+        return folder.withPlatformString { stat($0, &info) } != 0 && errno == ENOTCONN
+    }
+
+    /// Detaches a dead mount (`fusermount3 -u -z`): nothing can be read from it any more.
+    public static func detach(_ folder: FilePath) {
+        guard let helper = Programs.find("fusermount3") else { return }
+        _ = try? ChildProcess.run(
+            helper, [Array("-u".utf8), Array("-z".utf8), Array("--".utf8), folder.bytes], environment: [], input: .nothing, control: nil
+        ) { _ in }
+    }
+
     /// Unmounts `folder` unless something uses it (an open file, a shell's current folder).
     /// - Returns: whether it is unmounted.
     @discardableResult

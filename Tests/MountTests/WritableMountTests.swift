@@ -125,6 +125,7 @@ struct WritableMountTests {
         try Data("kept\n".utf8).write(to: URL(fileURLWithPath: folder + "/kept.txt"))
         #expect(unlink(folder + "/top.txt") == 0)
         kill(daemon, SIGKILL)
+        // The mount goes once fusermount3 sees the daemon gone, or the next mount detaches it.
         for _ in 0..<100 where Mounts.ours().contains(folder) || kill(daemon, 0) == 0 { usleep(50_000) }
         #expect(try Self.read(archive)["kept.txt"] == nil)
 
