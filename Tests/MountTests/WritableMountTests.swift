@@ -93,6 +93,27 @@ struct WritableMountTests {
         #expect(!FileManager.default.fileExists(atPath: mounts.scratch.sub("x (edited).zip")))
     }
 
+    /// Changes rest `mount-commit-delay` seconds (3) with no file open, then reach the archive while the
+    /// folder stays mounted and usable.
+    @Test func quietChangesAreCommittedWhileMounted() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let archive = try Self.makeZip(mounts)
+        let folder = try mounts.mount(archive)
+        try Data("idle\n".utf8).write(to: URL(fileURLWithPath: folder + "/idle.txt"))
+        var committed = false
+        for _ in 0..<60 where !committed {
+            usleep(250_000)
+            committed = (try? Tool.run(["/usr/bin/unzip", "-l", archive]).output.contains("idle.txt")) == true
+        }
+        #expect(committed, "\(mounts.errors)")
+        // The folder goes on: the committed file reads, and a later change commits at unmount.
+        #expect(FileManager.default.contents(atPath: folder + "/idle.txt") == Data("idle\n".utf8))
+        #expect(unlink(folder + "/idle.txt") == 0)
+        #expect(try mounts.run(["--unmount", folder]).status == 0, "\(mounts.errors)")
+        #expect(try Self.read(archive)["idle.txt"] == nil)
+    }
+
     /// The archive written by another program while mounted: the changes go beside it, theirs stays.
     @Test func anArchiveChangedMeanwhileGetsTheChangesBeside() throws {
         let mounts = try Mounts()
