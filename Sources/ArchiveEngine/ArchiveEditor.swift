@@ -63,10 +63,13 @@ public final class ArchiveEditSession {
     ///   - level: for new members and for recompressed tars.
     ///   - passwords: asked when the archive's encryption needs it (adding to an encrypted zip, any change
     ///     of an encrypted 7z).
+    ///   - lenient: a delete, rename or attribute change of a missing name is let go (`EditPlan.make`).
+    ///   - readAs: the archive as the changes' author saw it (a mount's, when it read the archive): if it is
+    ///     another file now, the result is saved beside, as for a change during the commit.
     /// - Throws: `ArchiverError`; the archive is then as it was and nothing is left beside it.
     public func commit(
         _ changes: [ArchiveEdit], replacing: Bool = false, level: CompressionLevel = .normal, passwords: PasswordAsker? = nil,
-        control: JobControl, progress: @escaping (Int64, Int64?) -> Void = { _, _ in }
+        lenient: Bool = false, readAs: stat? = nil, control: JobControl, progress: @escaping (Int64, Int64?) -> Void = { _, _ in }
     ) throws(ArchiverError) -> EditResult {
         ArchiveEngineSetup.ensureLocale()
         PendingOutputs.beginJob()
@@ -86,7 +89,7 @@ public final class ArchiveEditSession {
         let sources = try Sources(changes, control: control)
         let context = EditContext(
             archive: archive, name: name, folder: folder, descriptor: descriptor, size: size, changes: sources.changes,
-            items: sources.items, replacing: replacing, level: level, passwords: passwords, control: control, progress: progress)
+            items: sources.items, replacing: replacing, lenient: lenient, level: level, passwords: passwords, control: control, progress: progress)
         let pending = try PendingFile(in: folder)
         defer { withExtendedLifetime(pending) {} }
         let plan: EditPlan
@@ -109,7 +112,7 @@ public final class ArchiveEditSession {
         FileSystem.carryOver(from: archive, to: pending.path)
         result.size = pending.size
         // Another program wrote the archive since it was read: its write is never overwritten.
-        guard FileSystem.isUnchanged(archive, since: before) else {
+        guard FileSystem.isUnchanged(archive, since: before), readAs.map({ FileSystem.isUnchanged(archive, since: $0) }) ?? true else {
             let (stem, suffix) = ArchiveNaming.splitArchiveExtension(Array(name.utf8))
             result.output = try pending.publish(as: stem + Array(" (edited)".utf8) + suffix)
             result.savedBeside = true
@@ -163,13 +166,14 @@ struct EditContext {
     let changes: [ArchiveChange]
     let items: [Sources.Item]
     let replacing: Bool
+    let lenient: Bool
     let level: CompressionLevel
     let passwords: PasswordAsker?
     let control: JobControl
     let progress: (Int64, Int64?) -> Void
 
     func plan(_ entries: [EditPlan.Existing]) throws(ArchiverError) -> EditPlan {
-        try EditPlan.make(archive: name, entries: entries, changes: changes, replacing: replacing)
+        try EditPlan.make(archive: name, entries: entries, changes: changes, replacing: replacing, lenient: lenient)
     }
 
     /// Asks for the password, once.
@@ -236,6 +240,29 @@ struct Sources {
         Item(
             kind: item.kind, path: item.source, size: item.kind == .file ? item.status.size : 0, mode: item.status.mode,
             modified: Int64(item.status.modified), owner: item.status.owner, group: item.status.group, linkTarget: item.symlinkTarget)
+    }
+}
+
+extension ArchiveEditSession {
+    /// Why Archiver cannot change `archive` (its format, a multi-part set), or nil when it can.
+    public static func refusal(_ archive: FilePath) -> ArchiverError? {
+        let (descriptor, size, failure) = FileSystem.openForReading(archive)
+        if let failure { return failure }
+        defer { close(descriptor) }
+        do throws(ArchiverError) {
+            _ = try EditableFormat.detect(archive, descriptor: descriptor, size: size)
+            return nil
+        } catch {
+            return error
+        }
+    }
+
+    /// Whether a change of mode or time can be kept (7-Zip's update cannot).
+    public static func keepsAttributes(_ archive: FilePath) -> Bool {
+        let (descriptor, size, failure) = FileSystem.openForReading(archive)
+        if failure != nil { return false }
+        defer { close(descriptor) }
+        return (try? EditableFormat.detect(archive, descriptor: descriptor, size: size)) != .sevenZip
     }
 }
 

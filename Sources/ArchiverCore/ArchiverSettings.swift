@@ -31,6 +31,10 @@ public struct ArchiverSettings: Equatable, Sendable {
     public var pdfQuality = Setting.pdfQuality.defaultValue
     /// Seconds an archive opened as a folder stays mounted with nothing open and nothing asked (0 = until unmounted).
     public var mountIdleTimeout = Double(Setting.mountIdleTimeout.defaultValue)
+    /// Seconds a writable folder's changes rest, with no file open, before they are committed.
+    public var mountCommitDelay = Double(Setting.mountCommitDelay.defaultValue)
+    /// Archives open as folders read-only, even those that could be changed.
+    public var mountReadOnly = Setting.mountReadOnly.defaultValue
 
     public init() {}
 
@@ -38,7 +42,7 @@ public struct ArchiverSettings: Equatable, Sendable {
     public enum Key: SettingKeySubset {
         case defaultFormat, compressionLevel, lastFormat, lastLevel, extractLocation, openFolderAfter
         case trashArchiveAfterExtract, skipJunk, timeBudget, notifications, rememberRecent, splitSize, pdfQuality
-        case mountIdleTimeout, verifyAfterCompress, extractNested
+        case mountIdleTimeout, mountCommitDelay, mountReadOnly, verifyAfterCompress, extractNested
         case excludeVCS, excludeJunk, excludeCaches, followGitignore
 
         public var setting: SettingKey {
@@ -57,6 +61,8 @@ public struct ArchiverSettings: Equatable, Sendable {
             case .splitSize: Setting.splitSize.key
             case .pdfQuality: Setting.pdfQuality.key
             case .mountIdleTimeout: Setting.mountIdleTimeout.key
+            case .mountCommitDelay: Setting.mountCommitDelay.key
+            case .mountReadOnly: Setting.mountReadOnly.key
             case .verifyAfterCompress: Setting.verifyAfterCompress.key
             case .extractNested: Setting.extractNested.key
             case .excludeVCS: Setting.excludeVCS.key
@@ -114,6 +120,10 @@ public struct ArchiverSettings: Equatable, Sendable {
         case (.mountIdleTimeout, .number(let seconds)):
             guard seconds.isFinite, seconds >= 0 else { return false }
             mountIdleTimeout = seconds
+        case (.mountCommitDelay, .number(let seconds)):
+            guard seconds.isFinite, seconds >= 0 else { return false }
+            mountCommitDelay = seconds
+        case (.mountReadOnly, .bool(let flag)): mountReadOnly = flag
         default: return false
         }
         return true

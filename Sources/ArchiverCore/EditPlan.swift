@@ -68,7 +68,9 @@ public struct EditPlan: Sendable, Equatable {
     ///   - replacing: an added or renamed entry replaces one of the same name (else that is a clash).
     /// - Throws: `ArchiverError`: `.usage` for a name that is not safe or an entry that does not exist
     ///   (with the closest names), `.destination` for a clash; nothing is then changed.
-    public static func make(archive: String, entries: [Existing], changes: [ArchiveChange], replacing: Bool)
+    ///   - lenient: a delete, rename or attribute change of a name the archive lacks is let go, not an
+    ///     error: a mount's folder that only its files made (and which they left) has no entry of its own.
+    public static func make(archive: String, entries: [Existing], changes: [ArchiveChange], replacing: Bool, lenient: Bool = false)
         throws(ArchiverError) -> EditPlan
     {
         var items: [Item] = entries.enumerated().map { index, entry in
@@ -100,6 +102,13 @@ public struct EditPlan: Sendable, Equatable {
             return position - standing.filter { $0 < position }.count
         }
         for change in changes {
+            if lenient {
+                let name: [UInt8]? = switch change {
+                case .delete(let name), .rename(let name, _), .setAttributes(let name, _, _): name
+                default: nil
+                }
+                if let name, !items.contains(where: { $0.key == key(name) || $0.isInside(key(name)) }) { continue }
+            }
             switch change {
             case .delete(let name):
                 let (_, indices) = try matching(name)

@@ -124,7 +124,7 @@ public struct SettingKey: Hashable, Sendable {
         Setting.extractLocation.key, Setting.openFolderAfter.key, Setting.trashArchiveAfterExtract.key,
         Setting.skipJunk.key, Setting.extractNested.key, Setting.excludeVCS.key, Setting.excludeJunk.key, Setting.excludeCaches.key,
         Setting.followGitignore.key, Setting.splitSize.key, Setting.verifyAfterCompress.key, Setting.timeBudget.key,
-        Setting.mountIdleTimeout.key,
+        Setting.mountIdleTimeout.key, Setting.mountCommitDelay.key, Setting.mountReadOnly.key,
         Setting.notifications.key, Setting.rememberRecent.key, Setting.photoMaxSize.key, Setting.photoQuality.key,
         Setting.photoFormat.key, Setting.photoStripLocation.key, Setting.pdfQuality.key, Setting.colorScheme.key,
     ]
@@ -197,6 +197,8 @@ extension Setting where Value == Bool {
     /// Also whether jobs are counted in the statistics.
     public static var rememberRecent: Self { .init("remember-recent", true) }
     public static var photoStripLocation: Self { .init("photo-strip-location", false) }
+    /// Archives open as folders only to read, even those Archiver could change.
+    public static var mountReadOnly: Self { .init("mount-read-only", false) }
 }
 
 extension Setting where Value == UInt32 {
@@ -207,6 +209,8 @@ extension Setting where Value == UInt32 {
     public static var timeBudget: Self { .init("time-budget", 1800, range: 0...year) }
     /// Seconds an archive opened as a folder stays mounted unused; 0 keeps it until unmounted by hand.
     public static var mountIdleTimeout: Self { .init("mount-idle-timeout", 300, range: 0...year) }
+    /// Seconds a writable folder's changes rest, with no file open, before they are committed to the archive.
+    public static var mountCommitDelay: Self { .init("mount-commit-delay", 3, range: 0...year) }
     /// Pixels; 0 keeps the size.
     public static var photoMaxSize: Self { .init("photo-max-size", 1500, range: 0...65_500) }
     public static var photoQuality: Self { .init("photo-quality", 75, range: 1...100) }

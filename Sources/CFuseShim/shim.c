@@ -130,9 +130,11 @@ static void on_readdirplus(fuse_req_t request, fuse_ino_t node, size_t size, off
     list(request, node, size, offset, 1);
 }
 
+static int writable(struct cfuse *self) { return self->operations->write != NULL; }
+
 static void on_open(fuse_req_t request, fuse_ino_t node, struct fuse_file_info *file) {
     struct cfuse *self = of(request);
-    if ((file->flags & O_ACCMODE) != O_RDONLY) {
+    if ((file->flags & O_ACCMODE) != O_RDONLY && !writable(self)) {
         fuse_reply_err(request, EROFS);
         return;
     }
@@ -143,7 +145,8 @@ static void on_open(fuse_req_t request, fuse_ino_t node, struct fuse_file_info *
         return;
     }
     file->fh = handle;
-    file->keep_cache = 1;
+    // A writable folder's files change: the kernel's pages of a file are kept only while nothing can write.
+    file->keep_cache = !writable(self);
     if (fuse_reply_open(request, file) != 0) self->operations->release(self->context, handle);
 }
 
@@ -168,6 +171,89 @@ static void on_release(fuse_req_t request, fuse_ino_t node, struct fuse_file_inf
     fuse_reply_err(request, 0);
 }
 
+static void reply_entry(fuse_req_t request, struct cfuse *self, int result, const struct stat *status) {
+    if (result != 0) {
+        fuse_reply_err(request, -result);
+        return;
+    }
+    struct fuse_entry_param entry = entry_of(self, status);
+    fuse_reply_entry(request, &entry);
+}
+
+static void on_create(fuse_req_t request, fuse_ino_t parent, const char *name, mode_t mode, struct fuse_file_info *file) {
+    struct cfuse *self = of(request);
+    struct stat status;
+    memset(&status, 0, sizeof status);
+    uint64_t handle = 0;
+    int result = self->operations->create(self->context, parent, name, mode, file->flags, &status, &handle);
+    if (result != 0) {
+        fuse_reply_err(request, -result);
+        return;
+    }
+    file->fh = handle;
+    struct fuse_entry_param entry = entry_of(self, &status);
+    if (fuse_reply_create(request, &entry, file) != 0) self->operations->release(self->context, handle);
+}
+
+static void on_write(fuse_req_t request, fuse_ino_t node, const char *buffer, size_t size, off_t offset,
+                     struct fuse_file_info *file) {
+    (void)node;
+    struct cfuse *self = of(request);
+    int result = self->operations->write(self->context, file->fh, buffer, size, offset);
+    if (result < 0) fuse_reply_err(request, -result);
+    else fuse_reply_write(request, (size_t)result);
+}
+
+static void on_setattr(fuse_req_t request, fuse_ino_t node, struct stat *wanted, int which, struct fuse_file_info *file) {
+    struct cfuse *self = of(request);
+    struct stat status;
+    memset(&status, 0, sizeof status);
+    int result = self->operations->setattr(self->context, node, wanted, which, file ? file->fh : 0, &status);
+    if (result != 0) fuse_reply_err(request, -result);
+    else fuse_reply_attr(request, &status, self->cache_seconds);
+}
+
+static void on_mkdir(fuse_req_t request, fuse_ino_t parent, const char *name, mode_t mode) {
+    struct cfuse *self = of(request);
+    struct stat status;
+    memset(&status, 0, sizeof status);
+    reply_entry(request, self, self->operations->mkdir(self->context, parent, name, mode, &status), &status);
+}
+
+static void on_symlink(fuse_req_t request, const char *target, fuse_ino_t parent, const char *name) {
+    struct cfuse *self = of(request);
+    struct stat status;
+    memset(&status, 0, sizeof status);
+    reply_entry(request, self, self->operations->symlink(self->context, parent, name, target, &status), &status);
+}
+
+static void on_unlink(fuse_req_t request, fuse_ino_t parent, const char *name) {
+    struct cfuse *self = of(request);
+    fuse_reply_err(request, -self->operations->unlink(self->context, parent, name));
+}
+
+static void on_rmdir(fuse_req_t request, fuse_ino_t parent, const char *name) {
+    struct cfuse *self = of(request);
+    fuse_reply_err(request, -self->operations->rmdir(self->context, parent, name));
+}
+
+static void on_rename(fuse_req_t request, fuse_ino_t parent, const char *name, fuse_ino_t new_parent, const char *new_name,
+                      unsigned int flags) {
+    struct cfuse *self = of(request);
+    fuse_reply_err(request, -self->operations->rename(self->context, parent, name, new_parent, new_name, flags));
+}
+
+/* Data goes to the layer's files as it is written; the commit fsyncs what it writes. */
+static void on_flush(fuse_req_t request, fuse_ino_t node, struct fuse_file_info *file) {
+    (void)node; (void)file;
+    fuse_reply_err(request, 0);
+}
+
+static void on_fsync(fuse_req_t request, fuse_ino_t node, int data, struct fuse_file_info *file) {
+    (void)node; (void)data; (void)file;
+    fuse_reply_err(request, 0);
+}
+
 static const struct fuse_lowlevel_ops operations = {
     .init = on_init,
     .lookup = on_lookup,
@@ -182,6 +268,30 @@ static const struct fuse_lowlevel_ops operations = {
     .release = on_release,
 };
 
+static const struct fuse_lowlevel_ops writable_operations = {
+    .init = on_init,
+    .lookup = on_lookup,
+    .forget = on_forget,
+    .forget_multi = on_forget_multi,
+    .getattr = on_getattr,
+    .readlink = on_readlink,
+    .readdir = on_readdir,
+    .readdirplus = on_readdirplus,
+    .open = on_open,
+    .read = on_read,
+    .release = on_release,
+    .create = on_create,
+    .write = on_write,
+    .setattr = on_setattr,
+    .mkdir = on_mkdir,
+    .symlink = on_symlink,
+    .unlink = on_unlink,
+    .rmdir = on_rmdir,
+    .rename = on_rename,
+    .flush = on_flush,
+    .fsync = on_fsync,
+};
+
 cfuse *cfuse_mount(const char *mountpoint, const char *options, const cfuse_operations *ops, void *context,
                    double cache_seconds) {
     struct cfuse *self = calloc(1, sizeof *self);
@@ -191,7 +301,8 @@ cfuse *cfuse_mount(const char *mountpoint, const char *options, const cfuse_oper
     self->cache_seconds = cache_seconds;
     char *argv[] = {"archiver", "-o", (char *)options, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-    self->session = fuse_session_new(&args, &operations, sizeof operations, self);
+    const struct fuse_lowlevel_ops *table = ops->write ? &writable_operations : &operations;
+    self->session = fuse_session_new(&args, table, sizeof *table, self);
     if (!self->session) {
         free(self);
         return NULL;

@@ -3,8 +3,11 @@ import JobKit
 import JobProtocol
 import ArchiverCore
 import Dispatch
+import Desktop
 import Glibc
 import MountEngine
+import Platform
+import Synchronization
 import SystemPackage
 
 /// What the daemon tells the process that started it, one line each on its standard output, and what
@@ -42,13 +45,20 @@ enum DaemonMessage: Equatable {
 /// until unmounted; then removes the folder, unless it was the person's own (`--keep-folder`). Never forks: it
 /// was started in a session of its own.
 enum Daemon {
-    static func run(archive: FilePath, folder: FilePath, idleTimeout: Double, keepFolder: Bool) throws -> Never {
+    static func run(archive: FilePath, folder: FilePath, idleTimeout: Double, keepFolder: Bool, readOnly: Bool, notify: Bool) throws -> Never {
         signal(SIGPIPE, SIG_IGN)
+        let settings = UserSettings.current
+        let commits = LayeredFileSystem.CommitSettings(level: settings.compressionLevel, passwords: remembered.asker) { outcome in
+            if notify { Self.notify(outcome, archive: archive) }
+        }
+        // The writer's lock first: what a killed daemon of this archive left is committed before the scan.
+        let session = readOnly || settings.mountReadOnly ? nil : editSession(archive)
+        if let session { LayeredFileSystem.recover(session, settings: commits) }
         // A kept index lists at once; otherwise the archive is scanned (and its index kept once served).
         let cached = IndexCache.load(archive)
         let index = cached ?? scanned(archive)
         for text in index.refused { Log.line(text.english) }
-        let fileSystem = ArchiveFileSystem(index) {
+        let ready: @Sendable () -> Void = {
             if !say(.ready) { DispatchQueue.global().async { MountPoints.unmount(folder) } }
             // The starter has what it waited for; nothing more goes to it.
             let null = open("/dev/null", O_RDWR)
@@ -64,8 +74,40 @@ enum Daemon {
             // Kept for the next opening once this one is served.
             if cached == nil { DispatchQueue.global(qos: .utility).async { IndexCache.store(index) } }
         }
+        let result = LayerPlace.result(for: folder)
+        _ = result.withPlatformString { unlink($0) }
+        var layer: FilePath?
+        if let session {
+            do throws(ArchiverError) {
+                layer = try LayerPlace.make(for: session.archive, encrypted: remembered.secret != nil)
+            } catch {
+                Log.line("Read-only: " + error.message.english)
+            }
+        }
         do {
-            try fileSystem.serve(at: folder, source: archive.string, idleTimeout: idleTimeout > 0 ? idleTimeout : nil)
+            if let session, let layer {
+                let fileSystem = LayeredFileSystem(index, session: session, layer: layer, settings: commits, ready: ready)
+                try fileSystem.serve(
+                    at: folder, source: archive.string, idleTimeout: idleTimeout > 0 ? idleTimeout : nil,
+                    commitDelay: settings.mountCommitDelay)
+                // Unmounted: the rest is committed before the lock goes (`--unmount` waits for it).
+                let outcome = fileSystem.commit()
+                switch outcome {
+                case .failed(let error):
+                    // The changes stay in the layer; `--unmount` says why.
+                    Log.line(error.message.english)
+                    report(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""), to: result)
+                case .saved(_, let edited) where edited.savedBeside:
+                    let warning = edited.warnings.last?.text.localized ?? ""
+                    report(.failed(code: ExitStatus.warnings, message: warning, hint: ""), to: result)
+                    FileSystem.removeTree(layer)
+                default:
+                    FileSystem.removeTree(layer)
+                }
+            } else {
+                try ArchiveFileSystem(index, ready: ready).serve(
+                    at: folder, source: archive.string, idleTimeout: idleTimeout > 0 ? idleTimeout : nil)
+            }
         } catch {
             let error = error.forFolder
             say(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""))
@@ -74,6 +116,59 @@ enum Daemon {
         }
         if !keepFolder { _ = folder.withPlatformString { rmdir($0) } }
         exit(ExitStatus.success)
+    }
+
+    /// The edit session when the folder can be writable; nil (and why, in the log) when the format cannot
+    /// be written, the person cannot write the archive or its folder, or another writer holds it.
+    private static func editSession(_ archive: FilePath) -> ArchiveEditSession? {
+        // Formats Archiver does not write are read-only as they always were: nothing to say.
+        if ArchiveEditSession.refusal(archive) != nil { return nil }
+        let folder = archive.removingLastComponent()
+        guard archive.withPlatformString({ access($0, W_OK) }) == 0, folder.withPlatformString({ access($0, W_OK | X_OK) }) == 0 else {
+            Log.line("Read-only: \(archive) or its folder cannot be written.")
+            return nil
+        }
+        let previous = PreviousVersion(
+            keep: { archive in
+                // The undo is a courtesy: a trash that cannot take it does not stop the save.
+                do throws(ArchiverError) { try Trash.move(archive) } catch { Log.line(error.message.english) }
+            }, restore: { _ = Trash.restore($0) })
+        do throws(ArchiverError) {
+            return try ArchiveEditSession(archive: archive, keepPrevious: previous, wait: .zero)
+        } catch {
+            Log.line("Read-only: " + error.message.english)
+            return nil
+        }
+    }
+
+    /// Leaves `message` where `--unmount` looks for it.
+    private static func report(_ message: DaemonMessage, to file: FilePath) {
+        try? FileSystem.makeDirectories(file.removingLastComponent())
+        let bytes = Array(message.line.utf8)
+        let descriptor = file.withPlatformString { open($0, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
+        guard descriptor >= 0 else { return }
+        _ = bytes.withUnsafeBytes { write(descriptor, $0.baseAddress, $0.count) }
+        close(descriptor)
+    }
+
+    /// "Saved 3 changes to “x.zip”", or why they could not be.
+    private static func notify(_ outcome: CommitOutcome, archive: FilePath) {
+        guard let notifier = Notifier.connect() else { return }
+        let name = archive.lastComponent?.string ?? archive.string
+        switch outcome {
+        case .saved(let changes, let result):
+            let output = result.output.lastComponent?.string ?? name
+            // TRANSLATORS: %ld is a count of changed files and folders, %@ the archive.
+            let summary = ntr("Saved %ld change to “%@”", "Saved %ld changes to “%@”", changes, output)
+            notifier.show(summary: summary.localized, body: result.warnings.last?.text.localized ?? "", wait: true)
+        case .failed(let error):
+            notifier.show(
+                summary: tr("Could not save the changes to “%@”", name).localized,
+                body: error.message.localized + (error.hint.map { " " + $0.localized } ?? "") + " "
+                    + tr("The changes are kept, and saving is tried again.").localized,
+                urgency: .critical, wait: true)
+        case .nothing: break
+        }
     }
 
     /// The archive's index, read in one scan; a failure is said to the starter and ends the daemon.
@@ -96,13 +191,18 @@ enum Daemon {
     }
 
     /// Asks the starter, which asks the person through the password chain; an empty answer is a cancel.
+    /// The last answer is kept for the commits (`remembered`): the starter is gone by then.
     private static let passwords = PasswordAsker(attempts: 3) { _, attempt throws(ArchiverError) in
         say(.password(attempt: attempt))
         guard let secret = Secret.readLine(from: STDIN_FILENO), !secret.isEmpty else {
             throw ArchiverError(.password, tr("No password was given; %@.", tr("no folder was opened")))
         }
+        remembered.secret = secret
         return secret
     }
+
+    /// The password the folder was opened with, for the commits.
+    private static let remembered = RememberedPassword()
 
     /// - Returns: false when the starter is gone.
     @discardableResult
@@ -116,4 +216,20 @@ func monotonicSeconds() -> Double {
     var time = timespec()
     clock_gettime(CLOCK_MONOTONIC, &time)
     return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+/// The password an encrypted archive was opened with, given again to each commit.
+final class RememberedPassword: @unchecked Sendable {
+    private let lock = Mutex<Secret?>(nil)
+    var secret: Secret? {
+        get { lock.withLock { $0 } }
+        set { lock.withLock { $0 = newValue } }
+    }
+
+    var asker: PasswordAsker {
+        PasswordAsker(attempts: 1) { [self] name, _ throws(ArchiverError) in
+            guard let secret else { throw ArchiverError(.password, tr("“%@” is password-protected; nothing was changed.", name)) }
+            return secret
+        }
+    }
 }

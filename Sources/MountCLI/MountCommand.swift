@@ -16,8 +16,8 @@ public struct MountCommand: ParsableCommand {
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "open-with-archiver",
-            abstract: tr("Open an archive as a read-only folder, without extracting it.").localized,
-            discussion: helpDiscussion(tr("open-with-archiver ARCHIVE… mounts each archive under $XDG_RUNTIME_DIR/archiver, opens the folder in the file manager and says so in a notification with an Unmount button; opening the same archive again reuses the folder. --mount ARCHIVE [FOLDER] only mounts and prints the folder, for scripts; --unmount FOLDER unmounts it. The folder is unmounted and removed by itself once nothing has been read for the mount-idle-timeout setting's seconds.")),
+            abstract: tr("Open an archive as a folder, without extracting it; changes made in it are saved into the archive.").localized,
+            discussion: helpDiscussion(tr("open-with-archiver ARCHIVE… mounts each archive under $XDG_RUNTIME_DIR/archiver, opens the folder in the file manager and says so in a notification with an Unmount button; opening the same archive again reuses the folder. --mount ARCHIVE [FOLDER] only mounts and prints the folder, for scripts; --unmount FOLDER unmounts it, once the changes made in it are saved into the archive (exit 7 when they could not be, with the reason; they are then kept). A zip, 7z or tar folder is writable unless --read-only or the mount-read-only setting says otherwise; changes are saved once no file has been open for the mount-commit-delay setting's seconds. The folder is unmounted and removed by itself once nothing has been read for the mount-idle-timeout setting's seconds.")),
             version: archiverVersion(library: ArchiveEngineSetup.libarchiveVersion))
     }
 
@@ -29,6 +29,9 @@ public struct MountCommand: ParsableCommand {
 
     @Option(help: ArgumentHelp(tr("Unmount after this many seconds with nothing read (0 = never; default: the mount-idle-timeout setting, 300).")))
     var idleTimeout: Double?
+
+    @Flag(help: ArgumentHelp(tr("Open the folder read-only, even when Archiver could change the archive (default: the mount-read-only setting).")))
+    var readOnly = false
 
     @Flag(help: ArgumentHelp(tr("Read the password of an encrypted archive from one line of standard input, for scripts.")))
     var passwordStdin = false
@@ -43,6 +46,10 @@ public struct MountCommand: ParsableCommand {
     /// With --serve: the folder was there before (the person's own), so the daemon leaves it when it goes.
     @Flag(help: .hidden)
     var keepFolder = false
+
+    /// With --serve: commits are said in notifications.
+    @Flag(help: .hidden)
+    var notifyCommits = false
 
     @Argument(help: ArgumentHelp(tr("The archives to open (with --mount, one archive and optionally the folder to mount it on); with --unmount, the folder.")))
     var paths: [String] = []
@@ -66,11 +73,12 @@ public struct MountCommand: ParsableCommand {
         let given = paths.map { raw.path(for: $0).madeAbsolute }
         if unmount { try Mounting.unmount(given[0]); return }
         let idle = idleTimeout ?? UserSettings.current.mountIdleTimeout
-        if serve { try Daemon.run(archive: given[0], folder: given[1], idleTimeout: idle, keepFolder: keepFolder) }
+        if serve { try Daemon.run(
+                archive: given[0], folder: given[1], idleTimeout: idle, keepFolder: keepFolder, readOnly: readOnly, notify: notifyCommits) }
         let passwords = Passwords.asker(fromStandardInput: passwordStdin, nothingMade: tr("no folder was opened"))
         if mount {
             try Mounting.open(
-                given[0], folder: given.count > 1 ? given[1] : nil, idleTimeout: idle, script: true, passwords: passwords,
+                given[0], folder: given.count > 1 ? given[1] : nil, idleTimeout: idle, readOnly: readOnly, script: true, passwords: passwords,
                 notify: notify ?? false)
             return
         }
@@ -78,7 +86,8 @@ public struct MountCommand: ParsableCommand {
         var failure: Error?
         for archive in given {
             do {
-                try Mounting.open(archive, folder: nil, idleTimeout: idle, script: false, passwords: passwords, notify: notify)
+                try Mounting.open(
+                    archive, folder: nil, idleTimeout: idle, readOnly: readOnly, script: false, passwords: passwords, notify: notify)
             } catch {
                 failure = failure ?? error
             }

@@ -20,7 +20,7 @@ enum Mounting {
     }()
 
     static func open(
-        _ archive: FilePath, folder given: FilePath?, idleTimeout: Double, script: Bool, passwords: PasswordAsker,
+        _ archive: FilePath, folder given: FilePath?, idleTimeout: Double, readOnly: Bool, script: Bool, passwords: PasswordAsker,
         notify: Bool?
     ) throws {
         let name = archive.lastComponent?.string ?? archive.string
@@ -33,8 +33,8 @@ enum Mounting {
             if !reused {
                 do throws(ArchiverError) {
                     try start(
-                        archive, at: folder, keepFolder: !made, idleTimeout: idleTimeout, passwords: passwords,
-                        feedback: feedback)
+                        archive, at: folder, keepFolder: !made, idleTimeout: idleTimeout, readOnly: readOnly,
+                        notifyCommits: !script && (notify ?? UserSettings.current.notifications), passwords: passwords, feedback: feedback)
                 } catch {
                     // A folder the person named and had made stays, even empty: only our own goes.
                     if made { _ = folder.withPlatformString { rmdir($0) } }
@@ -65,6 +65,8 @@ enum Mounting {
                 .inputUnreadable, tr("“%@” is not a folder opened by Archiver.", folder), path: folder.string))
             throw ExitCode(ArchiverError.Code.inputUnreadable.exitStatus)
         }
+        let archive = MountPoints.current().first { $0.type == MountPlace.type && $0.mountPoint == folder.bytes }.map { FilePath(bytes: $0.source) }
+        let result = LayerPlace.result(for: folder)
         guard MountPoints.unmount(folder) else {
             printProblem(ArchiverError(
                 .destination, tr("“%@” is in use, so it stays open.", folder),
@@ -80,6 +82,20 @@ enum Mounting {
             for _ in 0..<50 where folder.withPlatformString({ access($0, F_OK) }) == 0 { usleep(20_000) }
             _ = folder.withPlatformString { rmdir($0) }
         }
+        // A writable folder's daemon commits after the unmount, holding the archive's lock until it is done.
+        guard let archive else { return }
+        _ = try? ArchiveLock.take(archive, wait: .seconds(24 * 3600))
+        guard let bytes = FileSystem.wholeFile(result) else { return }
+        _ = result.withPlatformString { unlink($0) }
+        guard case .failed(let code, let message, let hint)? = DaemonMessage(line: String(decoding: bytes, as: UTF8.self).dropLast()) else { return }
+        if code == ExitStatus.warnings {
+            printWarning(.verbatim(message))
+        } else {
+            printProblem(ArchiverError(
+                ArchiverError.Code(exitStatus: code) ?? .destination, .verbatim(message), hint: hint.isEmpty ? nil : .verbatim(hint),
+                path: archive.string))
+        }
+        throw ExitCode(code)
     }
 
     /// The folder to mount on, whether the archive is mounted there already, and whether Archiver makes
@@ -87,6 +103,12 @@ enum Mounting {
     private static func place(
         _ archive: FilePath, given: FilePath?
     ) throws(ArchiverError) -> (FilePath, reused: Bool, made: Bool) {
+        // A mount whose daemon was killed and which its watchdog left: detached, and the archive mounted
+        // again (which commits what that daemon left in its layer).
+        for mount in MountPoints.current() where mount.type == MountPlace.type && mount.source == archive.bytes {
+            let folder = FilePath(bytes: mount.mountPoint)
+            if MountPoints.isDead(folder) { MountPoints.detach(folder) }
+        }
         let mounts = MountPoints.current()
         if let given {
             let live = mounts.contains { $0.type == MountPlace.type && $0.mountPoint == given.bytes && $0.source == archive.bytes }
@@ -117,8 +139,8 @@ enum Mounting {
 
     /// Starts the daemon and answers it until the folder is ready.
     private static func start(
-        _ archive: FilePath, at folder: FilePath, keepFolder: Bool, idleTimeout: Double, passwords: PasswordAsker,
-        feedback: DesktopFeedback
+        _ archive: FilePath, at folder: FilePath, keepFolder: Bool, idleTimeout: Double, readOnly: Bool, notifyCommits: Bool,
+        passwords: PasswordAsker, feedback: DesktopFeedback
     ) throws(ArchiverError) {
         var toDaemon: [Int32] = [-1, -1], fromDaemon: [Int32] = [-1, -1]
         guard pipe(&toDaemon) == 0, pipe(&fromDaemon) == 0 else {
@@ -131,6 +153,8 @@ enum Mounting {
         // Bytes, not strings: an archive named in Latin-1 reaches the daemon under its own name.
         var arguments = Arguments(["--serve", "--idle-timeout", "\(idleTimeout)"])
         if keepFolder { arguments.add("--keep-folder") }
+        if readOnly { arguments.add("--read-only") }
+        if notifyCommits { arguments.add("--notify-commits") }
         arguments.operands([archive, folder])
         let pid = try ChildProcess.startDaemon(
             me, arguments.argv, stdin: toDaemon[0], stdout: fromDaemon[1])

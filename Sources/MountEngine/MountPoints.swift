@@ -16,6 +16,21 @@ public enum MountPoints {
         current().contains { $0.type == MountPlace.type && $0.mountPoint == folder.bytes }
     }
 
+    /// Whether `folder` is a mount whose daemon is gone (ENOTCONN): fusermount3's watchdog, which unmounts
+    /// it, can lose the race with the kernel and leave it.
+    public static func isDead(_ folder: FilePath) -> Bool {
+        var info = stat()
+        return folder.withPlatformString { stat($0, &info) } != 0 && errno == ENOTCONN
+    }
+
+    /// Detaches a dead mount (`fusermount3 -u -z`): nothing can be read from it any more.
+    public static func detach(_ folder: FilePath) {
+        guard let helper = Programs.find("fusermount3") else { return }
+        _ = try? ChildProcess.run(
+            helper, [Array("-u".utf8), Array("-z".utf8), Array("--".utf8), folder.bytes], environment: [], input: .nothing, control: nil
+        ) { _ in }
+    }
+
     /// Unmounts `folder` unless something uses it (an open file, a shell's current folder).
     /// - Returns: whether it is unmounted.
     @discardableResult
@@ -25,5 +40,47 @@ public enum MountPoints {
             helper, [Array("-u".utf8), Array("--".utf8), folder.bytes], environment: [], input: .nothing, control: nil
         ) { _ in }
         return outcome?.status == 0
+    }
+}
+
+/// Where a writable folder keeps its changes until they are committed, and where its daemon leaves the
+/// last commit's failure for `--unmount`.
+public enum LayerPlace {
+    /// A new private folder for one mount's changes: under `$XDG_CACHE_HOME`, or for an encrypted archive
+    /// under `$XDG_RUNTIME_DIR` (memory, gone at logout), so that no decrypted byte reaches the disk.
+    public static func make(for archive: FilePath, encrypted: Bool) throws(ArchiverError) -> FilePath {
+        let base: FilePath
+        if encrypted {
+            guard let runtime = runtime else {
+                throw ArchiverError(.destination, tr("There is no $XDG_RUNTIME_DIR to keep the changes of an encrypted archive in."))
+            }
+            base = runtime.appending("layers")
+        } else {
+            base = BaseFolders.current.cache.appending("io.github.archiver/layers")
+        }
+        try FileSystem.makeDirectories(base)
+        let folder = base.appending(ArchiveLock.key(for: archive.bytes) + "-\(getpid())")
+        guard folder.withPlatformString({ mkdir($0, 0o700) }) == 0 else { throw FileSystem.destinationError(errno, folder) }
+        return folder
+    }
+
+    /// The layers that daemons of `archive` left: each one's changes are still to be committed (a daemon
+    /// removes its layer once committed). Called with the archive's lock held, so none is in use.
+    public static func leftovers(for archive: FilePath) -> [FilePath] {
+        let prefix = Array((ArchiveLock.key(for: archive.bytes) + "-").utf8)
+        let bases = [BaseFolders.current.cache.appending("io.github.archiver/layers")] + (runtime.map { [$0.appending("layers")] } ?? [])
+        return bases.flatMap { base in
+            ((try? FileSystem.entries(of: base)) ?? []).filter { $0.starts(with: prefix) }.map { base.appending(bytes: $0) }
+        }
+    }
+
+    /// The file in which the daemon serving `folder` says why its last commit failed.
+    public static func result(for folder: FilePath) -> FilePath {
+        (runtime ?? FilePath("/tmp").appending("archiver-\(getuid())")).appending("results").appending(ArchiveLock.key(for: folder.bytes))
+    }
+
+    private static var runtime: FilePath? {
+        guard let runtime = ProcessEnvironment.current.variables["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
+        return FilePath(runtime).appending("archiver")
     }
 }

@@ -43,10 +43,13 @@ package final class ArchiveLock {
 
     /// `a1b2…​.lock`: a 64-bit FNV-1a of the path, so that any path fits a name (two archives sharing one
     /// only wait for each other).
-    static func name(for path: [UInt8]) -> String {
+    static func name(for path: [UInt8]) -> String { key(for: path) + ".lock" }
+
+    /// A 64-bit FNV-1a of `path`, in hexadecimal: a file name for anything kept per path.
+    package static func key(for path: [UInt8]) -> String {
         var hash: UInt64 = 0xCBF2_9CE4_8422_2325
         for byte in path { hash = (hash ^ UInt64(byte)) &* 0x0100_0000_01B3 }
-        return String(hash, radix: 16) + ".lock"
+        return String(hash, radix: 16)
     }
 
     private static func lockFolder(_ environment: [String: String]) throws(ArchiverError) -> FilePath {

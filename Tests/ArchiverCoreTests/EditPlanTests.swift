@@ -15,6 +15,20 @@ private func b(_ s: String) -> [UInt8] { Array(s.utf8) }
         try EditPlan.make(archive: "x.zip", entries: entries, changes: changes, replacing: replacing)
     }
 
+    /// A mount's changes name folders only their files made (gone once emptied): lenient lets those go,
+    /// and still applies the rest; without it the same list is an error.
+    @Test func lenientLetsGoOfNamesTheArchiveLacks() throws {
+        let changes: [ArchiveChange] = [
+            .delete(b("gone")), .rename(b("empty"), to: b("moved")), .setAttributes(b("nothing"), mode: 0o600, modified: nil),
+            .delete(b("z.txt")),
+        ]
+        let plan = try EditPlan.make(archive: "x.zip", entries: entries, changes: changes, replacing: true, lenient: true)
+        #expect(plan.deleted == [b("z.txt")])
+        #expect(plan.renamed.isEmpty)
+        #expect(plan.steps.count == 4)
+        #expect(throws: ArchiverError.self) { try EditPlan.make(archive: "x.zip", entries: entries, changes: changes, replacing: true) }
+    }
+
     @Test func deletingAFolderTakesItsSubtreeAndKeepsTheRestInOrder() throws {
         let plan = try make([.delete(b("docs"))])
         #expect(plan.steps == [.old(index: 0, name: nil, mode: nil, modified: nil), .old(index: 4, name: nil, mode: nil, modified: nil)])

@@ -26,7 +26,35 @@ typedef struct cfuse_operations {
     int (*release)(void *context, uint64_t handle);
     /// Called once the kernel has answered the first request: the folder is usable.
     void (*ready)(void *context);
+
+    // A writable folder's operations; all NULL for a read-only one (the kernel then answers EROFS).
+    /// Makes and opens file `name` in `parent`; fills its attributes and a handle as `open` does.
+    int (*create)(void *context, uint64_t parent, const char *name, mode_t mode, int flags, struct stat *status,
+                  uint64_t *handle);
+    /// Returns the bytes written or -errno.
+    int (*write)(void *context, uint64_t handle, const char *buffer, size_t size, int64_t offset);
+    /// Changes what `which` (CFUSE_SET_* bits) names from `wanted`; `handle` is 0 without an open file.
+    /// Fills the attributes after the change.
+    int (*setattr)(void *context, uint64_t node, const struct stat *wanted, int which, uint64_t handle,
+                   struct stat *status);
+    int (*mkdir)(void *context, uint64_t parent, const char *name, mode_t mode, struct stat *status);
+    int (*symlink)(void *context, uint64_t parent, const char *name, const char *target, struct stat *status);
+    int (*unlink)(void *context, uint64_t parent, const char *name);
+    int (*rmdir)(void *context, uint64_t parent, const char *name);
+    /// `flags`: rename2's (RENAME_NOREPLACE, RENAME_EXCHANGE).
+    int (*rename)(void *context, uint64_t parent, const char *name, uint64_t new_parent, const char *new_name,
+                  unsigned flags);
 } cfuse_operations;
+
+/// What `setattr` changes (libfuse's FUSE_SET_ATTR_* values).
+enum {
+    CFUSE_SET_MODE = 1 << 0,
+    CFUSE_SET_SIZE = 1 << 3,
+    CFUSE_SET_ATIME = 1 << 4,
+    CFUSE_SET_MTIME = 1 << 5,
+    CFUSE_SET_ATIME_NOW = 1 << 7,
+    CFUSE_SET_MTIME_NOW = 1 << 8,
+};
 
 typedef struct cfuse cfuse;
 
