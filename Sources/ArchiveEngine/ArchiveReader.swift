@@ -89,7 +89,14 @@ struct ArchiveReader: ~Copyable {
         let source = try makeSource()
         // A tar.gz, tar.zst, tar.xz or tar.bz2 is decoded by us, on threads of its own; anything else, or a
         // start we cannot read, goes to libarchive, which says what is wrong with it.
-        if source == nil, let decoder = Self.ownDecoder(path, recording: recordingSeekPoints),
+        if let image = source as? SquashfsSource {
+            // Read as tar only: other formats' bidders read far ahead (ISO 9660's 32 KiB), and a damaged
+            // block there failed the bid, which called the image no archive at all.
+            guard let (handle, first) = Self.openTar(image) else {
+                throw FailureClassifier.describeReadFailure(message: image.lastMessage, archive: name, place: nil)
+            }
+            try self.init(opened: handle, first: first, name: name, volumes: volumes, source: image, fileSize: image.total)
+        } else if source == nil, let decoder = Self.ownDecoder(path, recording: recordingSeekPoints),
             let (handle, first) = Self.openTar(decoder)
         {
             try self.init(opened: handle, first: first, name: name, volumes: volumes, source: decoder, fileSize: decoder.total)

@@ -12,7 +12,7 @@ import Testing
         root = sys.argv[1]
         os.makedirs(root + '/sub/deeper'); os.makedirs(root + '/empty')
         open(root + '/a.txt', 'w').write('hello\\n')
-        open(root + '/sub/big.bin', 'wb').write(bytes((i * 7919) % 251 for i in range(300000)))
+        open(root + '/sub/big.bin', 'wb').write(os.urandom(300000))
         os.symlink('a.txt', root + '/link')
         os.link(root + '/a.txt', root + '/sub/hard.txt')
         os.symlink('../../../../etc/passwd', root + '/escape')
@@ -111,12 +111,16 @@ import Testing
     /// A cut-off copy and damaged data: one clear sentence, exit 5, and nothing left.
     @Test func damagedImagesSaySoAndLeaveNothing() throws {
         try E2E.withScratch { s in
-            let image = try Self.image(s)
+            // Text, so that its blocks are compressed: SquashFS keeps no checksums, and a spoiled stored block
+            // would go unnoticed, by unsquashfs too.
+            try s.write("tree/notes.txt", (0..<40_000).map { "line \($0) of some notes\n" }.joined())
+            let image = s.path("image.squashfs")
+            try s.must("/usr/bin/mksquashfs", [s.path("tree"), image, "-comp", "gzip", "-quiet", "-no-progress"])
             let whole = try #require(E2E.read(image))
             try s.write("cut.squashfs", data: whole.prefix(whole.count / 2))
-            // The big file's blocks come first after the 96-byte super block: spoil some of them.
+            // The file's blocks come first after the 96-byte super block: spoil some of them.
             var spoiled = whole
-            for offset in stride(from: 200, to: 20_000, by: 97) { spoiled[offset] ^= 0x5A }
+            for offset in stride(from: spoiled.startIndex + 200, to: spoiled.startIndex + 20_000, by: 97) { spoiled[offset] ^= 0x5A }
             try s.write("spoiled.squashfs", data: spoiled)
             for name in ["cut.squashfs", "spoiled.squashfs"] {
                 let out = try s.extract(["--to", s.path("out"), s.path(name)])
