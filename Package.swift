@@ -30,6 +30,9 @@ let package = Package(
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         // libbz2 has no pkg-config file on Debian: the module map links it by name.
         .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"])]),
+        // SquashFS images (snaps, .sqfs), read as a tar by CSquashfsShim.
+        .systemLibrary(name: "CSquashfs", pkgConfig: "libsquashfs1", providers: [.apt(["libsquashfs-dev"])]),
+        .target(name: "CSquashfsShim", dependencies: ["CSquashfs", "CArchive"]),
         .systemLibrary(name: "CGLib", pkgConfig: "gio-unix-2.0", providers: [.apt(["libglib2.0-dev"])]),
         .systemLibrary(name: "CNotify", pkgConfig: "libnotify", providers: [.apt(["libnotify-dev"])]),
         .systemLibrary(name: "CVips", pkgConfig: "vips", providers: [.apt(["libvips-dev"])]),
@@ -48,7 +51,7 @@ let package = Package(
         ),
         .target(
             name: "ArchiveEngine",
-            dependencies: ["ArchiverCore", "Platform", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma", "CBzip2"]
+            dependencies: ["ArchiverCore", "Platform", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma", "CBzip2", "CSquashfsShim"]
         ),
         .target(
             name: "Desktop",

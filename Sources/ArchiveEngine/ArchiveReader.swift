@@ -80,6 +80,7 @@ struct ArchiveReader: ~Copyable {
         let lz4 = StreamContent.lz4AfterSkippableFrames(start)
         func makeSource() throws(ArchiverError) -> (any ArchiveSource)? {
             if volumes.isMultiPart { return try VolumeSource(volumes.parts) }
+            if let image = StreamContent.squashfsStart(start) { return try SquashfsSource(path, at: image, name: name) }
             if let lz4 { return try VolumeSource([path], from: Int64(lz4)) }
             // More gzip layers than libarchive undoes: the outer ones are undone before it.
             if start.starts(with: [0x1F, 0x8B]), let layers = GzipLayers(path) { return layers }
@@ -88,7 +89,14 @@ struct ArchiveReader: ~Copyable {
         let source = try makeSource()
         // A tar.gz, tar.zst, tar.xz or tar.bz2 is decoded by us, on threads of its own; anything else, or a
         // start we cannot read, goes to libarchive, which says what is wrong with it.
-        if source == nil, let decoder = Self.ownDecoder(path, recording: recordingSeekPoints),
+        if let image = source as? SquashfsSource {
+            // Read as tar only: other formats' bidders read far ahead (ISO 9660's 32 KiB), and a damaged
+            // block there failed the bid, which called the image no archive at all.
+            guard let (handle, first) = Self.openTar(image) else {
+                throw FailureClassifier.describeReadFailure(message: image.lastMessage, archive: name, place: nil)
+            }
+            try self.init(opened: handle, first: first, name: name, volumes: volumes, source: image, fileSize: image.total)
+        } else if source == nil, let decoder = Self.ownDecoder(path, recording: recordingSeekPoints),
             let (handle, first) = Self.openTar(decoder)
         {
             try self.init(opened: handle, first: first, name: name, volumes: volumes, source: decoder, fileSize: decoder.total)
@@ -375,13 +383,14 @@ struct ArchiveReader: ~Copyable {
     var seekPlan: SeekPlan? {
         source?.seekPlan
             ?? (archive_format(handle) & ARCHIVE_FORMAT_BASE_MASK == ARCHIVE_FORMAT_TAR && archive_filter_count(handle) == 1
-                && source?.filterName == nil ? .plain : nil)
+                && source?.filterName == nil && source?.formatName == nil ? .plain : nil)
     }
 
 
 
     /// libarchive's name for the detected format, e.g. "ZIP 2.0 (deflation)".
     var formatName: String {
+        if let own = source?.formatName { return own }
         if isRawStream, let filter = archive_filter_name(handle, 0) { return "\(String(cString: filter)) stream" }
         let format = archive_format_name(handle).map { String(cString: $0) } ?? "unknown"
         let filters = (0..<max(0, archive_filter_count(handle) - 1)).compactMap { index in

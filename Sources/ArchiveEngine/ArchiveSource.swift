@@ -16,6 +16,9 @@ protocol ArchiveSource: AnyObject {
     var consumed: Int64? { get }
     /// The compression we undo, for `ArchiveReader.formatName`; nil when there is none.
     var filterName: String? { get }
+    /// The format when the source makes the tar libarchive reads from something else (a SquashFS image);
+    /// nil otherwise.
+    var formatName: String? { get }
     /// Where decoding can start again, noted while reading (a tar.gz's points, a tar.zst's frames).
     var seekPlan: SeekPlan? { get }
     /// Opens `handle` over this source (`archive_read_open1`); the caller keeps the source alive as long
@@ -26,6 +29,7 @@ protocol ArchiveSource: AnyObject {
 extension ArchiveSource {
     var consumed: Int64? { nil }
     var filterName: String? { nil }
+    var formatName: String? { nil }
     var seekPlan: SeekPlan? { nil }
 
     func attach(to handle: OpaquePointer) -> Int32 {

@@ -10,6 +10,7 @@ public enum ArchiveNaming {
         "zip", "7z", "rar", "tar", "tgz", "tbz", "tbz2", "tb2", "txz", "tzst", "tlz", "taz", "tz", "cpio",
         "iso", "deb", "cab", "lha", "lzh", "xar", "jar", "a", "ar", "gz", "bz2", "bz", "xz", "zst", "zstd",
         "lz4", "lz", "lzma", "z", "rpm", "war", "apk", "cbz", "cbr", "cb7", "cbt", "warc", "shar",
+        "squashfs", "sqfs", "sqsh", "snap", "appimage",
     ]
 
     /// Splits `name` into its stem and its whole archive extension, including split-volume suffixes:

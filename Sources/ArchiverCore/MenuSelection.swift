@@ -51,6 +51,9 @@ public enum MenuSelection {
         "application/x-lha",
         "application/x-lzh-compressed",
         "application/x-xar",
+        "application/vnd.squashfs",
+        "application/vnd.snap",
+        "application/vnd.appimage",
         "application/x-archiver-split-part",
     ]
 

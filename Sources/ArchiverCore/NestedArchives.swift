@@ -11,7 +11,7 @@ public enum NestedArchives {
     /// archives to open.
     static let neverOpened: Set<String> = [
         "docx", "xlsx", "pptx", "docm", "xlsm", "odt", "ods", "odp", "odg", "epub", "jar", "war", "ear", "apk", "aab",
-        "xpi", "whl", "ipa", "cbz", "cbr", "cb7", "cbt", "deb", "rpm", "iso", "a", "ar", "cpio", "warc", "shar",
+        "xpi", "whl", "ipa", "cbz", "cbr", "cb7", "cbt", "deb", "rpm", "iso", "a", "ar", "cpio", "warc", "shar", "snap", "appimage",
     ]
 
     /// Whether a file of this name, found in an extracted archive, is extracted in its place: its name is

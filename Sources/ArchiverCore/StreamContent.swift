@@ -46,6 +46,27 @@ public enum StreamContent {
         start.starts(with: mtreeSignature)
     }
 
+    /// Where the SquashFS image starts in a file that begins with `start` (its first 64 bytes or more): 0
+    /// for an image (a snap, a .sqfs), the end of the ELF program's section headers for an AppImage (type
+    /// 2: "AI" and 2 at byte 8), where its runtime finds the image too; nil for anything else. libarchive
+    /// reads none, so the image is read as the tar `sqfs2tar` would write. Little-endian images (version 4,
+    /// all that Linux has written since 2009) only.
+    public static func squashfsStart(_ start: [UInt8]) -> UInt64? {
+        if start.starts(with: Array("hsqs".utf8)) { return 0 }
+        guard start.count >= 64, start.starts(with: [0x7F, 0x45, 0x4C, 0x46]), start[8...10] == [0x41, 0x49, 0x02], start[5] == 1
+        else { return nil }
+        func value(at offset: Int, bytes: Int) -> UInt64 {
+            (0..<bytes).reduce(UInt64(0)) { $0 | UInt64(start[offset + $1]) << (8 * $1) }
+        }
+        // ELF32 or ELF64 (byte 4), little-endian (byte 5): section headers at e_shoff, e_shnum of e_shentsize.
+        let (offset, size, count) =
+            start[4] == 2
+            ? (value(at: 0x28, bytes: 8), value(at: 0x3A, bytes: 2), value(at: 0x3C, bytes: 2))
+            : (value(at: 0x20, bytes: 4), value(at: 0x2E, bytes: 2), value(at: 0x30, bytes: 2))
+        let (end, overflow) = offset.addingReportingOverflow(size * count)
+        return overflow || end == 0 ? nil : end
+    }
+
     /// Where the lz4 frame starts in `start`, the first bytes of a file, when it comes after skippable
     /// frames; nil when the file does not start that way. lz4 and zstd share the skippable frame (magic
     /// 0x184D2A50 to 0x184D2A5F): libarchive's lz4 filter does not bid on one, and its zstd filter takes

@@ -56,6 +56,34 @@ import Testing
         #expect(StreamContent.lz4AfterSkippableFrames([0x50, 0x2A, 0x4D, 0x18, 0xFF, 0xFF, 0xFF, 0xFF] + lz4) == nil)
     }
 
+    /// A SquashFS image starts with its magic; an AppImage's follows its ELF program's section headers.
+    @Test func squashfsImagesAreFoundAtTheStartOrAfterAnAppImagesProgram() {
+        #expect(StreamContent.squashfsStart(Array("hsqs".utf8) + [4, 0, 0, 0]) == 0)
+        #expect(StreamContent.squashfsStart(Array("sqsh".utf8)) == nil)
+        func elf(bits64: Bool, appImage: Bool) -> [UInt8] {
+            var header = [UInt8](repeating: 0, count: 64)
+            header[0...3] = [0x7F, 0x45, 0x4C, 0x46]
+            header[4] = bits64 ? 2 : 1
+            header[5] = 1
+            if appImage { header[8...10] = [0x41, 0x49, 0x02] }
+            func put(_ value: Int, at offset: Int, bytes: Int) {
+                for index in 0..<bytes { header[offset + index] = UInt8(truncatingIfNeeded: value >> (8 * index)) }
+            }
+            // Section headers at 180,000: 30 of 64 bytes (ELF64), 40 of 40 bytes (ELF32).
+            if bits64 {
+                put(180_000, at: 0x28, bytes: 8); put(64, at: 0x3A, bytes: 2); put(30, at: 0x3C, bytes: 2)
+            } else {
+                put(180_000, at: 0x20, bytes: 4); put(40, at: 0x2E, bytes: 2); put(40, at: 0x30, bytes: 2)
+            }
+            return header
+        }
+        #expect(StreamContent.squashfsStart(elf(bits64: true, appImage: true)) == 180_000 + 64 * 30)
+        #expect(StreamContent.squashfsStart(elf(bits64: false, appImage: true)) == 180_000 + 40 * 40)
+        // Any other program is no image, nor is a header cut short.
+        #expect(StreamContent.squashfsStart(elf(bits64: true, appImage: false)) == nil)
+        #expect(StreamContent.squashfsStart(Array(elf(bits64: true, appImage: true).prefix(40))) == nil)
+    }
+
     /// A file compressed more times than libarchive undoes is valid: not "damaged", and said so.
     @Test func tooManyLayersAreNotDamage() {
         let message = "Input requires too many filters for decoding"
