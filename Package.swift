@@ -79,7 +79,7 @@ let package = Package(
         .executableTarget(name: "edit-with-archiver", dependencies: ["ArchiverCLI", "JobKit"]),
 
         // Compress Photos: its own C shim, engine and CLI, so that the archive executables never link libvips.
-        .target(name: "CPhotoShim", dependencies: ["CVips"]),
+        .target(name: "CPhotoShim", dependencies: ["CVips"], linkerSettings: [.linkedLibrary("exif")]),
         .target(
             name: "PhotoEngine",
             dependencies: ["ArchiverCore", "Platform", "CPhotoShim", .product(name: "SystemPackage", package: "swift-system")]

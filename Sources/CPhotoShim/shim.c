@@ -5,6 +5,7 @@
 #include <string.h>
 #include <libintl.h>
 #include <vips/vips.h>
+#include <libexif/exif-tag.h>
 
 /* libvips's warnings ("error in tile 0 x 536", "ignoring nclx profile") say nothing to a person; the
    failure that matters comes back as an error and is reported by name. ARCHIVER_DEBUG=1 shows them. */
@@ -190,6 +191,343 @@ static void remove_photoshop_thumbnail(VipsImage *image) {
     /* A block we cannot walk to its end is left whole rather than cut. */
     if (dropped && at == length) vips_image_set_blob_copy(image, VIPS_META_IPTC_NAME, kept->data, kept->len);
     g_byte_array_free(kept, TRUE);
+}
+
+/* A TIFF-structured block: a TIFF file, or an EXIF block after its "Exif\0\0". Values keep its byte order. */
+typedef struct {
+    const unsigned char *data;
+    size_t size;
+    int little;
+} TiffBlock;
+
+static unsigned tiff_u16(const TiffBlock *tiff, size_t at) {
+    const unsigned char *p = tiff->data + at;
+    return tiff->little ? (unsigned) p[0] | (unsigned) p[1] << 8 : (unsigned) p[0] << 8 | (unsigned) p[1];
+}
+
+static size_t tiff_u32(const TiffBlock *tiff, size_t at) {
+    return tiff->little ? (size_t) tiff_u16(tiff, at) | (size_t) tiff_u16(tiff, at + 2) << 16
+                        : (size_t) tiff_u16(tiff, at) << 16 | (size_t) tiff_u16(tiff, at + 2);
+}
+
+static int tiff_open(TiffBlock *tiff, const void *data, size_t size) {
+    const unsigned char *bytes = data;
+    if (size < 8 || !(memcmp(bytes, "II*\0", 4) == 0 || memcmp(bytes, "MM\0*", 4) == 0)) return 0;
+    *tiff = (TiffBlock) {bytes, size, bytes[0] == 'I'};
+    return 1;
+}
+
+/* Bytes a value of TIFF `type` takes; 0 for a type we do not know. */
+static size_t tiff_type_size(unsigned type) {
+    static const unsigned char sizes[] = {0, 1, 1, 2, 4, 8, 1, 1, 2, 4, 8, 4, 8, 4};
+    return type < sizeof sizes ? sizes[type] : 0;
+}
+
+/* Where entry `at`'s value is, and how long; 0 when it lies outside the block or its type is unknown. */
+static size_t tiff_value(const TiffBlock *tiff, size_t at, size_t *length) {
+    size_t unit = tiff_type_size(tiff_u16(tiff, at + 2)), count = tiff_u32(tiff, at + 4);
+    if (!unit || count > tiff->size / unit) return 0;
+    *length = unit * count;
+    size_t start = *length <= 4 ? at + 8 : tiff_u32(tiff, at + 8);
+    return start <= tiff->size && *length <= tiff->size - start ? start : 0;
+}
+
+/* The IFD at `offset` when its entries lie inside the block: their count, else 0. */
+static unsigned tiff_entries(const TiffBlock *tiff, size_t offset) {
+    if (offset < 8 || offset > tiff->size - 2) return 0;
+    unsigned count = tiff_u16(tiff, offset);
+    return (size_t) count * 12 <= tiff->size - offset - 2 ? count : 0;
+}
+
+static void put_u16(GByteArray *out, size_t at, unsigned value, int little) {
+    out->data[at] = little ? value & 0xff : value >> 8 & 0xff;
+    out->data[at + 1] = little ? value >> 8 & 0xff : value & 0xff;
+}
+
+static void put_u32(GByteArray *out, size_t at, size_t value, int little) {
+    put_u16(out, at + (little ? 0 : 2), value & 0xffff, little);
+    put_u16(out, at + (little ? 2 : 0), value >> 16 & 0xffff, little);
+}
+
+/* A TIFF's first-IFD tags that describe its pixels (or that libvips reads itself: XMP, IPTC, Photoshop,
+   ICC; and Orientation, applied): everything else of IFD0 is metadata the copy keeps. */
+static int is_pixel_tag(unsigned tag) {
+    static const unsigned tags[] = {254, 255, 256, 257, 258, 259, 262, 263, 266, 269, 273, 274, 277, 278, 279,
+                                    280, 281, 284, 292, 293, 317, 318, 319, 320, 322, 323, 324, 325, 330, 338,
+                                    339, 340, 341, 347, 512, 513, 514, 515, 529, 530, 531, 532, 700, 33723,
+                                    34377, 34675};
+    for (size_t i = 0; i < sizeof tags / sizeof *tags; i++)
+        if (tags[i] == tag) return 1;
+    return 0;
+}
+
+/* Copies the IFD at `offset` of `tiff` (offsets relative to the block's start) to the end of `out`, whose
+   TIFF header starts at `base`; its Exif, GPS and Interoperability sub-IFDs follow it, copied too. In the
+   first IFD (`top`), pixel tags are left out. Returns the new IFD's offset, 0 when there is none to copy. */
+static size_t copy_ifd(const TiffBlock *tiff, size_t offset, GByteArray *out, size_t base, int top, int depth) {
+    unsigned count = tiff_entries(tiff, offset);
+    if (!count || depth > 2) return 0;
+    unsigned kept = 0;
+    for (unsigned i = 0; i < count; i++)
+        if (!(top && is_pixel_tag(tiff_u16(tiff, offset + 2 + 12 * i)))) kept++;
+    if (!kept) return 0;
+    size_t start = out->len, entry = start + 2;
+    g_byte_array_set_size(out, start + 2 + 12 * kept + 4);
+    memset(out->data + start, 0, out->len - start);
+    for (unsigned i = 0; i < count; i++) {
+        size_t at = offset + 2 + 12 * i, length = 0;
+        unsigned tag = tiff_u16(tiff, at);
+        if (top && is_pixel_tag(tag)) continue;
+        memcpy(out->data + entry, tiff->data + at, 12);
+        size_t value = tiff_value(tiff, at, &length);
+        if (tag == 34665 || tag == 34853 || tag == 40965) {
+            size_t sub = copy_ifd(tiff, tiff_u32(tiff, at + 8), out, base, 0, depth + 1);
+            /* A pointer to nothing is left out (the count below says so; its slot stays zero). */
+            if (!sub) {
+                memset(out->data + entry, 0, 12);
+                kept--;
+                continue;
+            }
+            put_u32(out, entry + 8, sub, tiff->little);
+        } else if (!value) {
+            put_u32(out, entry + 4, 0, tiff->little); /* a value outside the file: none, not garbage */
+        } else if (length > 4) {
+            if (out->len & 1) g_byte_array_append(out, (const guint8 *) "", 1);
+            put_u32(out, entry + 8, out->len - base, tiff->little);
+            g_byte_array_append(out, tiff->data + value, length);
+        }
+        entry += 12;
+    }
+    put_u16(out, start, kept, tiff->little);
+    return kept ? start - base : 0;
+}
+
+/* A TIFF's EXIF as the block JPEG carries ("Exif\0\0", then a TIFF structure): IFD0's metadata tags (Make,
+   Model, Artist, Copyright, DateTime, …) and its Exif and GPS IFDs. libvips 8.14 reads none of it from a
+   TIFF. NULL when the file is no TIFF or has nothing to keep. */
+static GByteArray *tiff_exif(const char *input) {
+    GMappedFile *file = g_mapped_file_new(input, FALSE, NULL);
+    if (!file) return NULL;
+    TiffBlock tiff;
+    GByteArray *out = NULL;
+    if (tiff_open(&tiff, g_mapped_file_get_contents(file), g_mapped_file_get_length(file))) {
+        out = g_byte_array_new();
+        g_byte_array_append(out, (const guint8 *) "Exif\0\0", 6);
+        g_byte_array_append(out, tiff.data, 4);
+        g_byte_array_set_size(out, 14);
+        put_u32(out, 10, 8, tiff.little);
+        if (!copy_ifd(&tiff, tiff_u32(&tiff, 4), out, 6, 1, 0)) {
+            g_byte_array_free(out, TRUE);
+            out = NULL;
+        }
+    }
+    g_mapped_file_unref(file);
+    return out;
+}
+
+/* libvips keeps EXIF twice: the block (exif-data) and a field for each entry (exif-ifd0-Make, …), from which
+   it rebuilds the block when saving. Both are set on `image` from `exif`, as libvips's JPEG loader sets them:
+   a 1×1 JPEG carrying the block is loaded, and its fields taken. */
+static void attach_exif(VipsImage *image, const GByteArray *exif) {
+    if (exif->len + 2 > 0xffff) return;
+    VipsImage *dot = NULL, *loaded = NULL;
+    void *jpeg = NULL;
+    size_t length = 0;
+    if (vips_black(&dot, 1, 1, NULL) || vips_jpegsave_buffer(dot, &jpeg, &length, "strip", TRUE, NULL) || length < 2) {
+        if (dot) g_object_unref(dot);
+        g_free(jpeg);
+        vips_error_clear();
+        return;
+    }
+    g_object_unref(dot);
+    GByteArray *carrier = g_byte_array_sized_new(length + exif->len + 4);
+    unsigned char marker[4] = {0xff, 0xe1, (exif->len + 2) >> 8, (exif->len + 2) & 0xff};
+    g_byte_array_append(carrier, jpeg, 2);
+    g_byte_array_append(carrier, marker, 4);
+    g_byte_array_append(carrier, exif->data, exif->len);
+    g_byte_array_append(carrier, (const guint8 *) jpeg + 2, length - 2);
+    g_free(jpeg);
+    if (!vips_jpegload_buffer(carrier->data, carrier->len, &loaded, NULL)) {
+        gchar **fields = vips_image_get_fields(loaded);
+        for (gchar **field = fields; field && *field; field++) {
+            GValue value = G_VALUE_INIT;
+            if (vips_isprefix("exif-", *field) && !vips_image_get(loaded, *field, &value)) {
+                vips_image_set(image, *field, &value);
+                g_value_unset(&value);
+            }
+        }
+        g_strfreev(fields);
+        g_object_unref(loaded);
+        /* EXIF requires it of a JPEG, and a TIFF has no reason to carry it: the JPEG default, centred. */
+        if (!vips_image_get_typeof(image, "exif-ifd0-YCbCrPositioning"))
+            vips_image_set_string(image, "exif-ifd0-YCbCrPositioning", "1 (Centered, Short, 1 components, 2 bytes)");
+    }
+    vips_error_clear();
+    g_byte_array_free(carrier, TRUE);
+}
+
+/* An EXIF text that is not UTF-8, as the original has it. */
+typedef struct {
+    int ifd;
+    unsigned tag;
+    GBytes *bytes;
+} ExifText;
+
+static void free_exif_text(gpointer text) {
+    g_bytes_unref(((ExifText *) text)->bytes);
+    g_free(text);
+}
+
+/* Calls `visit` for each ASCII entry of IFD0 and the Exif and GPS IFDs (libexif's IFD numbers 0, 2, 3). */
+static void each_exif_text(const TiffBlock *tiff, void (*visit)(int ifd, unsigned tag, size_t value, size_t length, void *context),
+                           void *context) {
+    size_t ifds[4] = {tiff_u32(tiff, 4), 0, 0, 0};
+    for (int n = 0; n < 4; n++) {
+        unsigned count = ifds[n] ? tiff_entries(tiff, ifds[n]) : 0;
+        for (unsigned i = 0; i < count; i++) {
+            size_t at = ifds[n] + 2 + 12 * i, length = 0;
+            unsigned tag = tiff_u16(tiff, at);
+            if (n == 0 && (tag == 34665 || tag == 34853)) ifds[tag == 34665 ? 2 : 3] = tiff_u32(tiff, at + 8);
+            size_t value = tiff_u16(tiff, at + 2) == 2 ? tiff_value(tiff, at, &length) : 0;
+            if (value) visit(n, tag, value, length, context);
+        }
+    }
+}
+
+/* The TIFF structure of an EXIF block (after "Exif\0\0", when it has one). */
+static int exif_block(TiffBlock *tiff, const unsigned char *bytes, size_t size) {
+    if (size >= 6 && memcmp(bytes, "Exif\0\0", 6) == 0) bytes += 6, size -= 6;
+    return tiff_open(tiff, bytes, size);
+}
+
+typedef struct {
+    VipsImage *image;
+    const TiffBlock *tiff;
+    GPtrArray *texts;
+} TextSearch;
+
+static void note_text(int ifd, unsigned tag, size_t value, size_t length, void *context) {
+    TextSearch *search = context;
+    const char *text = (const char *) search->tiff->data + value;
+    size_t used = strnlen(text, length);
+    const char *name = exif_tag_get_name_in_ifd(tag, ifd);
+    char field[128];
+    if (!used || g_utf8_validate(text, used, NULL) || !name) return;
+    snprintf(field, sizeof field, "exif-ifd%d-%s", ifd, name);
+    if (!vips_image_get_typeof(search->image, field)) return;
+    /* The field holds as many bytes, each not ASCII one a '?', until restore_exif_text puts them back. */
+    gchar *stand_in = g_strndup(text, used);
+    for (gchar *c = stand_in; *c; c++)
+        if ((unsigned char) *c >= 0x80) *c = '?';
+    gchar *value_text = g_strdup_printf("%s (ASCII, %zu bytes)", stand_in, used + 1);
+    vips_image_set_string(search->image, field, value_text);
+    g_free(value_text);
+    g_free(stand_in);
+    ExifText *kept = g_new(ExifText, 1);
+    *kept = (ExifText) {ifd, tag, g_bytes_new(text, used)};
+    g_ptr_array_add(search->texts, kept);
+}
+
+/* libvips cannot carry an EXIF text that is not UTF-8 (a Latin-1 "®" in Make): it writes
+   "<invalid utf-8 string>" instead. Such texts are noted, to be put back into the written JPEG. */
+static GPtrArray *note_exif_texts(VipsImage *image) {
+    const void *data = NULL;
+    size_t size = 0;
+    TiffBlock tiff;
+    if (!vips_image_get_typeof(image, VIPS_META_EXIF_NAME) || vips_image_get_blob(image, VIPS_META_EXIF_NAME, &data, &size) ||
+        !exif_block(&tiff, data, size))
+        return NULL;
+    TextSearch search = {image, &tiff, g_ptr_array_new_with_free_func(free_exif_text)};
+    each_exif_text(&tiff, note_text, &search);
+    if (!search.texts->len) {
+        g_ptr_array_free(search.texts, TRUE);
+        return NULL;
+    }
+    return search.texts;
+}
+
+typedef struct {
+    unsigned char *base;
+    GPtrArray *texts;
+} TextRestore;
+
+static void restore_text(int ifd, unsigned tag, size_t value, size_t length, void *context) {
+    TextRestore *restore = context;
+    for (guint i = 0; i < restore->texts->len; i++) {
+        ExifText *text = g_ptr_array_index(restore->texts, i);
+        gsize size = 0;
+        const void *bytes = g_bytes_get_data(text->bytes, &size);
+        if (text->ifd == ifd && text->tag == tag && size < length) memcpy(restore->base + value, bytes, size);
+    }
+}
+
+/* Where the MakerNote (tag 37500 of the Exif IFD) of an EXIF TIFF structure is, and how long; 0: none. */
+static size_t maker_note(const TiffBlock *tiff, size_t *length) {
+    size_t ifd0 = tiff_u32(tiff, 4), exif = 0;
+    for (unsigned i = 0, n = tiff_entries(tiff, ifd0); i < n; i++)
+        if (tiff_u16(tiff, ifd0 + 2 + 12 * i) == 34665) exif = tiff_u32(tiff, ifd0 + 2 + 12 * i + 8);
+    for (unsigned i = 0, n = exif ? tiff_entries(tiff, exif) : 0; i < n; i++)
+        if (tiff_u16(tiff, exif + 2 + 12 * i) == 37500) return tiff_value(tiff, exif + 2 + 12 * i, length);
+    return 0;
+}
+
+/* libexif re-encodes the maker notes it recognises when libvips saves, and writes Apple's as 0 bytes;
+   those it does not recognise it keeps byte for byte. Apple's (relative offsets: it may move) is made
+   unrecognisable by its first byte, which restore_maker_note puts back. Others, which libexif re-encodes
+   with their offsets fixed, are left to it. Returns that byte, or 0 when the note was left alone. */
+static unsigned char hide_maker_note(VipsImage *image) {
+    static const char *const signatures[] = {"Apple iOS"};
+    const void *data = NULL;
+    size_t size = 0, length = 0;
+    TiffBlock tiff;
+    if (!vips_image_get_typeof(image, VIPS_META_EXIF_NAME) || vips_image_get_blob(image, VIPS_META_EXIF_NAME, &data, &size) ||
+        !exif_block(&tiff, data, size))
+        return 0;
+    size_t note = maker_note(&tiff, &length);
+    for (size_t i = 0; note && i < sizeof signatures / sizeof *signatures; i++) {
+        if (length <= strlen(signatures[i]) || memcmp(tiff.data + note, signatures[i], strlen(signatures[i])) != 0) continue;
+        unsigned char first = tiff.data[note];
+        unsigned char *copy = g_memdup2(data, size);
+        copy[(tiff.data - (const unsigned char *) data) + note] = '_';
+        vips_image_set_blob_copy(image, VIPS_META_EXIF_NAME, copy, size);
+        g_free(copy);
+        return first;
+    }
+    return 0;
+}
+
+/* The first byte hide_maker_note changed, back in the written JPEG's EXIF `tiff` (in place). */
+static void restore_maker_note(const TiffBlock *tiff, unsigned char first) {
+    size_t length = 0, note = maker_note(tiff, &length);
+    if (note && tiff->data[note] == '_') ((unsigned char *) tiff->data)[note] = first;
+}
+
+/* The JPEG `output`'s EXIF texts that note_exif_texts noted get their original bytes back (in place: the
+   stand-in had as many), and its maker note the first byte hide_maker_note changed. */
+static int restore_exif(const char *output, GPtrArray *texts, unsigned char maker_note_byte) {
+    gchar *contents = NULL;
+    gsize size = 0;
+    if (!g_file_get_contents(output, &contents, &size, NULL)) return -1;
+    unsigned char *bytes = (unsigned char *) contents;
+    int failed = 0;
+    for (size_t at = 2; at + 4 <= size && bytes[at] == 0xff && bytes[at + 1] != 0xda;) {
+        size_t length = (size_t) bytes[at + 2] << 8 | bytes[at + 3];
+        TiffBlock tiff;
+        if (length < 2 || at + 2 + length > size) break;
+        if (bytes[at + 1] == 0xe1 && length >= 8 && memcmp(bytes + at + 4, "Exif\0\0", 6) == 0 &&
+            exif_block(&tiff, bytes + at + 4, length - 2)) {
+            TextRestore restore = {(unsigned char *) tiff.data, texts};
+            if (texts) each_exif_text(&tiff, restore_text, &restore);
+            if (maker_note_byte) restore_maker_note(&tiff, maker_note_byte);
+            FILE *file = fopen(output, "wb");
+            failed = !file || fwrite(contents, 1, size, file) != size;
+            if (file && fclose(file)) failed = 1;
+            break;
+        }
+        at += 2 + length;
+    }
+    g_free(contents);
+    return failed ? -1 : 0;
 }
 
 static int is_name_char(char c) {
@@ -407,6 +745,93 @@ static void fix_xmp(VipsImage *image, const ArchiverPhotoOptions *options) {
     g_free(converted);
 }
 
+static const char extension_header[] = "http://ns.adobe.com/xmp/extension/"; /* and its NUL */
+
+/* The GUID the packet names in xmpNote:HasExtendedXMP (33 bytes with the NUL); 0 when it names none. */
+static int extended_xmp_guid(VipsImage *image, char *guid) {
+    const void *xmp = NULL;
+    size_t length = 0;
+    if (!vips_image_get_typeof(image, VIPS_META_XMP_NAME) || vips_image_get_blob(image, VIPS_META_XMP_NAME, &xmp, &length))
+        return 0;
+    const char *name = find_bytes(xmp, length, "HasExtendedXMP");
+    if (!name) return 0;
+    /* The value: the next 32 hexadecimal digits after the name's '=' and quote, or its element's '>'. */
+    const char *end = (const char *) xmp + length, *at = name + strlen("HasExtendedXMP");
+    while (at < end && (*at == '=' || *at == '"' || *at == '\'' || *at == '>' || g_ascii_isspace(*at))) at++;
+    if (end - at < 32) return 0;
+    for (int i = 0; i < 32; i++)
+        if (!g_ascii_isxdigit(at[i])) return 0;
+    memcpy(guid, at, 32);
+    guid[32] = '\0';
+    return 1;
+}
+
+/* A JPEG's Extended XMP (Google's depth maps, Photoshop's long histories): the APP1 segments that continue
+   its packet past JPEG's 64 kB, whole, when they carry `guid`. libvips reads and writes the main packet only.
+   NULL when there are none, and with `strip_location` when they hold a location. */
+static GByteArray *extended_xmp(const char *input, const char *guid, int strip_location) {
+    GMappedFile *file = g_mapped_file_new(input, FALSE, NULL);
+    if (!file) return NULL;
+    const unsigned char *bytes = (const unsigned char *) g_mapped_file_get_contents(file);
+    size_t size = g_mapped_file_get_length(file), at = 2;
+    GByteArray *segments = g_byte_array_new();
+    GString *text = g_string_new(NULL);
+    while (size >= 4 && bytes[0] == 0xff && bytes[1] == 0xd8 && at + 4 <= size && bytes[at] == 0xff) {
+        unsigned marker = bytes[at + 1];
+        if (marker == 0xff) {
+            at++;
+            continue;
+        }
+        if (marker == 0xda || marker == 0xd9) break; /* the picture's data: no metadata after it */
+        size_t length = (size_t) bytes[at + 2] << 8 | bytes[at + 3];
+        if (length < 2 || at + 2 + length > size) break;
+        const unsigned char *data = bytes + at + 4;
+        size_t header = sizeof extension_header;
+        if (marker == 0xe1 && length - 2 > header + 40 && memcmp(data, extension_header, header) == 0 &&
+            memcmp(data + header, guid, 32) == 0) {
+            g_byte_array_append(segments, bytes + at, 2 + length);
+            g_string_append_len(text, (const char *) data + header + 40, length - 2 - header - 40);
+        }
+        at += 2 + length;
+    }
+    g_mapped_file_unref(file);
+    if (!segments->len || (strip_location && g_strstr_len(text->str, text->len, "exif:GPS"))) {
+        g_byte_array_free(segments, TRUE);
+        segments = NULL;
+    }
+    g_string_free(text, TRUE);
+    return segments;
+}
+
+/* Puts `segments` into the JPEG `output` right after its XMP packet's APP1, where readers look for them. */
+static int add_after_xmp(const char *output, const GByteArray *segments) {
+    gchar *contents = NULL;
+    gsize size = 0;
+    if (!g_file_get_contents(output, &contents, &size, NULL)) return -1;
+    static const char xmp_header[] = "http://ns.adobe.com/xap/1.0/";
+    size_t at = 2, insert = 0;
+    const unsigned char *bytes = (const unsigned char *) contents;
+    while (at + 4 <= size && bytes[at] == 0xff && bytes[at + 1] != 0xda) {
+        size_t length = (size_t) bytes[at + 2] << 8 | bytes[at + 3];
+        if (length < 2 || at + 2 + length > size) break;
+        if (bytes[at + 1] == 0xe1 && length - 2 >= sizeof xmp_header && memcmp(bytes + at + 4, xmp_header, sizeof xmp_header) == 0) {
+            insert = at + 2 + length;
+            break;
+        }
+        at += 2 + length;
+    }
+    int failed = 0;
+    if (insert) {
+        FILE *file = fopen(output, "wb");
+        failed = !file || fwrite(contents, 1, insert, file) != insert ||
+                 fwrite(segments->data, 1, segments->len, file) != segments->len ||
+                 fwrite(contents + insert, 1, size - insert, file) != size - insert;
+        if (file && fclose(file)) failed = 1;
+    }
+    g_free(contents);
+    return failed ? -1 : 0;
+}
+
 int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **xmp, size_t *xmp_length, char **error) {
     if (error) *error = NULL;
     *xmp = NULL;
@@ -493,11 +918,28 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
     int failed = vips_copy(ready, &copy, NULL);
     g_object_unref(ready);
     if (failed) return fail(error, "process");
+    if (!vips_image_get_typeof(copy, VIPS_META_EXIF_NAME)) {
+        GByteArray *exif = tiff_exif(input);
+        if (exif) {
+            attach_exif(copy, exif);
+            g_byte_array_free(exif, TRUE);
+        }
+    }
+    GPtrArray *texts = options->format == ARCHIVER_PHOTO_JPEG ? note_exif_texts(copy) : NULL;
+    unsigned char maker_note_byte = options->format == ARCHIVER_PHOTO_JPEG ? hide_maker_note(copy) : 0;
     remove_metadata(copy, options->strip_location);
     remove_photoshop_thumbnail(copy);
     read_heif_xmp(copy, input);
     fix_xmp(copy, options);
+    /* Extended XMP is a JPEG's own way; the copy's packet keeps naming it, so a JPEG copy carries it. */
+    char guid[33];
+    GByteArray *extension = options->format == ARCHIVER_PHOTO_JPEG && extended_xmp_guid(copy, guid)
+                                ? extended_xmp(input, guid, options->strip_location) : NULL;
     failed = save(copy, output, options);
+    if (!failed && extension && add_after_xmp(output, extension)) failed = 1;
+    if (!failed && (texts || maker_note_byte) && restore_exif(output, texts, maker_note_byte)) failed = 1;
+    if (extension) g_byte_array_free(extension, TRUE);
+    if (texts) g_ptr_array_free(texts, TRUE);
     if (!failed && result) {
         result->width = copy->Xsize;
         result->height = copy->Ysize;

@@ -140,6 +140,46 @@ import Testing
         #expect(!packet.contains("Photoshop 7.0"), "\(packet)")
     }
 
+    @Test func extendedXMPIsKept() throws {
+        let scratch = try ScratchDirectory()
+        try Photos.makeJPEG(scratch.sub("plain.jpg"), width: 1600, height: 1200)
+        // As Google's camera and Photoshop write it: the main packet names the rest by its MD5 (GUID), and
+        // the rest, past JPEG's 64 kB, follows in APP1 segments of its own.
+        try Photos.python(
+            #"""
+            import hashlib, random, struct, sys
+            random.seed(7)
+            words = ' '.join(random.choice(['Ähre', 'field', 'sun', 'rye', 'wind']) for _ in range(30000))
+            rest = ('<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+                    '<rdf:Description rdf:about="" xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/">'
+                    '<photoshop:Instructions>' + words + '</photoshop:Instructions>'
+                    '</rdf:Description></rdf:RDF></x:xmpmeta>').encode()
+            guid = hashlib.md5(rest).hexdigest().upper().encode()
+            main = (b'http://ns.adobe.com/xap/1.0/\x00<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?>'
+                    b'<x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#">'
+                    b'<rdf:Description rdf:about="" xmlns:xmpNote="http://ns.adobe.com/xmp/note/"'
+                    b' xmlns:photoshop="http://ns.adobe.com/photoshop/1.0/" xmpNote:HasExtendedXMP="' + guid + b'"'
+                    b' photoshop:City="Bern"/></rdf:RDF></x:xmpmeta><?xpacket end="w"?>')
+            def app1(payload):
+                return b'\xff\xe1' + struct.pack('>H', len(payload) + 2) + payload
+            segments = app1(main)
+            for offset in range(0, len(rest), 65000):
+                segments += app1(b'http://ns.adobe.com/xmp/extension/\x00' + guid
+                                 + struct.pack('>II', len(rest), offset) + rest[offset:offset + 65000])
+            data = open(sys.argv[1], 'rb').read()
+            open(sys.argv[2], 'wb').write(data[:2] + segments + data[2:])
+            """#, [scratch.sub("plain.jpg"), scratch.sub("long.jpg")])
+        let before = try Photos.tags(scratch.sub("long.jpg"))
+        let instructions = try #require(before["XMP-photoshop:Instructions"])
+        try #require(instructions.utf8.count > 100_000 && before["XMP-photoshop:City"] == "Bern", "\(before.keys)")
+        let result = try Photos.run(["--max-size", "800", scratch.sub("long.jpg")], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Photos.tags(scratch.sub("long (compressed).jpg"))
+        #expect(after["XMP-photoshop:Instructions"] == instructions, "\(after["XMP-photoshop:Instructions"]?.prefix(80) ?? "missing")")
+        #expect(after["XMP-photoshop:City"] == "Bern" && after["XMP-xmp:CreatorTool"] == "Archiver (io.github.archiver)", "\(after)")
+        #expect(after["ExifTool:Warning"] == nil, "\(after["ExifTool:Warning"] ?? "")")
+    }
+
     @Test func photoshopThumbnailGoesAndIPTCStays() throws {
         let scratch = try ScratchDirectory()
         try Photos.makeJPEG(scratch.sub("edited.jpg"), width: 1600, height: 1200)
@@ -177,6 +217,109 @@ import Testing
         let after = try Photos.tags(scratch.sub("IMG_7 (compressed).jpg"))
         #expect(after["XMP-dc:Title"] == "Ährenfeld" && after["XMP-photoshop:City"] == "Bern", "\(after)")
         #expect(after["XMP-xmp:CreatorTool"] == "Archiver (io.github.archiver)", "\(after)")
+    }
+
+    @Test func tiffKeepsItsEXIFAndGPS() throws {
+        let scratch = try ScratchDirectory()
+        let tiff = scratch.sub("scan.tif")
+        try Photos.python(
+            """
+            import sys
+            from PIL import Image
+            noise = Image.effect_noise((1600, 1200), 40).convert('L')
+            Image.merge('RGB', (noise, Image.linear_gradient('L').resize((1600, 1200)), noise)).save(sys.argv[1])
+            """, [tiff])
+        // As a camera or a scanner writes a TIFF: the EXIF in IFD0 and its Exif and GPS IFDs, no APP1.
+        let written = try Tool.run([
+            "/usr/bin/exiftool", "-q", "-overwrite_original", "-IFD0:Make=Nikon", "-IFD0:Model=D750",
+            "-IFD0:Artist=Ann Meier", "-IFD0:Copyright=(c) Ann Meier", "-IFD0:ModifyDate=2024:05:01 10:00:00",
+            "-ExifIFD:DateTimeOriginal=2024:04:21 08:03:44", "-ExifIFD:CreateDate=2024:04:21 08:03:45",
+            "-ExifIFD:ExposureTime=1/250", "-ExifIFD:FNumber=8", "-GPS:GPSLatitudeRef=S", "-GPS:GPSLatitude=33.8568",
+            "-GPS:GPSLongitudeRef=E", "-GPS:GPSLongitude=151.2153", "-GPS:GPSAltitude=12", tiff,
+        ])
+        try #require(written.status == 0, "\(written.output)")
+        let before = try Photos.tags(tiff)
+        let result = try Photos.run(["--max-size", "800", tiff], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Photos.tags(scratch.sub("scan (compressed).jpg"))
+        for tag in [
+            "IFD0:Make", "IFD0:Model", "IFD0:Artist", "IFD0:Copyright", "IFD0:ModifyDate", "ExifIFD:DateTimeOriginal",
+            "ExifIFD:CreateDate", "ExifIFD:ExposureTime", "ExifIFD:FNumber", "GPS:GPSLatitudeRef", "GPS:GPSLatitude",
+            "GPS:GPSLongitudeRef", "GPS:GPSLongitude", "GPS:GPSAltitude",
+        ] {
+            #expect(before[tag] != nil, "the test TIFF lacks \(tag)")
+            #expect(after[tag] == before[tag], "\(tag): \(after[tag] ?? "missing") instead of \(before[tag] ?? "")")
+        }
+        // The TIFF's own pixel tags describe it, not the copy.
+        #expect(after["ExifIFD:ExifImageWidth"] == "800" && after["IFD0:Orientation"] == "1", "\(after)")
+        #expect(after["IFD0:StripOffsets"] == nil && after["IFD0:BitsPerSample"] == nil, "\(after)")
+        let validate = try Tool.run(["/usr/bin/exiftool", "-validate", "-warning", "-a", "-s3", scratch.sub("scan (compressed).jpg")], mergingErrors: false)
+        #expect(validate.output.hasPrefix("OK"), "\(validate.output)")
+    }
+
+    @Test func exifTextThatIsNotUTF8KeepsItsBytes() throws {
+        let scratch = try ScratchDirectory()
+        let photo = scratch.sub("old-camera.jpg")
+        try Photos.makeJPEG(photo, width: 1600, height: 1200)
+        // A Latin-1 "®" and "é", as older cameras and editors wrote them (EXIF says ASCII; they wrote bytes).
+        let written = try Tool.run([
+            "/usr/bin/exiftool", "-q", "-overwrite_original", "-charset", "exif=latin", "-IFD0:Make=Acme®",
+            "-IFD0:ImageDescription=Café du Nord", "-ExifIFD:DateTimeOriginal=2024:04:21 08:03:44", photo,
+        ])
+        try #require(written.status == 0, "\(written.output)")
+        let result = try Photos.run(["--max-size", "800", photo], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let copy = scratch.sub("old-camera (compressed).jpg")
+        let read = { (tag: String) in
+            try Tool.run(["/usr/bin/exiftool", "-charset", "exif=latin", "-s3", "-" + tag, copy], mergingErrors: false)
+                .output.trimmingCharacters(in: .newlines)
+        }
+        #expect(try read("IFD0:Make") == "Acme®")
+        #expect(try read("IFD0:ImageDescription") == "Café du Nord")
+        #expect(try read("ExifIFD:DateTimeOriginal") == "2024:04:21 08:03:44")
+        // The very bytes: "Acme" 0xAE NUL, not UTF-8's C2 AE.
+        let bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: copy)))
+        #expect(bytes.firstRange(of: Array("Acme".utf8) + [0xAE, 0]) != nil)
+    }
+
+    @Test func appleMakerNoteIsKept() throws {
+        let scratch = try ScratchDirectory()
+        try Photos.makeJPEG(scratch.sub("plain.jpg"), width: 1600, height: 1200)
+        // An iPhone's EXIF, its maker note as Apple writes it ("Apple iOS", then an IFD whose offsets count
+        // from the note's start), made by hand: exiftool writes no new maker note.
+        try Photos.python(
+            #"""
+            import struct, sys
+            note_ifd = (struct.pack('>H', 2) + struct.pack('>HHIi', 1, 9, 1, 14)
+                        + struct.pack('>HHII', 8, 10, 3, 14 + 2 + 24 + 4) + struct.pack('>I', 0))
+            note = b'Apple iOS\x00\x00\x01MM' + note_ifd + struct.pack('>6i', 1, 2, -3, 4, 5, 6)
+            def ifd(entries, data_at):
+                out, data = struct.pack('>H', len(entries)), b''
+                for tag, kind, count, value in entries:
+                    if len(value) <= 4:
+                        out += struct.pack('>HHI', tag, kind, count) + value.ljust(4, b'\x00')
+                    else:
+                        out += struct.pack('>HHII', tag, kind, count, data_at + len(data))
+                        data += value + b'\x00' * (len(value) % 2)
+                return out + struct.pack('>I', 0), data
+            make, model, taken = b'Apple\x00', b'iPhone 12\x00', b'2024:04:21 08:03:44\x00'
+            ifd0_data_at = 8 + 2 + 12 * 3 + 4
+            _, ifd0_data = ifd([(271, 2, 6, make), (272, 2, 10, model), (34665, 4, 1, b'')], ifd0_data_at)
+            exif_at = ifd0_data_at + len(ifd0_data)
+            ifd0, ifd0_data = ifd([(271, 2, 6, make), (272, 2, 10, model), (34665, 4, 1, struct.pack('>I', exif_at))], ifd0_data_at)
+            exif, exif_data = ifd([(36867, 2, 20, taken), (37500, 7, len(note), note)], exif_at + 2 + 12 * 2 + 4)
+            payload = b'Exif\x00\x00MM\x00*' + struct.pack('>I', 8) + ifd0 + ifd0_data + exif + exif_data
+            data = open(sys.argv[1], 'rb').read()
+            open(sys.argv[2], 'wb').write(data[:2] + b'\xff\xe1' + struct.pack('>H', len(payload) + 2) + payload + data[2:])
+            """#, [scratch.sub("plain.jpg"), scratch.sub("IMG_0042.jpg")])
+        let before = try Photos.tags(scratch.sub("IMG_0042.jpg"))
+        try #require(before["Apple:MakerNoteVersion"] == "14" && before["Apple:AccelerationVector"] != nil, "\(before)")
+        let result = try Photos.run(["--max-size", "800", scratch.sub("IMG_0042.jpg")], in: scratch)
+        #expect(result.status == 0, "\(result.stderr)")
+        let after = try Photos.tags(scratch.sub("IMG_0042 (compressed).jpg"))
+        for tag in ["Apple:MakerNoteVersion", "Apple:AccelerationVector", "IFD0:Model", "ExifIFD:DateTimeOriginal"] {
+            #expect(after[tag] == before[tag], "\(tag): \(after[tag] ?? "missing") instead of \(before[tag] ?? "")")
+        }
     }
 
     @Test func stripLocationRemovesOnlyGPS() throws {
