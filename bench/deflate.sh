@@ -1,17 +1,20 @@
 #!/usr/bin/env bash
-# The deflate behind tar.gz, .gz (and the zip writer): which library on our 128 KiB blocks, and tar.gz
-# creation against bsdtar and `tar -I pigz`. Writes to stdout (copy the tables into bench/RESULTS.md).
+# The deflate behind tar.gz, .gz and zip: which library on our 128 KiB blocks, tar.gz creation against
+# bsdtar and `tar -I pigz`, zip creation against bsdtar and 7-Zip. Writes to stdout (copy the tables into
+# bench/RESULTS.md).
 #
-# Usage: bench/deflate.sh [libraries] [targz]      (both by default)
+# Usage: bench/deflate.sh [libraries] [targz] [zip]      (all by default)
 #   libraries: zlib, libdeflate and ISA-L on a 32 MiB sample of the mixed corpus (8 pieces of 4 MiB spread
 #              over its tar), one core, CPU time (bench/deflate-blocks.c)
 #   targz:     tar.gz of the mixed corpus at the normal level: ours on all cores and under `taskset -c 0`,
 #              bsdtar, `tar -I pigz`; median of RUNS
+#   zip:       zip of the mixed corpus at the normal level: ours on all cores and under `taskset -c 0`,
+#              bsdtar, `7zz a -tzip -mx5 -mmt` with as many threads as cores; median of RUNS
 #   RUNS=5  CORPUS=DIR  ARCHIVER_BIN_DIR (as bench/compare.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 runs=${RUNS:-5}
-parts=${*:-"libraries targz"}
+parts=${*:-"libraries targz zip"}
 work=$root/bench/out-deflate
 rm -rf "$work" && mkdir -p "$work"
 if [[ -n ${CORPUS:-} ]]; then
@@ -38,7 +41,7 @@ PY
     rm -f "$work/corpus.tar"
 fi
 
-if [[ " $parts " == *" targz "* ]]; then
+if [[ " $parts " == *" targz "* || " $parts " == *" zip "* ]]; then
     if [[ -n ${ARCHIVER_BIN_DIR:-} ]]; then
         bin=$ARCHIVER_BIN_DIR
     else
@@ -62,21 +65,36 @@ if [[ " $parts " == *" targz "* ]]; then
         printf '%s %s %s\n' "$(median "${times[@]}")" "$(stat -c %s "$output")" "$(median "${rss[@]}")"
     }
     parent=$(dirname "$source_dir") name=$(basename "$source_dir")
-    ours=(--no-notify --format tar.gz --level normal)
+    # table FORMAT KEY=LABEL...: the results of each KEY as a ratio to bsdtar's.
+    table() {
+        local format=$1; shift
+        local base=${results[bsdtar]%% *}
+        echo "### $format creation, $name corpus, normal level ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), median of $runs)"
+        echo "| tool | seconds | × bsdtar | MB | size × bsdtar | peak MiB |"
+        echo "|---|---|---|---|---|---|"
+        local bsize; read -r _ bsize _ <<<"${results[bsdtar]}"
+        for pair in "$@"; do
+            read -r seconds size rss <<<"${results[${pair%%=*}]}"
+            awk -v l="${pair#*=}" -v s="$seconds" -v b="$base" -v z="$size" -v bz="$bsize" -v r="$rss" \
+                'BEGIN { printf "| %s | %s | %.2f× | %.1f | %.4f× | %.0f |\n", l, s, s / b, z / 1e6, z / bz, r / 1024 }'
+        done
+    }
     declare -A results
-    results[bsdtar]=$(measure "$work/b.tgz" bsdtar -czf "$work/b.tgz" -C "$parent" "$name")
-    results[pigz]=$(measure "$work/p.tgz" tar -I "pigz -6" -cf "$work/p.tgz" -C "$parent" "$name")
-    results[ours]=$(measure "$work/o.tgz" "$bin/compress-with-archiver" "${ours[@]}" --output "$work/o.tgz" "$source_dir")
-    results[ours1]=$(measure "$work/o1.tgz" taskset -c 0 "$bin/compress-with-archiver" "${ours[@]}" --output "$work/o1.tgz" "$source_dir")
-    base=${results[bsdtar]%% *}
-    echo "### tar.gz creation, $(basename "$source_dir") corpus, normal level ($(nproc) cores, load $(cut -d' ' -f1 /proc/loadavg), median of $runs)"
-    echo "| tool | seconds | × bsdtar | MB | peak MiB |"
-    echo "|---|---|---|---|---|"
-    for key in ours ours1 pigz bsdtar; do
-        read -r seconds size rss <<<"${results[$key]}"
-        label=$(case $key in ours) echo "Archiver, $(nproc) cores";; ours1) echo "Archiver, taskset -c 0";; pigz) echo "tar -I 'pigz -6'";; bsdtar) echo "bsdtar -czf";; esac)
-        awk -v l="$label" -v s="$seconds" -v b="$base" -v z="$size" -v r="$rss" \
-            'BEGIN { printf "| %s | %s | %.2f× | %.1f | %.0f |\n", l, s, s / b, z / 1e6, r / 1024 }'
-    done
+    if [[ " $parts " == *" targz "* ]]; then
+        ours=(--no-notify --format tar.gz --level normal)
+        results[bsdtar]=$(measure "$work/b.tgz" bsdtar -czf "$work/b.tgz" -C "$parent" "$name")
+        results[pigz]=$(measure "$work/p.tgz" tar -I "pigz -6" -cf "$work/p.tgz" -C "$parent" "$name")
+        results[ours]=$(measure "$work/o.tgz" "$bin/compress-with-archiver" "${ours[@]}" --output "$work/o.tgz" "$source_dir")
+        results[ours1]=$(measure "$work/o1.tgz" taskset -c 0 "$bin/compress-with-archiver" "${ours[@]}" --output "$work/o1.tgz" "$source_dir")
+        table tar.gz "ours=Archiver, $(nproc) cores" "ours1=Archiver, taskset -c 0" "pigz=tar -I 'pigz -6'" "bsdtar=bsdtar -czf"
+    fi
+    if [[ " $parts " == *" zip "* ]]; then
+        ours=(--no-notify --format zip --level normal)
+        results[bsdtar]=$(measure "$work/b.zip" bsdtar --format zip -cf "$work/b.zip" -C "$parent" "$name")
+        results[7zz]=$(cd "$parent" && measure "$work/s.zip" 7zz a -tzip -mx5 -mmt"$(nproc)" -snl -bd "$work/s.zip" "$name")
+        results[ours]=$(measure "$work/o.zip" "$bin/compress-with-archiver" "${ours[@]}" --output "$work/o.zip" "$source_dir")
+        results[ours1]=$(measure "$work/o1.zip" taskset -c 0 "$bin/compress-with-archiver" "${ours[@]}" --output "$work/o1.zip" "$source_dir")
+        table zip "ours=Archiver, $(nproc) cores" "ours1=Archiver, taskset -c 0" "7zz=7zz a -tzip -mx5 -mmt$(nproc)" "bsdtar=bsdtar --format zip"
+    fi
 fi
 rm -rf "$work"

@@ -315,6 +315,44 @@ final class OutputSink {
         return descriptor >= 0
     }
 
+    /// Writes `bytes` over what was written at `offset` from the start (the zip writer setting a member's
+    /// sizes and CRC in its header once the data is out), across a part boundary if need be; false on
+    /// failure, with `lastErrno` set.
+    func patch(_ bytes: [UInt8], at offset: Int64) -> Bool {
+        var done = 0
+        while done < bytes.count {
+            var target = descriptor, at = offset + Int64(done), room = bytes.count - done
+            var opened: Int32 = -1
+            if let parts {
+                let number = Int(at / parts.size) + 1
+                at %= parts.size
+                room = min(room, Int(clamping: parts.size - at))
+                if number != parts.count {
+                    let path = parts.folder.appending(bytes: Self.partName(parts.name, number))
+                    opened = path.withPlatformString { Glibc.open($0, O_WRONLY | O_CLOEXEC) }
+                    guard opened >= 0 else {
+                        lastErrno = errno
+                        return false
+                    }
+                    target = opened
+                }
+            }
+            let count = bytes[done..<(done + room)].withUnsafeBytes { pwrite(target, $0.baseAddress, $0.count, off_t(at)) }
+            let failure = errno
+            if opened >= 0, close(opened) != 0, count >= 0 {
+                lastErrno = errno
+                return false
+            }
+            if count < 0, failure == EINTR { continue }
+            guard count > 0 else {
+                lastErrno = count < 0 ? failure : EIO
+                return false
+            }
+            done += count
+        }
+        return true
+    }
+
     /// Writes everything or fails: the count written, or -1.
     func write(_ buffer: UnsafeRawBufferPointer) -> Int {
         if (try? control.check()) == nil {

@@ -51,6 +51,7 @@ public enum Compressor {
     ///     what it throws stops the job (the time budget's early estimate).
     ///   - progress: called often with bytes read so far and the total.
     ///   - leaveOut: the rules that leave items out of the archive (never an input itself); nil: none.
+    ///   - comment: the zip's archive comment (UTF-8, at most 65,535 bytes); a split archive has none.
     ///   - beforePublishing: called with the finished archive (a split one's first part) under its hidden
     ///     name, and the name it is to take, before it takes its final name: a comment is added, the archive is verified. What it throws
     ///     fails the job, and the archive is removed.
@@ -61,7 +62,7 @@ public enum Compressor {
         destination: CompressPlan.Destination = .automatic, control: JobControl, password: Secret? = nil,
         partSize: Int64? = nil, preflight: (Int64) throws(ArchiverError) -> Void = { _ in },
         progress: (Int64, Int64?) -> Void = { _, _ in }, leaveOut: LeaveOutChoice? = nil, portability: PortabilityMode = .off,
-        beforePublishing: (_ written: FilePath, _ name: String) throws(ArchiverError) -> Void = { _, _ in }
+        comment: String? = nil, beforePublishing: (_ written: FilePath, _ name: String) throws(ArchiverError) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
         PendingOutputs.beginJob()
@@ -142,7 +143,8 @@ public enum Compressor {
             warnings: tree.warnings + renamed + (scan?.notes ?? []), leftOut: scan?.report, problems: problems, renames: renames)
         let backend = Backend(
             tree: tree, items: plan.items, format: format, level: level, password: password, control: control,
-            destination: plan.folder, sevenZipAllowed: leavingOut.isEmpty && names == nil, names: names)
+            destination: plan.folder, sevenZipAllowed: leavingOut.isEmpty && names == nil, names: names,
+            comment: format == .zip && partSize == nil ? comment.map { Array($0.utf8) } : nil)
 
         if let partSize {
             // Parts are written in a private staging folder, then moved out together.
@@ -188,7 +190,8 @@ public enum Compressor {
 }
 
 /// Writes one archive's bytes with whichever writer suits the format: 7-Zip for 7z when it is installed
-/// (faster on all cores, and the only way to encrypt 7z), libarchive for the rest.
+/// (faster on all cores, and the only way to encrypt 7z), our zip container for zip on every core
+/// (`ZipCompression`), libarchive for the rest and for AES zips.
 private struct Backend {
     let tree: FileTree
     let items: [CompressPlan.Item]
@@ -202,6 +205,8 @@ private struct Backend {
     let sevenZipAllowed: Bool
     /// `--portable`'s name of each item of `tree`, nil for one left out; nil: the tree's own names.
     let names: [[UInt8]?]?
+    /// The zip's comment.
+    let comment: [UInt8]?
 
     private var uses7Zip: Bool { sevenZipAllowed && format == .sevenZip && SevenZip.executable != nil }
 
@@ -212,8 +217,12 @@ private struct Backend {
             // for cleanup meanwhile.
             _ = temporary.withPlatformString { unlink($0) }
             try with7Zip(output: temporary, volumeSize: nil, progress: progress)
+        } else if usesContainer {
+            try withContainer(OutputSink(descriptor: descriptor, in: destination, control: control), progress: progress)
         } else {
             try withLibarchive(OutputSink(descriptor: descriptor, in: destination, control: control), progress: progress)
+            // libarchive writes no comment: its end record is given one (AES zips).
+            if let comment { try ZipComment.write(String(decoding: comment, as: UTF8.self), into: temporary) }
         }
     }
 
@@ -233,7 +242,7 @@ private struct Backend {
             return made.map(\.path)
         }
         let sink = try OutputSink(partsIn: folder, name: name, partSize: size, control: control)
-        try withLibarchive(sink, progress: progress)
+        if usesContainer { try withContainer(sink, progress: progress) } else { try withLibarchive(sink, progress: progress) }
         try sink.finish(folder: folder)
         return sink.partPaths
     }
@@ -247,6 +256,32 @@ private struct Backend {
         ) { progress(Int64($0 * Double(total)), total) }
     }
 
+    /// Zips without a password go through our own container, compressed on every core.
+    private var usesContainer: Bool { format == .zip && password == nil }
+
+    /// The zip through `ZipCompression`, into `sink`.
+    private func withContainer(_ sink: OutputSink, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {
+        let settings = format.settings(for: level)
+        let zip = ZipCompression(
+            tree: tree, names: names, level: settings.method == .store ? nil : Int32(settings.level ?? 6),
+            workers: Compressor.processorCount(), control: control)
+        try explained(sink) { () throws(ArchiverError) in
+            try zip.write(into: sink, folder: destination, comment: comment ?? []) { progress($0, tree.totalBytes) }
+        }
+    }
+
+    /// Runs `body`, saying what really happened when a write failed because the job was stopped or the
+    /// disk's reserve was reached: both read as a write error.
+    private func explained(_ sink: OutputSink, _ body: () throws(ArchiverError) -> Void) throws(ArchiverError) {
+        do {
+            try body()
+        } catch {
+            try control.check()
+            if sink.stoppedForSpace { throw FileSystem.notEnoughSpace(destination, free: FileSystem.freeSpace(destination)) }
+            throw error
+        }
+    }
+
     /// The archive through libarchive's writer, into `sink`.
     private func withLibarchive(_ sink: OutputSink, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {
         let settings = format.settings(for: level)
@@ -258,14 +293,9 @@ private struct Backend {
         defer { buffer.deallocate() }
         var done: Int64 = 0
         progress(0, tree.totalBytes)
-        do {
+        try explained(sink) { () throws(ArchiverError) in
             try write(with: writer, buffer: buffer, done: &done, folder: folderName) { progress($0, tree.totalBytes) }
             try writer.close(folder: folderName)
-        } catch {
-            // A write refused because the job was stopped reads as a write error; say what really happened.
-            try control.check()
-            if sink.stoppedForSpace { throw FileSystem.notEnoughSpace(destination, free: FileSystem.freeSpace(destination)) }
-            throw error
         }
     }
 
@@ -289,32 +319,14 @@ private struct Backend {
                 try writer.writeHeader(entry, folder: folderName)
                 continue
             }
-            let file = withCString(item.sourceBytes) { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-            guard file >= 0 else {
-                throw ArchiverError(
-                    // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
-                    .inputUnreadable, tr("Cannot read “%1$@”: %2$@.", item.source, TextValue.systemError(errno)),
-                    hint: tr("Check its permissions; no archive was made."), path: item.source.string)
-            }
+            let file = try InputFile.open(item.source)
             defer { close(file) }
             _ = posix_fadvise(file, 0, 0, POSIX_FADV_SEQUENTIAL)
             try writer.writeHeader(entry, folder: folderName)
             var remaining = item.status.size
             while remaining > 0 {
-                let count = read(file, buffer.baseAddress, min(buffer.count, Int(clamping: remaining)))
-                if count < 0 {
-                    if errno == EINTR { continue }
-                    throw ArchiverError(
-                        // TRANSLATORS: %1$@ is a file, %2$@ the system's reason (from the C library).
-                        .inputUnreadable, tr("Reading “%1$@” failed: %2$@.", item.source, TextValue.systemError(errno)),
-                        hint: tr("No archive was made."), path: item.source.string)
-                }
-                if count == 0 {
-                    // The file shrank after it was listed; the format pads the entry to the recorded size.
-                    throw ArchiverError(
-                        .inputUnreadable, tr("“%@” got shorter while it was being compressed.", item.source),
-                        hint: tr("Try again when nothing is writing to it; no archive was made."), path: item.source.string)
-                }
+                let count = try InputFile.read(
+                    file, into: buffer, count: min(buffer.count, Int(clamping: remaining)), at: item.status.size - remaining, item.source)
                 try writer.writeData(UnsafeRawBufferPointer(rebasing: buffer[..<count]), folder: folderName)
                 remaining -= Int64(count)
                 done += Int64(count)

@@ -178,7 +178,14 @@ struct ZipContainerWriter {
         var method: UInt16
     }
 
-    private let descriptor: Int32
+    /// Where the bytes go: a file written at will (editing), or the compressor's sink, which checks for
+    /// cancellation and free space and may cut the archive into parts.
+    private enum Output {
+        case file(Int32)
+        case sink(OutputSink)
+    }
+
+    private let output: Output
     private var position: Int64
     private var directory: [UInt8] = []
     private var count = 0
@@ -187,15 +194,43 @@ struct ZipContainerWriter {
 
     /// Writes at the start of `descriptor`, a new empty file in `folder`.
     init(descriptor: Int32, folder: FilePath) {
-        self.descriptor = descriptor
+        output = .file(descriptor)
         self.folder = folder
         position = 0
     }
 
-    private func failure() -> ArchiverError { FileSystem.destinationError(errno, folder) }
+    /// Writes through `sink`, from its start, into `folder`. Members are then added with `add(_:sums:data:)`
+    /// or `begin`/`append`/`end`; copying from another zip needs a file.
+    init(sink: OutputSink, folder: FilePath) {
+        output = .sink(sink)
+        self.folder = folder
+        position = 0
+    }
+
+    private var descriptor: Int32 {
+        guard case .file(let descriptor) = output else { preconditionFailure("copying needs a file to write into") }
+        return descriptor
+    }
+
+    private func failure() -> ArchiverError {
+        if case .sink(let sink) = output { return FileSystem.destinationError(sink.lastErrno, folder) }
+        return FileSystem.destinationError(errno, folder)
+    }
 
     private mutating func write(_ bytes: [UInt8]) throws(ArchiverError) {
-        guard FileSystem.writeAll(descriptor, bytes[...]) else { throw failure() }
+        switch output {
+        case .file(let descriptor): guard FileSystem.writeAll(descriptor, bytes[...]) else { throw failure() }
+        case .sink(let sink): guard bytes.withUnsafeBytes({ $0.isEmpty || sink.write($0) >= 0 }) else { throw failure() }
+        }
+        position += Int64(bytes.count)
+    }
+
+    /// Writes `bytes` at the end: a member's data between `begin` and `end`.
+    mutating func append(_ bytes: UnsafeRawBufferPointer) throws(ArchiverError) {
+        switch output {
+        case .file(let descriptor): guard FileSystem.writeAll(descriptor, Array(bytes)[...]) else { throw failure() }
+        case .sink(let sink): guard bytes.isEmpty || sink.write(bytes) >= 0 else { throw failure() }
+        }
         position += Int64(bytes.count)
     }
 
@@ -260,47 +295,102 @@ struct ZipContainerWriter {
         appendRecord(record)
     }
 
+    /// A member whose local header is written and whose data is being appended.
+    struct OpenMember {
+        fileprivate let member: NewMember
+        fileprivate let start: Int64
+        fileprivate let wide: Bool
+        fileprivate let flags: UInt16
+        fileprivate let time: UInt16
+        fileprivate let date: UInt16
+        /// Its sums were in the header already: nothing to set afterwards.
+        fileprivate let known: Bool
+    }
+
+    /// Whether a member of `size` bytes needs zip64 sizes in its local header, written before its data:
+    /// deflate can grow incompressible data by a little (about 0.01 %), so room is left for that.
+    static func needsZip64(expectedSize size: Int64) -> Bool {
+        size + size >> 9 + 0x1_0000 >= 0xFFFF_FFFF
+    }
+
     /// Writes a new member: its local header, then the bytes `body` writes through the writer (compressed
     /// or stored, see `ZipDeflate`), then the header's sizes and CRC set. No data descriptor follows.
     mutating func add(_ member: NewMember, body: (Int32, Int64) throws(ArchiverError) -> Sums) throws(ArchiverError) {
-        let start = position
-        var flags: UInt16 = 0
-        if !member.name.allSatisfy({ $0 < 0x80 }), String(validating: member.name, as: UTF8.self) != nil { flags |= 0x800 }
-        let (time, date) = ZipBytes.dosTime(member.modified)
-        // Deflate can grow incompressible data by a little: leave room before deciding on 32-bit sizes.
-        let wide = member.expectedSize >= 0xFFFF_0000
-        let owner = ZipBytes.u32(member.owner), group = ZipBytes.u32(member.group)
-        var extra = ZipExtra.join([ZipExtra.timestamp(member.modified), (0x7875, [1, 4] + owner + [4] + group)])
-        if wide { extra = ZipExtra.join([(1, [UInt8](repeating: 0, count: 16))]) + extra }
-        let needed: UInt16 = wide ? 45 : 20
-        let header =
-            ZipBytes.u32(0x0403_4B50) + ZipBytes.u16(needed) + ZipBytes.u16(flags) + ZipBytes.u16(member.method)
-            + ZipBytes.u16(time) + ZipBytes.u16(date) + [UInt8](repeating: 0, count: 4)
-            + (wide ? [UInt8](repeating: 0xFF, count: 8) : [UInt8](repeating: 0, count: 8))
-            + ZipBytes.u16(member.name.count) + ZipBytes.u16(extra.count) + member.name + extra
-        try write(header)
+        let open = try begin(member)
         let dataStart = position
         let sums = try body(descriptor, dataStart)
         position = dataStart + sums.compressedSize
         guard lseek(descriptor, off_t(position), SEEK_SET) >= 0 else { throw failure() }
+        try end(open, sums: sums)
+    }
+
+    /// Writes a member whose bytes are all there already: header, `data`, no going back.
+    mutating func add(_ member: NewMember, sums: Sums, data: [UInt8]) throws(ArchiverError) {
+        let open = try begin(member, sums: sums)
+        try write(data)
+        try end(open, sums: sums)
+    }
+
+    /// Writes `member`'s local header, with `sums` when they are known already, else with room for them
+    /// (set by `end`). Its data follows through `append`.
+    mutating func begin(_ member: NewMember, sums: Sums? = nil) throws(ArchiverError) -> OpenMember {
+        let start = position
+        var flags: UInt16 = 0
+        if !member.name.allSatisfy({ $0 < 0x80 }), String(validating: member.name, as: UTF8.self) != nil { flags |= 0x800 }
+        let (time, date) = ZipBytes.dosTime(member.modified)
+        let wide = sums.map { $0.size >= 0xFFFF_FFFF || $0.compressedSize >= 0xFFFF_FFFF } ?? Self.needsZip64(expectedSize: member.expectedSize)
+        let owner = ZipBytes.u32(member.owner), group = ZipBytes.u32(member.group)
+        var extra = ZipExtra.join([ZipExtra.timestamp(member.modified), (0x7875, [1, 4] + owner + [4] + group)])
+        if wide {
+            let values = sums.map { ZipBytes.u64($0.size) + ZipBytes.u64($0.compressedSize) } ?? [UInt8](repeating: 0, count: 16)
+            extra = ZipExtra.join([(1, values)]) + extra
+        }
+        let needed: UInt16 = wide ? 45 : 20
+        var fields = [UInt8](repeating: 0, count: 12)
+        if let sums {
+            fields = ZipBytes.u32(sums.crc)
+                + (wide ? [UInt8](repeating: 0xFF, count: 8) : ZipBytes.u32(UInt32(sums.compressedSize)) + ZipBytes.u32(UInt32(sums.size)))
+        } else if wide {
+            fields.replaceSubrange(4..<12, with: [UInt8](repeating: 0xFF, count: 8))
+        }
+        let header =
+            ZipBytes.u32(0x0403_4B50) + ZipBytes.u16(needed) + ZipBytes.u16(flags) + ZipBytes.u16(sums?.method ?? member.method)
+            + ZipBytes.u16(time) + ZipBytes.u16(date) + fields
+            + ZipBytes.u16(member.name.count) + ZipBytes.u16(extra.count) + member.name + extra
+        try write(header)
+        return OpenMember(member: member, start: start, wide: wide, flags: flags, time: time, date: date, known: sums != nil)
+    }
+
+    /// Ends the member `begin` opened, whose data has been appended: sets its header's sums (unless they
+    /// were known) and records it for the central directory.
+    mutating func end(_ open: OpenMember, sums: Sums) throws(ArchiverError) {
+        let (member, start, wide, time, date) = (open.member, open.start, open.wide, open.time, open.date)
         guard wide || (sums.compressedSize < 0xFFFF_FFFF && sums.size < 0xFFFF_FFFF) else {
             throw ArchiverError(.destination, tr("“%@” grew past 4 GiB while it was being added; nothing was changed.", member.name.displayName))
         }
-        var fixed = ZipBytes.u16(sums.method) + ZipBytes.u16(time) + ZipBytes.u16(date) + ZipBytes.u32(sums.crc)
-        fixed += wide ? [UInt8](repeating: 0xFF, count: 8) : ZipBytes.u32(UInt32(sums.compressedSize)) + ZipBytes.u32(UInt32(sums.size))
-        try pwriteAll(fixed, at: start + 8)
-        if wide { try pwriteAll(ZipBytes.u64(sums.size) + ZipBytes.u64(sums.compressedSize), at: start + 30 + Int64(member.name.count) + 4) }
+        if !open.known {
+            var fixed = ZipBytes.u16(sums.method) + ZipBytes.u16(time) + ZipBytes.u16(date) + ZipBytes.u32(sums.crc)
+            fixed += wide ? [UInt8](repeating: 0xFF, count: 8) : ZipBytes.u32(UInt32(sums.compressedSize)) + ZipBytes.u32(UInt32(sums.size))
+            try pwriteAll(fixed, at: start + 8)
+            if wide { try pwriteAll(ZipBytes.u64(sums.size) + ZipBytes.u64(sums.compressedSize), at: start + 30 + Int64(member.name.count) + 4) }
+        }
         let isFolder = member.mode & 0o170000 == 0o040000
+        let owner = ZipBytes.u32(member.owner), group = ZipBytes.u32(member.group)
         appendRecord(ZipMembers.Member(
-            versionMadeBy: 3 << 8 | 30, versionNeeded: needed, flags: flags, method: sums.method, time: time, date: date,
+            versionMadeBy: 3 << 8 | 30, versionNeeded: wide ? 45 : 20, flags: open.flags, method: sums.method, time: time, date: date,
             crc: sums.crc, compressedSize: sums.compressedSize, size: sums.size, name: member.name,
             extra: ZipExtra.join([ZipExtra.timestamp(member.modified), (0x7875, [1, 4] + owner + [4] + group)]), comment: [],
             internalAttributes: 0, externalAttributes: member.mode << 16 | (isFolder ? 0x10 : 0), offset: start, end: position))
     }
 
     private func pwriteAll(_ bytes: [UInt8], at offset: Int64) throws(ArchiverError) {
-        let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
-        guard written == bytes.count else { throw failure() }
+        switch output {
+        case .file(let descriptor):
+            let written = bytes.withUnsafeBytes { pwrite(descriptor, $0.baseAddress, $0.count, off_t(offset)) }
+            guard written == bytes.count else { throw failure() }
+        case .sink(let sink):
+            guard sink.patch(bytes, at: offset) else { throw failure() }
+        }
     }
 
     /// The directory record of `member`, with zip64 values for what does not fit 32 bits.

@@ -154,8 +154,9 @@ public struct CompressCommand: ParsableCommand {
                         }
                     },
                     progress: session.progressHandler, leaveOut: leaveOut.choice(settings),
-                    portability: portability.mode(encrypted: encrypt),
-                    beforePublishing: finishing.finishing(format: format, password: password, verifies: verifies, control: session.control))
+                    portability: portability.mode(encrypted: encrypt), comment: format == .zip ? finishing.comment : nil,
+                    beforePublishing: finishing.finishing(
+                        format: format, password: password, verifies: verifies, control: session.control, addsComment: false))
                 session.endProgress()
                 for warning in result.warnings { session.warn(warning) }
                 made.append(result)

@@ -24,10 +24,11 @@ struct FinishingOptions: ParsableArguments {
     func verifies(_ settings: ArchiverSettings) -> Bool { verify ?? settings.verifyAfterCompress }
 
     /// The step Compressor runs on the finished archive before publishing it.
+    /// - Parameter addsComment: whether it sets the comment; compressing hands it to the writer instead.
     func finishing(
-        format: ArchiveFormat, password: Secret?, verifies: Bool, control: JobControl
+        format: ArchiveFormat, password: Secret?, verifies: Bool, control: JobControl, addsComment: Bool = true
     ) -> (FilePath, String) throws(ArchiverError) -> Void {
-        let comment = format == .zip ? comment : nil
+        let comment = format == .zip && addsComment ? comment : nil
         return { archive, name throws(ArchiverError) in
             if let comment { try ArchiveFinishing.addComment(comment, to: archive) }
             if verifies {
