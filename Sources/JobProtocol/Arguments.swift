@@ -46,15 +46,26 @@ public struct Arguments: Sendable, Equatable {
 extension Arguments {
     /// `compress-with-archiver`, as the Compress… window runs it.
     /// - Parameter split: the part size as the tool reads it (`100M`), or nil for one file.
+    /// - Parameter options: more words before the operands (`--exclude-vcs`, `--comment TEXT`, …).
     public static func compress(
-        _ inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel, output: FilePath, split: String?, encrypt: Bool
+        _ inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel, output: FilePath, split: String?, encrypt: Bool,
+        options: [String] = []
     ) -> Arguments {
         var arguments = Arguments(["--format", format.rawValue, "--level", level.rawValue])
         arguments.add("--output", path: output)
         arguments.add("--split", split ?? "0")
         arguments.argv += [Array("--no-notify".utf8), Array("--progress-json".utf8)]
         if encrypt { arguments.argv += [Array("--encrypt".utf8), Array("--password-stdin".utf8)] }
+        for word in options { arguments.add(word) }
         arguments.operands(inputs)
+        return arguments
+    }
+
+    /// `compress-with-archiver --convert`: `archive` written again in `format`, beside it.
+    public static func convert(_ archive: FilePath, format: ArchiveFormat, level: CompressionLevel, encrypt: Bool) -> Arguments {
+        var arguments = Arguments(["--convert", "--format", format.rawValue, "--level", level.rawValue, "--no-notify", "--progress-json"])
+        if encrypt { arguments.argv += [Array("--encrypt".utf8), Array("--password-stdin".utf8)] }
+        arguments.operands([archive])
         return arguments
     }
 

@@ -32,7 +32,7 @@ extension FileSystem {
     }
 
     /// Whether `path` is still the file described by `before`: same inode, size and modification time.
-    package static func isUnchanged(_ path: FilePath, since before: stat) -> Bool {
+    package static func isUnchanged(_ path: FilePath, since before: Glibc.stat) -> Bool {
         guard let now = status(path) else { return false }
         return now.st_dev == before.st_dev && now.st_ino == before.st_ino && now.st_size == before.st_size
             && now.st_mtim.tv_sec == before.st_mtim.tv_sec && now.st_mtim.tv_nsec == before.st_mtim.tv_nsec

@@ -60,6 +60,12 @@ public final class CompressWindow: AppWindow {
     private let splitRow: UnsafeMutablePointer<AdwExpanderRow>
     private let partRow: UnsafeMutablePointer<AdwComboRow>
     private let customPartRow: FieldRow
+    private let commentRow: FieldRow
+    private let leaveOut: LeaveOutSection
+    private let portability = PortabilitySection()
+    /// "Convert “x.rar” to another format": offered when the window is given one archive.
+    private let convertRow: (row: UnsafeMutablePointer<GtkWidget>, toggle: UnsafeMutablePointer<GtkWidget>)?
+    private let change: UnsafeMutablePointer<GtkWidget>
     private var subject: JobSubject
 
     /// Builds the window for `paths` (as given on the command line: absolute or relative to the current folder).
@@ -75,8 +81,16 @@ public final class CompressWindow: AppWindow {
         let entryGroup = adw_preferences_group_new()!
         nameGroup = adw_preferences_group_new()
         nameRow = Widgets.fieldRow(title: tr("Archive _name").localized)
-        let change: UnsafeMutablePointer<GtkWidget>
         (folderRow, change) = Widgets.folderRow(title: tr("Folder").localized)
+        // Given one archive, the window also converts it: written again, in the format chosen, beside it.
+        if inputs.count == 1, !inputs[0].isDirectory, let name = inputs[0].path.lastComponent, NestedArchives.opens(Array(name.string.utf8)) {
+            // TRANSLATORS: %@ is the archive the window was given (x.rar); the format is chosen below.
+            let convert = Widgets.switchRow(title: tr("Conve_rt “%@” to another format", name.string.replacing("_", with: "__")).localized, on: false)
+            adw_preferences_group_add(cast(entryGroup), convert.row)
+            convertRow = convert
+        } else {
+            convertRow = nil
+        }
         adw_preferences_group_add(cast(entryGroup), nameRow.row)
         adw_preferences_group_add(cast(nameGroup), folderRow)
 
@@ -86,6 +100,9 @@ public final class CompressWindow: AppWindow {
         levelRow = Widgets.comboRow(title: tr("_Level").localized, items: Self.levels.map(\.1.localized))
         adw_preferences_group_add(cast(formatGroup), cast(formatRow))
         adw_preferences_group_add(cast(formatGroup), cast(levelRow))
+        // A zip's comment, as Info-ZIP's `zip -z` stores it (`unzip -z` shows it).
+        commentRow = Widgets.fieldRow(title: tr("Co_mment").localized)
+        adw_preferences_group_add(cast(formatGroup), commentRow.row)
 
         // Encrypt: password, confirm, show password.
         let optionsGroup = adw_preferences_group_new()!
@@ -113,7 +130,11 @@ public final class CompressWindow: AppWindow {
         adw_preferences_group_add(cast(optionsGroup), cast(encryptRow))
         adw_preferences_group_add(cast(optionsGroup), cast(splitRow))
 
-        for group in [entryGroup, nameGroup, formatGroup, optionsGroup] { adw_preferences_page_add(cast(page), cast(group)) }
+        // Leave out: what the selected folders hold that nobody means to send (shown once found).
+        let settings = SettingsStore.shared.load().settings
+        leaveOut = LeaveOutSection(folders: inputs.filter(\.isDirectory).map(\.path), settings: settings)
+
+        for group in [entryGroup, nameGroup, formatGroup, leaveOut.group, portability.group, optionsGroup] { adw_preferences_page_add(cast(page), cast(group)) }
 
         // TRANSLATORS: the Compress… window's title.
         let title = subject.say({ tr("Compress “%@”", $0) }, { ntr("Compress %ld item", "Compress %ld items", $0) }).localized
@@ -123,7 +144,7 @@ public final class CompressWindow: AppWindow {
         chrome.formFocus = nameRow.entry
 
         // Starting values: the last choice in this window, else the defaults.
-        let initial = SettingsStore.shared.load().settings
+        let initial = settings
         let formatIndex = formats.firstIndex { $0.0 == initial.windowFormat } ?? 0
         adw_combo_row_set_selected(formatRow, guint(formatIndex))
         adw_combo_row_set_selected(levelRow, guint(Self.levels.firstIndex { $0.0 == initial.windowLevel } ?? 2))
@@ -163,6 +184,12 @@ public final class CompressWindow: AppWindow {
             }
         }
         on(compressButton, "clicked") { [unowned self] in start() }
+        on(chrome.window, "destroy") { [unowned self] in
+            leaveOut.cancel()
+            portability.cancel()
+        }
+        if let convertRow { onNotify(convertRow.toggle, "active") { [unowned self] in refresh() } }
+        leaveOut.onChange = { [unowned self] in refresh() }
 
         refresh()
     }
@@ -179,6 +206,12 @@ public final class CompressWindow: AppWindow {
     var encrypting: Bool { format.canEncrypt && adw_expander_row_get_enable_expansion(encryptRow) != 0 }
     var splitting: Bool { adw_expander_row_get_enable_expansion(splitRow) != 0 }
     private var passwordShown: Bool { gtk_widget_get_visible(confirmRow.row) == 0 }
+    var converting: Bool { convertRow.map { gtk_switch_get_active(cast($0.toggle)) != 0 } ?? false }
+    /// The comment typed, when the format keeps one (zip of one part).
+    private var comment: String? {
+        let text = commentRow.text
+        return gtk_widget_get_visible(commentRow.row) != 0 && !text.isEmpty ? text : nil
+    }
 
     /// The name the naming rule gives, without the format's extension ("Photos", "Archive", "report").
     private func defaultStem() -> String {
@@ -210,6 +243,13 @@ public final class CompressWindow: AppWindow {
     /// The archive's name as it will be written: the typed name with the format's extension, numbered
     /// "(2)", "(3)"… past what the folder already holds. Nil when the typed name cannot be a file name.
     func finalName() -> [UInt8]? {
+        if converting, let source = inputs.first?.path.lastComponent {
+            // What --convert names it: the archive's stem and the format's extension, numbered past what is there.
+            let name = ArchiveNaming.stem(Array(source.string.utf8)) + Array(format.fileExtension.utf8)
+            return (1...10_000).lazy.map { ArchiveNaming.numbered(name, isDirectory: false, attempt: $0) }.first {
+                !exists(folder.appending(bytes: $0))
+            }
+        }
         let typed = nameRow.text.trimmingSpaces
         guard !typed.isEmpty, typed != ".", typed != "..", !typed.contains("/") else { return nil }
         guard let plan = try? CompressPlan.make(inputs: inputs, format: format, destination: .name(Array(typed.utf8))) else {
@@ -246,6 +286,18 @@ public final class CompressWindow: AppWindow {
             }
         adw_expander_row_set_subtitle(encryptRow, markupEscaped(encryptNote.localized))
         gtk_widget_set_sensitive(cast(levelRow), format == .tar ? 0 : 1)
+        // Converting: the name and folder are the archive's own, one file, no comment.
+        gtk_widget_set_sensitive(nameRow.row, converting ? 0 : 1)
+        gtk_widget_set_sensitive(change, converting ? 0 : 1)
+        gtk_widget_set_sensitive(cast(splitRow), converting ? 0 : 1)
+        if converting {
+            adw_expander_row_set_enable_expansion(splitRow, 0)
+            if folder != inputs[0].path.removingLastComponent() {
+                folder = inputs[0].path.removingLastComponent()
+                updateFolder()
+            }
+        }
+        gtk_widget_set_visible(commentRow.row, format == .zip && !splitting && !converting ? 1 : 0)
 
         let custom = Int(adw_combo_row_get_selected(partRow)) == PartSize.presets.count
         gtk_widget_set_visible(customPartRow.row, custom ? 1 : 0)
@@ -264,9 +316,24 @@ public final class CompressWindow: AppWindow {
             ready = ready && !password.isEmpty && (passwordShown || password == confirmRow.text)
         }
         if splitting, partSize == nil { ready = false }
+        if converting, format.isSingleStream { ready = false }
+        if let convertRow {
+            let note = converting && format.isSingleStream
+                ? tr("Choose zip, 7z or a tar format: %@ holds one file.", format.rawValue)
+                : tr("Its files go into a new archive of the format below, beside it.")
+            adw_action_row_set_subtitle(cast(convertRow.row), markupEscaped(note.localized))
+        }
+        portability.check(name.flatMap { converting ? nil : checkArguments(name: $0) })
         // Under the confirm field's title, and said with it: its name stays what it is.
         if mismatch != confirmRow.hasProblem { confirmRow.setProblem(mismatch ? tr("Passwords do not match").localized : nil) }
         gtk_widget_set_sensitive(compressButton, ready ? 1 : 0)
+    }
+
+    /// `--check` of the archive as the form would make it: its name, format, encryption and what is left out.
+    private func checkArguments(name: [UInt8]) -> Arguments {
+        Arguments.compress(
+            inputs.map(\.path), format: format, level: level, output: folder.appending(bytes: name), split: nil, encrypt: false,
+            options: ["--check"] + (encrypting ? ["--encrypt"] : []) + leaveOut.arguments)
     }
 
     // MARK: - The job
@@ -274,8 +341,12 @@ public final class CompressWindow: AppWindow {
     private func start() {
         guard gtk_widget_get_sensitive(compressButton) != 0, let name = finalName() else { return }
         let output = folder.appending(bytes: name)
-        let arguments = Arguments.compress(
-            inputs.map(\.path), format: format, level: level, output: output, split: splitting ? partSize : nil, encrypt: encrypting)
+        let arguments =
+            converting
+            ? Arguments.convert(inputs[0].path, format: format, level: level, encrypt: encrypting)
+            : Arguments.compress(
+                inputs.map(\.path), format: format, level: level, output: output, split: splitting ? partSize : nil, encrypt: encrypting,
+                options: leaveOut.arguments + portability.arguments + (comment.map { ["--comment", $0] } ?? []))
         let password = encrypting ? Array(passwordRow.text.utf8) : nil
         // Never the one-click defaults, never the password; a single-file format is not remembered.
         SettingsStore.shared.rememberChoice(format: format, level: level)

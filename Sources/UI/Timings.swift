@@ -12,7 +12,8 @@ enum Timings {
     private static let file: UnsafeMutablePointer<FILE>? = getenv("ARCHIVER_UI_TIMINGS").flatMap { fopen($0, "a") }
     /// `ARCHIVER_UI_TIMINGS_SCROLL`: how many frames the scroll run lasts.
     private static let scrollFrames = getenv("ARCHIVER_UI_TIMINGS_SCROLL").flatMap { Int(String(cString: $0)) }
-    /// `ARCHIVER_UI_TIMINGS_EXIT`: bench/photo-grid.sh ends the window once every thumbnail is drawn.
+    /// `ARCHIVER_UI_TIMINGS_EXIT`: the window ends once what the bench measures is drawn (bench/photo-grid.sh:
+    /// every thumbnail; bench/leave-out-scan.sh: the leave-out figures).
     static let exitsAfterThumbnails = getenv("ARCHIVER_UI_TIMINGS_EXIT") != nil
     #else
     private static let file: UnsafeMutablePointer<FILE>? = nil
@@ -29,7 +30,7 @@ enum Timings {
         fflush(file)
     }
 
-    private static func nowMilliseconds() -> Int64 {
+    static func nowMilliseconds() -> Int64 {
         var time = timespec()
         clock_gettime(CLOCK_REALTIME, &time)
         return Int64(time.tv_sec) * 1000 + Int64(time.tv_nsec) / 1_000_000

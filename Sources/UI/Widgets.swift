@@ -299,6 +299,19 @@ enum FolderPicker {
 }
 
 extension String {
-    /// A mnemonic label without its underscore, for accessible names ("_Archive name" → "Archive name").
-    var withoutMnemonic: String { String(filter { $0 != "_" }) }
+    /// A mnemonic label without its underscore, for accessible names ("_Archive name" → "Archive name");
+    /// a doubled one is a plain underscore, as GTK reads it ("node__modules" → "node_modules").
+    var withoutMnemonic: String {
+        var result = ""
+        var underscore = false
+        for character in self {
+            if character == "_", !underscore {
+                underscore = true
+                continue
+            }
+            if underscore, character == "_" { result.append("_") } else { result.append(character) }
+            underscore = false
+        }
+        return result
+    }
 }

@@ -278,6 +278,115 @@ struct CompressWindowTests {
         #expect(lightness < 0.33, "lightness \(lightness): the window is not dark")
     }
 
+    /// A node project in a git work tree of its own: node_modules, a cache, OS junk, an ignored log.
+    private func project(_ scratch: ScratchDirectory) throws -> String {
+        let folder = scratch.sub("app")
+        for (path, size) in ["index.js": 300, "node_modules/left/pad.js": 4000, "node_modules/b.js": 2000,
+                             "__pycache__/x.pyc": 100, ".DS_Store": 10, "debug.log": 50, ".gitignore": 0] {
+            let file = folder + "/" + path
+            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            FileManager.default.createFile(atPath: file, contents: Data(repeating: 0x61, count: size))
+        }
+        try "*.log\n".write(toFile: folder + "/.gitignore", atomically: true, encoding: .utf8)
+        try Tool.run(["/usr/bin/git", "init", "-q", folder])
+        return folder
+    }
+
+    /// The section shows what each switch would leave out, the settings' defaults on (junk only), the total
+    /// as the switches change it; what they choose is what the archive leaves out.
+    @Test func leaveOutSwitchesShowTheirFiguresAndDecideTheArchive() throws {
+        let scratch = try ScratchDirectory()
+        let input = try project(scratch)
+        let session = try window([input])
+        defer { session.stop() }
+        let caches = "Leave out node_modules, build and cache folders"
+        try session.waitFor(caches, role: "check box")
+        // node_modules: the folder, its folder and two files; the cache folder and its file.
+        try session.waitForText("node_modules: 6.0 kB, 4 items")
+        try session.waitForText("build and cache folders: 100 bytes, 2 items")
+        try session.waitForText("10 bytes, 1 item")
+        #expect(try session.isChecked("Leave out OS junk (Thumbs.db, desktop.ini, …)", role: "check box"))
+        #expect(try !session.isChecked(caches, role: "check box"))
+        #expect(try session.waitForText("Leaves out 1 item").hasPrefix("Leaves out 1 item (10 bytes); "))
+        try session.toggle(caches, on: true)
+        #expect(try session.waitForText("Leaves out 7").hasPrefix("Leaves out 7 items (6.1 kB); "))
+        try session.toggle("Follow .gitignore", on: true)
+        try session.screenshot("compress-leave-out")
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “app.zip”")
+        let names = try Tool.run(["/usr/bin/python3", "-c", "import sys, zipfile; print(sorted(zipfile.ZipFile(sys.argv[1]).namelist()))", scratch.sub("app.zip")])
+        #expect(names.output.trimmingCharacters(in: .whitespacesAndNewlines) == "['app/', 'app/.gitignore', 'app/index.js']", "\(names.output)")
+    }
+
+    /// Only files: nothing to leave out, no section.
+    @Test func noLeaveOutSectionWithoutFolders() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let session = try window([input + "/notes.txt"])
+        defer { session.stop() }
+        try session.waitForText("Will be saved as")
+        #expect(try !session.labels().contains("Leave out"))
+    }
+
+    /// "Will it open for them?": the form's archive checked before it is written, a row per kind of
+    /// problem; the one switch makes the fixes, and the archive then holds the renamed items.
+    @Test func portabilityProblemsAreShownAndFixed() throws {
+        let scratch = try ScratchDirectory()
+        let folder = scratch.sub("Share")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        for name in ["CON.txt", "a:b.txt", "Readme", "README", "fine.txt"] {
+            FileManager.default.createFile(atPath: folder + "/" + name, contents: Data(name.utf8))
+        }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/link", withDestinationPath: "fine.txt")
+        let session = try window([folder])
+        defer { session.stop() }
+        try session.waitForText("1 name Windows keeps for devices", timeout: 30)
+        for row in ["1 name with characters Windows cannot use", "1 name differing from another only in capitals", "1 symbolic link, which Windows does not make"] {
+            try session.waitForText(row)
+        }
+        try session.waitForText("“Share/CON.txt”")
+        try session.screenshot("compress-will-it-open")
+        try session.toggle("Make it open everywhere", on: true)
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “Share.zip”")
+        let names = try Tool.run(["/usr/bin/python3", "-c", "import sys, zipfile; print(sorted(zipfile.ZipFile(sys.argv[1]).namelist()))", scratch.sub("Share.zip")])
+        let listed = names.output.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(listed.contains("'Share/CON_.txt'") && listed.contains("'Share/a_b.txt'") && listed.contains("'Share/fine.txt'"), "\(listed)")
+        #expect(!listed.contains("link") && !listed.contains("CON.txt") && listed.contains(" (2)"), "\(listed)")
+    }
+
+    /// A zip's comment from its field, read back by Info-ZIP's unzip.
+    @Test func theCommentFieldSetsTheZipComment() throws {
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let session = try window([input])
+        defer { session.stop() }
+        try session.type("Comment", "Holiday 2026 — für Oma")
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “Photos.zip”")
+        let comment = try Tool.run(["/usr/bin/unzip", "-z", scratch.sub("Photos.zip")])
+        #expect(comment.output.contains("Holiday 2026 — für Oma"), "\(comment.output)")
+    }
+
+    /// Given one archive, the window converts it: the same tree in the chosen format, beside it.
+    @Test func oneArchiveIsConvertedToTheChosenFormat() throws {
+        let scratch = try ScratchDirectory()
+        _ = try photos(scratch)
+        try Tool.run(["/usr/bin/bsdtar", "-czf", scratch.sub("trip.tar.gz"), "-C", scratch.path, "Photos"])
+        let session = try window([scratch.sub("trip.tar.gz")])
+        defer { session.stop() }
+        try session.toggle("Convert “trip.tar.gz” to another format", on: true)
+        try session.select("7z — smallest; encryption hides the names too", in: "Format")
+        #expect(try session.waitForText("Will be saved as “trip") == "Will be saved as “trip.7z”")
+        #expect(try !session.isSensitive("Archive name"))
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 60) == "Created “trip.7z”")
+        let listing = try Tool.run(["/usr/bin/7zz", "l", "-ba", scratch.sub("trip.7z")])
+        #expect(listing.status == 0)
+        #expect(listing.output.contains("Photos/notes.txt") && listing.output.contains("Photos/beach.raw"), "\(listing.output)")
+        #expect(FileManager.default.fileExists(atPath: scratch.sub("trip.tar.gz")))
+    }
+
     /// The menus run `archiver-compress -- FILE…`: the "--" ends the options and is no file.
     @Test func theMenusDoubleDashIsNoFile() throws {
         let scratch = try ScratchDirectory()
