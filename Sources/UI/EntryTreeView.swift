@@ -168,6 +168,10 @@ final class EntryTreeView {
             gtk_widget_set_hexpand(label, 1)
             for child in [check, icon, label] { gtk_box_append(cast(box), child) }
             gtk_tree_expander_set_child(cast(expander), box)
+            // GTK 4.8: a row whose expander can take the focus never gets it (the list keeps it, and says
+            // only "Contents"); without, the row has the focus and AT-SPI reports it with the row's name and
+            // checked state (issue 33). The tree is always expanded, so the expander's +/- keys are not missed.
+            gtk_widget_set_can_focus(expander, 0)
             gtk_list_item_set_child(OpaquePointer(item), expander)
             let checkObj = Obj(check)
             on(check, "toggled") { [unowned self] in toggled(checkObj.p) }
