@@ -57,7 +57,8 @@ if [ -n "$compare" ]; then
 			flag=()
 			[ "$way" = atspi ] && flag=(--atspi "$name")
 			# shellcheck disable=SC2086  # the command's words
-			line=$("$0" -n "$runs" "${flag[@]}" -- $command)
+			# (pyatspi's warnings about the registry's cache only on a failure)
+			line=$("$0" -n "$runs" "${flag[@]}" -- $command 2>"$tmp/errors") || { cat "$tmp/errors" >&2; exit 1; }
 			median[$name]=$(echo "$line" | sed -n 's/.*median of [0-9]*: \([0-9]*\) ms.*/\1/p')
 		done
 		for entry in "${windows[@]}"; do
