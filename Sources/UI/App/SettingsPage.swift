@@ -92,6 +92,11 @@ final class SettingsPage {
         let reset = Names.button(tr("_Reset to Defaults").localized)
         gtk_widget_add_css_class(reset, "flat")
         gtk_widget_set_valign(reset, GTK_ALIGN_CENTER)
+        // Two lines rather than a window wider than a phone's 360 px at large text (issue 33).
+        if let words = gtk_button_get_child(cast(reset)) {
+            gtk_label_set_wrap(cast(words), 1)
+            gtk_label_set_justify(cast(words), GTK_JUSTIFY_CENTER)
+        }
         accessibleLabel(reset, tr("Reset %@ to defaults", Text.verbatim(title)).localized)
         adw_preferences_group_set_header_suffix(cast(group), reset)
         let keys = rows.map(\.key) + extraKeys
