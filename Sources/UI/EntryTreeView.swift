@@ -49,7 +49,9 @@ final class EntryTreeView {
         view = gtk_column_view_new(cast(gtk_no_selection_new(model)))
         root = gtk_scrolled_window_new()
         gtk_scrolled_window_set_child(cast(root), view)
-        gtk_scrolled_window_set_policy(cast(root), GTK_POLICY_NEVER, GTK_POLICY_AUTOMATIC)
+        // Sideways too: on a phone's 360 px with large text the columns need more than the window has, and a
+        // fixed minimum would make the window wider than the screen (issue 33).
+        gtk_scrolled_window_set_policy(cast(root), GTK_POLICY_AUTOMATIC, GTK_POLICY_AUTOMATIC)
         gtk_widget_set_vexpand(root, 1)
         gtk_scrolled_window_set_min_content_height(cast(root), 200)  // a message above never squeezes it away
         gtk_widget_add_css_class(root, "card")
@@ -165,9 +167,14 @@ final class EntryTreeView {
             gtk_label_set_xalign(cast(label), 0)
             gtk_label_set_single_line_mode(cast(label), 1)
             gtk_label_set_ellipsize(cast(label), PANGO_ELLIPSIZE_MIDDLE)
+            gtk_label_set_width_chars(cast(label), 12)  // narrow windows squeezed names to "r…"
             gtk_widget_set_hexpand(label, 1)
             for child in [check, icon, label] { gtk_box_append(cast(box), child) }
             gtk_tree_expander_set_child(cast(expander), box)
+            // GTK 4.8: a row whose expander can take the focus never gets it (the list keeps it, and says
+            // only "Contents"); without, the row has the focus and AT-SPI reports it with the row's name and
+            // checked state (issue 33). The tree is always expanded, so the expander's +/- keys are not missed.
+            gtk_widget_set_can_focus(expander, 0)
             gtk_list_item_set_child(OpaquePointer(item), expander)
             let checkObj = Obj(check)
             on(check, "toggled") { [unowned self] in toggled(checkObj.p) }

@@ -38,6 +38,7 @@ public enum WindowApp {
         on(app, "activate") { activate(appObj.p) }
         configure(gtkApp)
         MainQueueBridge.install()
+        LayoutCheck.startIfAsked()
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map(CString.duplicate) + [nil]
         defer { for p in argv { free(p) } }
         let status = argv.withUnsafeMutableBufferPointer {

@@ -185,6 +185,40 @@ public final class WindowSession {
         (try? String(contentsOfFile: scratch.sub("config/glib-2.0/settings/keyfile"), encoding: .utf8)) ?? ""
     }
 
+    /// Text at `scale` for the programs started after this call, as GNOME's text scaling gives it under X11:
+    /// GTK 4 takes its font DPI from XSETTINGS `Xft/DPI` (1024 × 96 × scale), served here by xsettingsd
+    /// (`text-scaling-factor` alone changes nothing under Xvfb). Returns once the settings are on the display.
+    public func scaleText(_ scale: Double) throws {
+        let config = scratch.sub("xsettingsd.conf")
+        try "Xft/DPI \(Int(1024 * 96 * scale))\n".write(toFile: config, atomically: true, encoding: .utf8)
+        let server = try launch(["/usr/bin/xsettingsd", "-c", config])
+        // It owns the _XSETTINGS_S0 selection once it says it made its window.
+        guard eventually(within: 10, { server.errors.contains("Created window") }) else {
+            throw WindowFailure("xsettingsd did not start: \(server.errors)")
+        }
+    }
+
+    /// Resizes the program's top-level window (by its process id) as a window manager would, say to a phone's
+    /// 360 px; returns the width the X window has then.
+    @discardableResult
+    public func resizeWindow(of program: Launched, width: Int, height: Int) throws -> Int {
+        let pid = String(program.process.processIdentifier)
+        let found = try Tool.run(["/usr/bin/env", "DISPLAY=" + display, "/usr/bin/xdotool", "search", "--onlyvisible", "--pid", pid])
+        guard let window = found.output.split(separator: "\n").last.map(String.init), found.status == 0 else {
+            throw WindowFailure("no window of process \(pid) to resize: \(found.output)")
+        }
+        let resized = try Tool.run(["/usr/bin/env", "DISPLAY=" + display, "/usr/bin/xdotool", "windowsize", window, String(width), String(height)])
+        guard resized.status == 0 else { throw WindowFailure("xdotool windowsize: \(resized.output)") }
+        let shown = {
+            let info = (try? Tool.run(["/usr/bin/xwininfo", "-display", self.display, "-id", window]))?.output ?? ""
+            return info.split(separator: "\n").first { $0.contains("Width:") }.flatMap { Int($0.split(separator: " ").last ?? "") } ?? 0
+        }
+        _ = eventually(within: 5) { shown() == width }
+        // A window cannot be narrower than its content's minimum: GTK sizes it back after the configure event.
+        usleep(800_000)
+        return shown()
+    }
+
     /// A process that starts `argv` through `env --default-signal`: the tests run on libdispatch's worker
     /// threads, which block SIGTERM and most other signals, and a child inherits that mask (and ignored
     /// signals), so a window's Cancel or a program's own SIGTERM handling would not work as on a desktop.
@@ -314,6 +348,19 @@ public final class WindowSession {
     /// Sets the value of a spin button or slider.
     public func setValue(_ value: Double, of name: String) throws {
         try send(["cmd": "set-value", "name": name, "value": value])
+    }
+
+    /// Where the widget of that name is in its window (x, y, width, height in pixels) and the window's size.
+    public func extents(of name: String, role: String? = nil) throws -> (box: [Int], window: [Int]) {
+        let reply = try send(["cmd": "extents", "name": name, "role": role])
+        return (reply["box"] as? [Int] ?? [], reply["window"] as? [Int] ?? [])
+    }
+
+    /// Whether the widget of that name lies whole inside its window (not cut by an edge).
+    public func isWhollyShown(_ name: String, role: String? = nil) throws -> Bool {
+        let (box, window) = try extents(of: name, role: role)
+        guard box.count == 4, window.count == 2 else { return false }
+        return box[0] >= 0 && box[1] >= 0 && box[0] + box[2] <= window[0] && box[1] + box[3] <= window[1]
     }
 
     /// The accessible tree as text: one line per widget, `[role] "name" {states} text=… value=…`.

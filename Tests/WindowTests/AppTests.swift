@@ -114,6 +114,27 @@ struct AppTests {
         #expect(try eventually(within: 5) { !app.session.storedSettings.contains("default-format='7z'") })
     }
 
+    /// The defaults of --verify, --nested and the leave-out flags are on the page (issue 33: they were missing):
+    /// each a named switch showing its key's value, and a flip is stored at once.
+    @Test func verifyNestedAndLeaveOutSwitchesAreBoundToTheirKeys() throws {
+        let app = try app()
+        defer { app.session.stop() }
+        try app.show(.settings)
+        let switches = [
+            ("Test each new archive", "verify-after-compress", false), ("Also extract the archives inside", "extract-nested", false),
+            ("System leftovers", "exclude-junk", true), ("Version-control folders", "exclude-vcs", false),
+            ("Dependency, build and cache folders", "exclude-caches", false), ("What git ignores", "follow-gitignore", false),
+        ]
+        // A flip reports and stores the other value than the default: the switch showed the key's value.
+        for (name, key, byDefault) in switches {
+            #expect(try app.session.toggle(name) == !byDefault, "\(name)")
+            #expect(try eventually(within: 5) { app.session.storedSettings.contains("\(key)=\(!byDefault)") },
+                    "\(key): \(app.session.storedSettings)")
+        }
+        let unnamed = try app.session.unnamedControls()
+        #expect(unnamed == [], "\(unnamed)")
+    }
+
     /// Light and dark, every page: the screenshots the README points at; Dark in Settings is what
     /// libadwaita's style manager then reports, and the window is dark.
     @Test func darkAppearanceAndScreenshots() throws {
@@ -204,6 +225,8 @@ struct AppTests {
         }
         defer { app.session.stop() }
         try app.session.waitFor("Archives made: 2")
+        // At the window's default size the heading is whole, not cut by the bottom edge (issue 33).
+        #expect(try app.session.isWhollyShown("Statistics", role: "label"), "\(String(describing: try? app.session.extents(of: "Statistics", role: "label")))")
         try app.show(.recent)
         try app.session.click("Clear History…")
         try app.session.click("Clear History and Statistics", role: "push button", first: true)
@@ -240,7 +263,7 @@ struct AppTests {
         try app.session.waitFor("PDFs made smaller: 1")
         try app.session.waitFor("Photos made smaller: 1")
         let pdfSaved = try app.session.waitForText(" saved; 1 in the last 30 days")
-        #expect(!pdfSaved.hasPrefix("0 bytes"), "\(pdfSaved)")
+        #expect(!pdfSaved.replacingOccurrences(of: "\u{00A0}", with: " ").hasPrefix("0 bytes"), "\(pdfSaved)")
         try app.show(.recent)
         try app.session.waitFor("report (compressed).pdf")
         // Each row: kind · date · the copy's size, and how much smaller it is than what it was made from.
@@ -313,7 +336,12 @@ struct AppTests {
     }
 
     @Test func germanAndPseudoLocaleLabels() throws {
-        let german = try app(try TestLanguages.german())
+        let scratch = try ScratchDirectory()
+        let input = try photos(scratch)
+        let german = try app(try TestLanguages.german()) { app in
+            let status = try app.compress([input])
+            #expect(status == 0)
+        }
         defer { german.session.stop() }
         var labels = try german.session.labels()
         // The ellipsis is bound to its word by a no-break space: never alone on a line (issue 33).
@@ -323,8 +351,14 @@ struct AppTests {
         try german.session.press(Page.settings.shortcut)
         #expect(try eventually(within: 5) { try german.session.tabs(selected: true) == ["Einstellungen"] })
         labels = try german.session.labels()
-        for word in ["Komprimieren", "Entpacken", "Darstellung"] { #expect(labels.contains(word), "\(word) in \(labels)") }
+        for word in ["Komprimieren", "Entpacken", "Darstellung", "Jedes neue Archiv prüfen", "Aus neuen Archiven weggelassen"] { #expect(labels.contains(word), "\(word) in \(labels)") }
         try german.session.screenshot("app/settings-de")
+        // A size's number and unit stay on one line: "122 Bytes" had wrapped in Recent (issue 33).
+        try german.session.press(Page.recent.shortcut)
+        try german.session.waitFor("Photos.zip")
+        let sizes = try german.session.labels().filter { $0.range(of: "[0-9][ \u{00A0}](Bytes|kB|MB)", options: .regularExpression) != nil }
+        #expect(!sizes.isEmpty && sizes.allSatisfy { $0.range(of: "[0-9] (Bytes|kB|MB)", options: .regularExpression) == nil }, "\(sizes)")
+        try german.session.screenshot("app/recent-de")
         german.session.stop()
 
         let pseudo = try app(try TestLanguages.pseudo())

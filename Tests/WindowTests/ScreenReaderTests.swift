@@ -36,6 +36,22 @@ struct ScreenReaderTests {
         "table row", "row", "menu button", "scroll pane", "table", "tree table", "list",
     ]
 
+    /// Presses Tab until the control named `name` has the focus, each press only once the focus has left the
+    /// previous stop (under load AT-SPI reports the move late, and a second Tab sent meanwhile passed the
+    /// control by). Returns whether it got there.
+    private func tab(to name: String, in session: WindowSession, limit: Int = 12) throws -> Bool {
+        var current = try session.focused()
+        for _ in 0..<limit where current.name != name {
+            let previous = current
+            try session.press("Tab")
+            _ = try eventually(within: 5) {
+                current = try session.focused()
+                return current.name != previous.name || current.role != previous.role
+            }
+        }
+        return current.name == name
+    }
+
     /// Tabs through the window once round and checks every stop; returns them.
     @discardableResult
     private func walk(_ session: WindowSession, _ what: String, atLeast minimum: Int) throws -> [WindowSession.Spoken] {
@@ -86,19 +102,27 @@ struct ScreenReaderTests {
         try session.waitForApp("archiver-extract")
         try session.waitForText("readme.md")
 
-        // The tree has the focus ("Contents"); its rows are named after their entries and say their state.
-        #expect(try eventually(within: 5) { try session.focused().name == language.name("Contents", "Inhalt") })
+        // The first row has the focus (GTK 4.8 had kept it on the list, which said only "Contents"), and says
+        // its entry's name and its box's state; the rows are named after their entries.
+        #expect(try eventually(within: 5) { try session.focused().name == "report" }, "\(String(describing: try? session.focused()))")
+        let first = try session.focused()
+        #expect(first.role == "table row" && first.states.contains("checked"), "\(first)")
         var rows = try session.nodes().filter { $0.role == "table row" }
         #expect(rows.first?.name == language.name("Column headings", "Spaltenüberschriften"), "\(rows)")
         rows = Array(rows.dropFirst())
         #expect(rows.map(\.name) == ["report", "a.txt", "b.txt", "readme.md"], "\(rows)")
         #expect(rows.allSatisfy { $0.states.contains("checked") }, "\(rows)")
         try session.press("space")
-        #expect(try eventually(within: 5) { try session.nodes().first { $0.name == "report" && $0.role == "table row" }?.states.contains("checked") == false },
-                "Space unchecks the first row")
+        #expect(try eventually(within: 5) { try session.focused().name == "report" && !session.focused().states.contains("checked") },
+                "Space unchecks the focused row, and it says so: \(String(describing: try? session.focused()))")
         try session.press("space")
+        #expect(try eventually(within: 5) { try session.focused().states.contains("checked") }, "and checks it again")
+        // Down: the next row has the focus and says so.
+        try session.press("Down")
+        #expect(try eventually(within: 5) { try session.focused().name == "a.txt" }, "\(String(describing: try? session.focused()))")
 
         try session.press("Tab")
+        #expect(try eventually(within: 5) { try session.focused().name == language.name("Password", "Passwort") })
         let field = try session.focused()
         #expect(field.name == language.name("Password", "Passwort"), "one Tab from the tree: \(field)")
         #expect(field.role == "password text", "\(field)")
@@ -138,11 +162,18 @@ struct ScreenReaderTests {
         let cancelled = language.name("Cancelled", "Abgebrochen")
         #expect(try eventually(within: 5) { try session.focused().name == language.name("Archive name", "Archivname") })
 
+        let compress = language.name("Compress", "Komprimieren")
         for attempt in 1...2 {
+            // Return goes to the window's default button: press it only once the form is what the keyboard
+            // reaches (the button shown and sensitive, the focus in the name field), not while it comes back.
+            try #require(try eventually(within: 10) {
+                try session.isSensitive(compress, role: "push button") && session.focused().name == language.name("Archive name", "Archivname")
+            }, "attempt \(attempt): the form is ready for Return: \(String(describing: try? session.focused()))")
             try session.press("Return")
             try session.waitForText(compressing, exact: true, timeout: 20)
             // The progress page's Cancel has the focus: Space presses it.
-            #expect(try eventually(within: 5) { try session.focused().name == language.name("Cancel", "Abbrechen") })
+            try #require(try eventually(within: 10) { try session.focused().name == language.name("Cancel", "Abbrechen") },
+                         "attempt \(attempt): Cancel has the focus: \(String(describing: try? session.focused()))")
             try session.press("space")
             try session.waitForText(cancelled, exact: true, timeout: 20)
             let said = try session.labels().filter { $0.hasPrefix(cancelled) }
@@ -150,9 +181,9 @@ struct ScreenReaderTests {
             #expect(said == [cancelled], "said once (attempt \(attempt)): \(labels)")
             if attempt == 1 { try session.screenshot("a11y/compress-cancelled-\(language)") }
             try session.click(language.name("Back", "Zurück"), role: "push button")
-            // The form again (the window puts the focus in the name field; GTK 4.8 sometimes leaves the job
-            // page's button saying "focused" too, so the next Return is the test: it must start the job).
-            _ = try eventually(within: 5) { try session.focused().name == language.name("Archive name", "Archivname") }
+            // The loop's first wait then wants the form ready (the action button, hidden during the job, shown
+            // again; GTK 4.8 goes on saying the hidden job page's Back is showing), and the second attempt's
+            // Return is the test: it must start the job.
         }
         // No archive under a final name. (A held job's hidden temporary file can outlive the cancel: reported
         // to the lead, the CLI's matter; the cancel test without the hold checks that nothing at all is left.)
@@ -181,13 +212,17 @@ struct ScreenReaderTests {
             (language.name("Format", "Format"), ["Down"], sevenZip), (language.name("Format", "Format"), ["Up"], zip),
             (language.name("Level", "Stufe"), ["Up", "Up"], store),
         ] {
-            for _ in 0..<8 where try session.focused().name != combo { try session.press("Tab") }
+            // Each key only once the window is in the state it is meant for: the last list closed, the combo
+            // focused, the list open with an item focused.
+            #expect(try eventually(within: 10) { try session.focused().role != "list item" }, "the last list closed")
+            try #require(try tab(to: combo, in: session), "\(combo) reached by Tab: \(String(describing: try? session.focused()))")
             try session.press("space")
-            #expect(try eventually(within: 5) { try session.focused().role == "list item" }, "\(combo) opened")
+            try #require(try eventually(within: 10) { try session.focused().role == "list item" }, "\(combo) opened")
             let item = try session.focused()
             #expect(WindowSession.nameProblem(item.name) == nil, "a list item is named: \(item)")
+            // (GTK 4.8 does not report the focus moving between the items: the keys go in order.)
             for key in moves + ["Return"] { try session.press(key) }
-            #expect(try eventually(within: 5) { try session.labels().contains(chosen) }, "\(combo): \(chosen) chosen")
+            #expect(try eventually(within: 10) { try session.labels().contains(chosen) }, "\(combo): \(chosen) chosen")
         }
         try session.screenshot("a11y/compress-store-\(language)")
     }
@@ -221,8 +256,9 @@ struct ScreenReaderTests {
             try session.waitForApp("archiver-extract")
             try session.waitForText("readme.md")
             let stops = try walk(session, "Extract… in \(language)", atLeast: 6)
-            // One stop for the whole tree, not one per row's box.
-            #expect(stops.filter { ["report", "a.txt", "b.txt", "readme.md"].contains($0.name) }.isEmpty, "\(stops)")
+            // One stop for the whole tree, not one per row's box: its focused row, named, with its state.
+            let inTree = stops.filter { ["report", "a.txt", "b.txt", "readme.md"].contains($0.name) }
+            #expect(inTree.count == 1 && inTree.allSatisfy { $0.role == "table row" && $0.states.contains("checked") }, "\(stops)")
             try session.screenshot("a11y/walk-extract-\(language)")
         case .pdf:
             let pdf = try scratch.copy(WindowPDFs.report, as: "report.pdf")

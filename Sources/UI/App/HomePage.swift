@@ -13,7 +13,9 @@ final class HomePage {
 
     init(owner: MainWindow) {
         self.owner = owner
-        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 24)!
+        // Compact enough that the Statistics heading is whole at the window's default size (issue 33: the
+        // window's bottom edge cut it in half).
+        let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 18)!
         Widgets.margins(box, 24)
 
         // The drop zone.
@@ -25,14 +27,14 @@ final class HomePage {
         let theme = gtk_icon_theme_get_for_display(gdk_display_get_default())
         let own = ArchiverApp.id + "-symbolic"
         let icon = gtk_image_new_from_icon_name(gtk_icon_theme_has_icon(theme, own) != 0 ? own : "folder-download-symbolic")!
-        gtk_image_set_pixel_size(cast(icon), 64)
+        gtk_image_set_pixel_size(cast(icon), 48)
         gtk_widget_add_css_class(icon, "dim-label")
-        gtk_widget_set_margin_top(icon, 24)
+        gtk_widget_set_margin_top(icon, 18)
         let heading = Self.label(tr("Drop Files Here").localized, css: "title-2")
         let hint = Self.label(
             tr("Files and folders become an archive, an archive is extracted; PDFs and photos can be made smaller.").localized,
             css: "dim-label")
-        gtk_widget_set_margin_bottom(hint, 24)
+        gtk_widget_set_margin_bottom(hint, 18)
         for child in [icon, heading, hint] { gtk_box_append(cast(zone), child) }
         gtk_box_append(cast(box), zone)
 
@@ -98,7 +100,7 @@ final class HomePage {
         let button = gtk_button_new()!
         gtk_widget_add_css_class(button, "card")
         let inner = gtk_box_new(GTK_ORIENTATION_VERTICAL, 6)!
-        Widgets.margins(inner, 18)
+        Widgets.margins(inner, 12)
         let image = gtk_image_new_from_icon_name(icon)!
         gtk_image_set_pixel_size(cast(image), 48)
         gtk_widget_add_css_class(image, "accent")

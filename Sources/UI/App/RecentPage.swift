@@ -112,10 +112,10 @@ final class RecentPage {
             // A smaller copy (Compress PDF…, Compress Photos…): its size and the saving.
             let size = Int64(info.st_size)
             // TRANSLATORS: a Recent row's details: kind · date · size, how much smaller than the original (“96 % smaller”).
-            details = tr("%1$@ · %2$@ · %3$@, %4$@", Text.verbatim(kind), Text.verbatim(date), TextValue.bytes(size),
+            details = tr("%1$@ · %2$@ · %3$@, %4$@", Text.verbatim(kind), Text.verbatim(date), Unbroken.bytes(size),
                          PDFNaming.saving(before: original, after: size))
         } else {
-            details = tr("%1$@ · %2$@ · %3$@", Text.verbatim(kind), Text.verbatim(date), TextValue.bytes(Int64(info.st_size)))
+            details = tr("%1$@ · %2$@ · %3$@", Text.verbatim(kind), Text.verbatim(date), Unbroken.bytes(Int64(info.st_size)))
         }
         adw_action_row_set_subtitle(cast(row), markupEscaped(details.localized))
         let icon = gtk_image_new_from_gicon(g_content_type_get_symbolic_icon(entry.mimeType))!
@@ -236,5 +236,14 @@ enum LocalDate {
         // TRANSLATORS: how Recent shows when an archive was made: a g_date_time_format string.
         let text = takeString(g_date_time_format(date, tr("%e %b %Y, %H:%M").localized)) ?? ""
         return String(text.drop { $0 == " " })
+    }
+}
+
+/// A size whose number and unit a wrapping label never parts: the locale's size with no-break spaces
+/// (issue 33: German Recent rows wrapped "122 / Bytes"). Only the app's pages: other windows' tests read sizes
+/// split at a plain space.
+enum Unbroken {
+    static func bytes(_ count: Int64) -> Text {
+        .verbatim(String(Formatters.bytes(count).map { $0 == " " ? "\u{00A0}" : $0 }))
     }
 }

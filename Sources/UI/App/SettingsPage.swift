@@ -35,6 +35,18 @@ final class SettingsPage {
             numberRow(.timeBudget, tr("Time limit in minutes").localized,
                       subtitle: tr("A job that runs longer stops and leaves nothing half-done; 0 means no limit").localized,
                       shown: minutes, stored: { UInt32(($0 * 60).rounded()) }),
+            switchRow(.verifyAfterCompress, tr("Test each new archive").localized,
+                      subtitle: tr("Before it takes its name; one that does not read back is removed").localized),
+        ])
+        // The defaults of --exclude-junk, --exclude-vcs, --exclude-caches and --gitignore (LeaveOutChoice).
+        group(ptr("settings group", "Left out of new archives").localized, rows: [
+            switchRow(.excludeJunk, tr("System leftovers").localized,
+                      subtitle: tr(".DS_Store, ._ files, Thumbs.db, desktop.ini, .Trash folders").localized),
+            switchRow(.excludeVCS, tr("Version-control folders").localized, subtitle: tr(".git, .hg, .svn and the like").localized),
+            switchRow(.excludeCaches, tr("Dependency, build and cache folders").localized,
+                      subtitle: tr("node_modules, __pycache__, a venv, target beside a Cargo.toml, editor leftovers").localized),
+            switchRow(.followGitignore, tr("What git ignores").localized,
+                      subtitle: tr("Inside a git work tree: what its .gitignore files name, and .git").localized),
         ])
         group(ptr("settings group", "Extracting").localized, rows: [
             locationRow(),
@@ -42,6 +54,8 @@ final class SettingsPage {
                       subtitle: tr("__MACOSX folders, ._ files and .DS_Store are left out").localized),
             switchRow(.trashArchiveAfterExtract, tr("Move the archive to the trash afterwards").localized,
                       subtitle: tr("Only when everything was extracted").localized),
+            switchRow(.extractNested, tr("Also extract the archives inside").localized,
+                      subtitle: tr("Each in its place, up to 8 levels deep; never documents or packages such as .docx").localized),
         ])
         group(tr("PDFs").localized, rows: [
             choiceRow(.pdfQuality, tr("PDF quality").localized, PDFQuality.allCases.map { ($0, $0.label.localized) }),
@@ -78,6 +92,11 @@ final class SettingsPage {
         let reset = Names.button(tr("_Reset to Defaults").localized)
         gtk_widget_add_css_class(reset, "flat")
         gtk_widget_set_valign(reset, GTK_ALIGN_CENTER)
+        // Two lines rather than a window wider than a phone's 360 px at large text (issue 33).
+        if let words = gtk_button_get_child(cast(reset)) {
+            gtk_label_set_wrap(cast(words), 1)
+            gtk_label_set_justify(cast(words), GTK_JUSTIFY_CENTER)
+        }
         accessibleLabel(reset, tr("Reset %@ to defaults", Text.verbatim(title)).localized)
         adw_preferences_group_set_header_suffix(cast(group), reset)
         let keys = rows.map(\.key) + extraKeys

@@ -36,14 +36,14 @@ final class StatisticsPanel {
         let lines: [(title: Text, value: Text, subtitle: Text)] = [
             (tr("Archives made"), tr("%ld", Int(all.archivesMade)),
              ntr("%ld in the last 30 days", "%ld in the last 30 days", Int(recent.archivesMade), Int(recent.archivesMade))),
-            (tr("Space saved by compression"), tr("%@", TextValue.bytes(all.archiveBytesSaved)),
-             tr("%@ in the last 30 days", TextValue.bytes(recent.archiveBytesSaved))),
+            (tr("Space saved by compression"), tr("%@", Unbroken.bytes(all.archiveBytesSaved)),
+             tr("%@ in the last 30 days", Unbroken.bytes(recent.archiveBytesSaved))),
             (tr("PDFs made smaller"), tr("%ld", Int(all.pdfsMadeSmaller)),
-             tr("%1$@ saved; %2$ld in the last 30 days, %3$@ saved", TextValue.bytes(all.pdfBytesSaved),
-                Int(recent.pdfsMadeSmaller), TextValue.bytes(recent.pdfBytesSaved))),
+             tr("%1$@ saved; %2$ld in the last 30 days, %3$@ saved", Unbroken.bytes(all.pdfBytesSaved),
+                Int(recent.pdfsMadeSmaller), Unbroken.bytes(recent.pdfBytesSaved))),
             (tr("Photos made smaller"), tr("%ld", Int(all.photosMadeSmaller)),
-             tr("%1$@ saved; %2$ld in the last 30 days, %3$@ saved", TextValue.bytes(all.photoBytesSaved),
-                Int(recent.photosMadeSmaller), TextValue.bytes(recent.photoBytesSaved))),
+             tr("%1$@ saved; %2$ld in the last 30 days, %3$@ saved", Unbroken.bytes(all.photoBytesSaved),
+                Int(recent.photosMadeSmaller), Unbroken.bytes(recent.photoBytesSaved))),
         ]
         for (line, parts) in zip(lines, rows) {
             adw_preferences_row_set_title(cast(parts.row), line.title.localized)

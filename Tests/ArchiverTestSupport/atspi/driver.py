@@ -644,6 +644,15 @@ def cmd_set_value(c):
     return {"value": value_of(acc)}
 
 
+def cmd_extents(c):
+    """Where the widget is in its window, and the window's size (pixels): whether the window shows it whole."""
+    acc = find_one(c)
+    box, window = extents(acc), extents(toplevel_of(acc))
+    if box is None or window is None:
+        raise Failure(f"[{role_of(acc)}] {name_of(acc)!r} has no extents")
+    return {"box": [box.x, box.y, box.width, box.height], "window": [window.width, window.height]}
+
+
 def cmd_names(c):
     unnamed = []
 
@@ -769,7 +778,7 @@ COMMANDS = {
     "set-text": cmd_set_text, "type": cmd_type, "keys": cmd_keys, "focus": cmd_focus, "toggle": cmd_toggle,
     "select": cmd_select, "activate-row": cmd_activate_row, "text": cmd_text, "states": cmd_states,
     "value": cmd_value, "names": cmd_names, "wait-text": cmd_wait_text, "set-value": cmd_set_value, "labels": cmd_labels,
-    "title": cmd_title, "close-window": cmd_close_window, "focused": cmd_focused, "tab-walk": cmd_tab_walk,
+    "title": cmd_title, "close-window": cmd_close_window, "focused": cmd_focused, "tab-walk": cmd_tab_walk, "extents": cmd_extents,
 }
 
 

@@ -1,0 +1,102 @@
+import ArchiverTestSupport
+import Foundation
+import Testing
+
+/// Large text and a phone's width (issue 33): with text at 1.5× (GNOME's "Large Text", through XSETTINGS
+/// `Xft/DPI`) and the window at its default size, then 360 px wide (Phosh), nothing is cut off. The debug
+/// build's layout check (`ARCHIVER_TEST_LAYOUT`) reports each label that got less room than its text needs
+/// or reaches past the window's edge; screenshots in `.build/screenshots/large-text/`.
+@Suite(.serialized, .disabled(if: WindowSession.missing != nil, Comment(rawValue: WindowSession.missing ?? "")))
+struct LargeTextTests {
+    enum Window: String, CaseIterable, CustomTestStringConvertible {
+        /// `app`: Home, Recent and Settings.
+        case compress, extract, app
+        var testDescription: String { rawValue }
+    }
+
+    private static let check = ["ARCHIVER_TEST_LAYOUT": "1"]
+
+    private func executable(_ name: String, with others: [String]) throws -> String {
+        try #require(BuiltProducts.folder(holding: [name] + others).map { $0 + "/" + name }, "build \(name) first")
+    }
+
+    /// The layout check's reports so far.
+    private func cuts(_ program: WindowSession.Launched) -> [String] {
+        program.errors.split(separator: "\n").filter { $0.hasPrefix("layout check:") }.map(String.init)
+    }
+
+    /// Lets the check run over the laid-out window (it looks every half second).
+    private func settle() { usleep(1_200_000) }
+
+    @Test(arguments: Window.allCases)
+    func nothingIsCutAtLargeTextAndAPhonesWidth(_ window: Window) throws {
+        let scratch = try ScratchDirectory()
+        let session = try WindowSession()
+        defer { session.stop() }
+        try session.scaleText(1.5)
+        let program: WindowSession.Launched
+        var pages: [(name: String, show: () throws -> Void)] = [("window", {})]
+        switch window {
+        case .compress:
+            let folder = scratch.sub("Holiday photos from the summer")
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try "notes\n".write(toFile: folder + "/notes.txt", atomically: true, encoding: .utf8)
+            program = try session.launch([try executable("archiver-compress", with: ["compress-with-archiver"]), folder], environment: Self.check)
+            try session.waitForApp("archiver-compress")
+        case .extract:
+            let zip = scratch.sub("Quarterly report with a long name.zip")
+            let made = try Tool.run([
+                "/usr/bin/python3", "-c",
+                "import sys, zipfile; z = zipfile.ZipFile(sys.argv[1], 'w'); [z.writestr(n, 'text\\n' * 200) for n in ('report/a chapter with a rather long file name.txt', 'report/b.txt', 'readme.md')]; z.close()",
+                zip,
+            ])
+            #expect(made.status == 0, "\(made.output)")
+            program = try session.launch([try executable("archiver-extract", with: ["extract-with-archiver"]), zip], environment: Self.check)
+            try session.waitForApp("archiver-extract")
+            try session.waitForText("readme.md")
+        case .app:
+            let environment = WindowSession.keyfileSettings.merging(["XDG_DATA_HOME": session.folder + "/data"]) { $1 }
+            program = try session.launch([try executable("archiver", with: ["archiver-compress", "archiver-extract"])],
+                                         environment: environment.merging(Self.check) { $1 })
+            try session.waitForApp("archiver")
+            pages = [("home", "ctrl+h"), ("recent", "ctrl+r"), ("settings", "ctrl+,")].map { page in
+                (page.0, { try session.press(page.1); usleep(400_000) })
+            }
+        }
+        for width in [0, 360] {
+            if width > 0 {
+                let shown = try session.resizeWindow(of: program, width: width, height: 700)
+                // Known at 1.5× text: the app's window cannot be narrower than about 478 px, Compress… than
+                // 383 px (what holds them wide is not found yet); Extract… fits since its tree scrolls sideways.
+                withKnownIssue("at 1.5× text the window's minimum width is above 360 px", isIntermittent: true) {
+                    #expect(shown == width, "the window took \(shown) px, not \(width)")
+                } when: { window != .extract }
+            }
+            for page in pages {
+                try page.show()
+                settle()
+                try session.screenshot("large-text/\(window)-\(page.name)-\(width > 0 ? "\(width)px" : "default")", trimmed: false)
+            }
+        }
+        #expect(program.process.isRunning, "\(program.errors)")
+        #expect(cuts(program) == [], "\(window): \(cuts(program))")
+    }
+
+    /// The scale reaches GTK: a heading grows by half when xsettingsd starts serving Xft/DPI 147456. (The layout
+    /// check is not asked here: in the moment between the new font and the new layout it rightly sees cuts.)
+    @Test func theScaleReachesGTK() throws {
+        let session = try WindowSession()
+        defer { session.stop() }
+        let environment = WindowSession.keyfileSettings.merging(["XDG_DATA_HOME": session.folder + "/data"]) { $1 }
+        let program = try session.launch([try executable("archiver", with: [])], environment: environment.merging(Self.check) { $1 })
+        try session.waitForApp("archiver")
+        let before = try session.extents(of: "Drop Files Here", role: "label").box
+        try session.scaleText(1.5)
+        var after = before
+        #expect(try eventually(within: 5) {
+            after = try session.extents(of: "Drop Files Here", role: "label").box
+            return after.count == 4 && before.count == 4 && Double(after[3]) >= 1.35 * Double(before[3])
+        }, "heading \(before) → \(after)")
+        #expect(program.process.isRunning, "\(program.errors)")
+    }
+}
