@@ -102,7 +102,9 @@ import Testing
         #expect(try E2E.run("compress-with-archiver", ["--format", "zip", "--output", s.sub("x.zip"), s.sub("in/Docs")]).status == 0)
         var zip = try Data(contentsOf: URL(fileURLWithPath: s.sub("x.zip")))
         let central = try #require(zip.lastRange(of: Data([0x50, 0x4B, 0x01, 0x02])))
-        zip[central.lowerBound + 20] ^= 0xFF  // its compressed size
+        // (Its compressed size no longer does: our container writes sizes in the local headers too, which
+        // libarchive and unzip then read; 7-Zip calls that disagreement a header error. The closing note, issue 30.)
+        zip[central.lowerBound + 1] ^= 0xFF
         try zip.write(to: URL(fileURLWithPath: s.sub("x.zip")))
         let (broken, _) = try Self.test([s.sub("x.zip")])
         #expect(broken.status == 5, "\(broken.stderr)")
