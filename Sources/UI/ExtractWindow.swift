@@ -72,7 +72,6 @@ public final class ExtractWindow {
         gtk_widget_set_tooltip_text(searchToggle, tr("Search (Ctrl+F)").localized)
         let top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
         gtk_widget_set_hexpand(cast(summary), 1)
-        gtk_label_set_wrap(summary, 1)
         for child in [widget(summary), testButton, propertiesToggle, searchToggle] { gtk_box_append(cast(top), child) }
         searchEntry = gtk_search_entry_new()
         accessibleLabel(searchEntry, tr("Search the names").localized)
@@ -164,21 +163,21 @@ public final class ExtractWindow {
                 return
             }
             gtk_toggle_button_set_active(cast(propertiesToggle), 0)
-            gtk_widget_grab_focus(searchEntry)
+            focusSearch()
         }
         properties.onChecksum = { [unowned self] in archive }
-        // Ctrl+F opens the search, as in the file manager.
-        let keys = gtk_event_controller_key_new()!
-        onKey(keys) { [unowned self] keyval, modifiers in
-            guard keyval == 0x66 || keyval == 0x46, modifiers.rawValue & GDK_CONTROL_MASK.rawValue != 0,
-                gtk_widget_get_sensitive(searchToggle) != 0
-            else { return false }
+        // Ctrl+F opens the search, as in the file manager: a window action with the application's accelerator.
+        let find = g_simple_action_new("search", nil)!
+        onActivate(find) { [unowned self] in
+            guard gtk_widget_get_sensitive(searchToggle) != 0 else { return }
             gtk_search_bar_set_search_mode(cast(searchBar), 1)
-            gtk_widget_grab_focus(searchEntry)
-            return true
+            focusSearch()
         }
-        gtk_event_controller_set_propagation_phase(keys, GTK_PHASE_CAPTURE)
-        gtk_widget_add_controller(cast(chrome.window), keys)
+        g_action_map_add_action(cast(chrome.window), cast(find))
+        g_object_unref(find.raw)
+        var accels: [UnsafePointer<CChar>?] = [UnsafePointer(strdup("<Primary>f")), nil]
+        accels.withUnsafeMutableBufferPointer { gtk_application_set_accels_for_action(app, "win.search", $0.baseAddress) }
+        free(UnsafeMutableRawPointer(mutating: accels[0]))
 
         list(password: nil)
     }
@@ -417,6 +416,12 @@ public final class ExtractWindow {
     // MARK: - Search
 
     private var query = ""
+
+    /// Once the bar has begun to open: grabbing the focus in the same turn fails while it is still hidden.
+    private func focusSearch() {
+        let entry = Obj(searchEntry)
+        Idle.run { gtk_widget_grab_focus(entry.p) }
+    }
 
     private func search(_ query: String) {
         guard query != self.query else { return }
