@@ -78,15 +78,25 @@ extension Arguments {
 
     /// `extract-with-archiver`, as the Extract… window runs it.
     /// - Parameter entries: the entries chosen, as the listing named them; nil for all.
+    /// - Parameter nested: also extract the archives inside (`--nested`).
     public static func extract(
-        _ archive: FilePath, to folder: FilePath, entries: [String]?, trash: Bool, skipJunk: Bool
+        _ archive: FilePath, to folder: FilePath, entries: [String]?, trash: Bool, skipJunk: Bool, nested: Bool = false
     ) -> Arguments {
         var arguments = Arguments(["--progress-json", "--no-notify"])
         arguments.add("--to", path: folder)
         for entry in entries ?? [] { arguments.add("--entry", entry) }
         arguments.add(trash ? "--trash-archive" : "--no-trash-archive")
         arguments.add(skipJunk ? "--skip-junk" : "--keep-junk")
+        arguments.add(nested ? "--nested" : "--no-nested")
         arguments.add("--password-stdin")
+        arguments.operands([archive])
+        return arguments
+    }
+
+    /// `extract-with-archiver --test`, as the Extract… window's Test runs it: nothing written, the verdict in
+    /// the result line's `checked` and `damaged`.
+    public static func test(_ archive: FilePath) -> Arguments {
+        var arguments = Arguments(["--test", "--progress-json", "--no-notify", "--password-stdin"])
         arguments.operands([archive])
         return arguments
     }

@@ -29,6 +29,13 @@ enum Clipboard {
         hold(clipboard)
     }
 
+    /// Puts `text` on the clipboard (a checksum, to paste anywhere).
+    static func copy(text: String, from widget: UnsafeMutablePointer<GtkWidget>) {
+        let clipboard = gtk_widget_get_clipboard(widget)
+        gdk_clipboard_set_text(clipboard, text)
+        hold(clipboard)
+    }
+
     /// Keeps the process (and so the clipboard's content) alive after the last window closes.
     private static func hold(_ clipboard: OpaquePointer?) {
         guard !holding, let clipboard, let app = g_application_get_default() else { return }

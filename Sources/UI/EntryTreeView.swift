@@ -21,8 +21,9 @@ final class EntryTreeView {
     /// it (GTK 4.8's list keeps Tab among its rows); answers whether it did.
     var onTab: (Bool) -> Bool = { _ in false }
 
-    private let model: OpaquePointer
-    private let topLevel: OpaquePointer
+    /// Replaced, with the top-level list, when the search changes what shows.
+    private var model: OpaquePointer
+    private var topLevel: OpaquePointer
     /// A folder's children list, once GTK asked for it, and how many of its children it holds so far.
     private var lists: [Int: (list: OpaquePointer, shown: Int)] = [:]
     private var dirty: Set<Int> = []
@@ -31,7 +32,11 @@ final class EntryTreeView {
     private var boundChecks: [UnsafeMutableRawPointer: Int] = [:]
     private var boundSizes: [UnsafeMutableRawPointer: Int] = [:]
     private var binding = false
+    /// The search: every name lowercased once, and what the current query shows (nil: everything).
+    private var search = EntrySearch()
+    private var shown: EntrySearch.Shown?
 
+    private let createModel: GtkTreeListModelCreateModelFunc
     /// The create function's context: GtkTreeListModel takes it at construction, before `self` exists.
     @MainActor private final class Context { weak var view: EntryTreeView? }
     private let context = Context()
@@ -46,6 +51,7 @@ final class EntryTreeView {
         }
         g_object_ref(topLevel.raw)  // the model takes one reference; this one is ours, to append to
         model = gtk_tree_list_model_new(topLevel, 0, 1, create, Unmanaged.passUnretained(context).toOpaque(), nil)
+        createModel = create
         view = gtk_column_view_new(cast(gtk_no_selection_new(model)))
         root = gtk_scrolled_window_new()
         gtk_scrolled_window_set_child(cast(root), view)
@@ -95,6 +101,11 @@ final class EntryTreeView {
     /// Puts what arrived into the lists GTK holds.
     func flush() {
         flushQueued = false
+        // Under a search the lists hold only what it shows; what arrives meanwhile shows when it changes.
+        guard shown == nil else {
+            onChange()
+            return
+        }
         for parent in dirty.sorted() {
             let children = tree.nodes[parent].children
             let shown: Int
@@ -125,17 +136,77 @@ final class EntryTreeView {
         for pointer in pointers { free(UnsafeMutableRawPointer(mutating: pointer)) }
     }
 
-    /// GtkTreeListModel's create function: a folder's children, or NULL for a leaf.
+    /// GtkTreeListModel's create function: a folder's children (those the search shows), or NULL for a leaf.
     private func childModel(for item: UnsafeMutableRawPointer) -> OpaquePointer? {
         let node = Self.node(ofString: item)
         guard tree.nodes[node].isDirectory else { return nil }
-        let children = tree.nodes[node].children
+        let children = visibleChildren(of: node)
         let list = gtk_string_list_new(nil)!
         Self.append(children.map(String.init), to: list, at: 0)
         if let old = lists[node] { g_object_unref(old.list.raw) }
         lists[node] = (list, children.count)
         g_object_ref(list.raw)  // one reference for GTK (transfer full), one kept to append what arrives later
         return list
+    }
+
+    private func visibleChildren(of node: Int) -> [Int] {
+        guard let shown else { return tree.nodes[node].children }
+        return tree.nodes[node].children.filter(shown.contains)
+    }
+
+    // MARK: - Search
+
+    /// Shows only the entries whose name holds `query` (case-insensitive), with the folders on their way and
+    /// what matching folders hold; "" shows everything again. Returns how many names matched (nil: all show).
+    @discardableResult
+    func filter(_ query: String) -> Int? {
+        search.update(tree)
+        let next = search.shown(query, in: tree)
+        guard next != shown else { return next?.matches }  // "f", "fi", "fil": often the same rows
+        if shown == nil {
+            // Into a search: the whole tree's model is kept as it is, to come back to at once.
+            let selection = gtk_column_view_get_model(cast(view))!
+            g_object_ref(selection.raw)
+            whole = Whole(selection: selection, model: model, topLevel: topLevel, lists: lists)
+            lists = [:]
+        } else {
+            for (_, known) in lists { g_object_unref(known.list.raw) }
+            lists = [:]
+            g_object_unref(topLevel.raw)
+        }
+        shown = next
+        if next == nil, let whole {
+            (model, topLevel, lists) = (whole.model, whole.topLevel, whole.lists)
+            gtk_column_view_set_model(cast(view), cast(whole.selection))
+            g_object_unref(whole.selection.raw)
+            self.whole = nil
+        } else {
+            showShown()
+        }
+        return next?.matches
+    }
+
+    /// The whole tree's model while a search shows another.
+    private struct Whole {
+        let selection: OpaquePointer
+        let model: OpaquePointer
+        let topLevel: OpaquePointer
+        let lists: [Int: (list: OpaquePointer, shown: Int)]
+    }
+    private var whole: Whole?
+
+    /// A new model from the top for what the search shows: GtkTreeListModel cannot be told that a folder's
+    /// children changed other than by splicing each list, and a search changes most of them.
+    private func showShown() {
+        topLevel = gtk_string_list_new(nil)!
+        Self.append(visibleChildren(of: 0).map(String.init), to: topLevel, at: 0)
+        g_object_ref(topLevel.raw)
+        // Every folder open when what shows is few enough to see at once, as a small listing does.
+        let open = (shown?.count ?? tree.nodes.count) <= 2000
+        model = gtk_tree_list_model_new(topLevel, 0, open ? 1 : 0, createModel, Unmanaged.passUnretained(context).toOpaque(), nil)
+        let selection = gtk_no_selection_new(model)!
+        gtk_column_view_set_model(cast(view), cast(selection))
+        g_object_unref(selection.raw)  // the view holds it now
     }
 
     private static func node(ofString item: UnsafeMutableRawPointer) -> Int {

@@ -12,7 +12,7 @@ import SystemPackage
 public final class ExtractWindow {
     /// `damaged`: the listing broke off; what was read is shown, and nothing can be extracted (the whole
     /// archive is read to extract any of it, and a failure writes nothing).
-    private enum Phase { case listing, locked, listed, damaged, failed, extracting }
+    private enum Phase { case listing, locked, listed, damaged, failed, extracting, testing }
 
     private let archive: FilePath
     private let name: String
@@ -30,6 +30,17 @@ public final class ExtractWindow {
     private let destinationRow: UnsafeMutablePointer<GtkWidget>
     private let trashSwitch: UnsafeMutablePointer<GtkWidget>
     private let junkSwitch: UnsafeMutablePointer<GtkWidget>
+    private let nestedSwitch: UnsafeMutablePointer<GtkWidget>
+    private let testButton: UnsafeMutablePointer<GtkWidget>
+    /// The phase a test returns to (a damaged listing can be tested too).
+    private var beforeTest = Phase.listed
+    private let searchToggle: UnsafeMutablePointer<GtkWidget>
+    private let searchBar: UnsafeMutablePointer<GtkWidget>
+    private let searchEntry: UnsafeMutablePointer<GtkWidget>
+    private let propertiesToggle: UnsafeMutablePointer<GtkWidget>
+    /// The tree, or the Properties view in its place.
+    private let views: OpaquePointer
+    private let properties = PropertiesView()
 
     /// Builds the window for `path` (absolute, or relative to the current folder) and starts listing it.
     public init(app: UnsafeMutablePointer<GtkApplication>, path: FilePath) {
@@ -49,9 +60,36 @@ public final class ExtractWindow {
         gtk_label_set_wrap(message, 1)
         gtk_label_set_wrap_mode(message, PANGO_WRAP_WORD_CHAR)
         gtk_widget_set_visible(cast(message), 0)
+
+        // Beside the header line: Test, Properties (in the tree's place) and Search (Ctrl+F).
+        // TRANSLATORS: the Extract… window's button that reads the whole archive and checks it, writing nothing.
+        testButton = Names.button(tr("Te_st").localized)
+        propertiesToggle = gtk_toggle_button_new_with_mnemonic(tr("P_roperties").localized)
+        Names.set(propertiesToggle, tr("P_roperties").localized)
+        searchToggle = gtk_toggle_button_new()
+        gtk_button_set_icon_name(cast(searchToggle), "edit-find-symbolic")
+        accessibleLabel(searchToggle, tr("Search").localized)
+        gtk_widget_set_tooltip_text(searchToggle, tr("Search (Ctrl+F)").localized)
+        let top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
+        gtk_widget_set_hexpand(cast(summary), 1)
+        for child in [widget(summary), testButton, propertiesToggle, searchToggle] { gtk_box_append(cast(top), child) }
+        searchEntry = gtk_search_entry_new()
+        accessibleLabel(searchEntry, tr("Search the names").localized)
+        searchBar = gtk_search_bar_new()
+        gtk_search_bar_set_child(cast(searchBar), searchEntry)
+        gtk_search_bar_connect_entry(cast(searchBar), cast(searchEntry))
+        gtk_search_bar_set_show_close_button(cast(searchBar), 1)
+        if let close = descendant(of: searchBar, named: "GtkButton") { accessibleLabel(close, tr("Close the search").localized) }
+        g_object_bind_property(searchToggle.raw, "active", searchBar.raw, "search-mode-enabled", GBindingFlags(rawValue: 3))  // both ways, synced
+        views = OpaquePointer(gtk_stack_new())
+        gtk_stack_add_named(views, tree.root, "tree")
+        gtk_stack_add_named(views, properties.root, "properties")
+        gtk_widget_set_vexpand(cast(views), 1)
+
         // The message under the list: it speaks of the entries listed above it.
-        gtk_box_append(cast(form), cast(summary))
-        gtk_box_append(cast(form), tree.root)
+        gtk_box_append(cast(form), top)
+        gtk_box_append(cast(form), searchBar)
+        gtk_box_append(cast(form), cast(views))
         gtk_box_append(cast(form), cast(message))
         gtk_box_append(cast(form), details.root)
 
@@ -69,7 +107,11 @@ public final class ExtractWindow {
         let junk = Widgets.switchRow(title: tr("Skip macOS _junk").localized, on: settings.skipJunk)
         adw_action_row_set_subtitle(cast(junk.row), markupEscaped("__MACOSX, ._*, .DS_Store"))
         junkSwitch = junk.toggle
-        for row in [destinationRow, trash.row, junk.row] { adw_preferences_group_add(cast(options), row) }
+        let nested = Widgets.switchRow(title: tr("Also extract archives _inside").localized, on: settings.extractNested)
+        // TRANSLATORS: under "Also extract archives inside": what is never unpacked although it is a zip inside.
+        adw_action_row_set_subtitle(cast(nested.row), markupEscaped(tr("Not documents or packages such as .docx or .jar").localized))
+        nestedSwitch = nested.toggle
+        for row in [destinationRow, trash.row, junk.row, nested.row] { adw_preferences_group_add(cast(options), row) }
         gtk_box_append(cast(form), passwordGroup)
         gtk_box_append(cast(form), options)
 
@@ -83,7 +125,7 @@ public final class ExtractWindow {
         // Behaviour.
         tree.onChange = { [unowned self] in refresh() }
         chrome.onBack = { [unowned self] in
-            phase = .listed
+            if phase == .extracting { phase = .listed }
             refresh()
         }
         tree.onActivate = { [unowned self] in start() }
@@ -106,6 +148,36 @@ public final class ExtractWindow {
             }
         }
         on(extractButton, "clicked") { [unowned self] in start() }
+        on(testButton, "clicked") { [unowned self] in test() }
+        onNotify(propertiesToggle, "active") { [unowned self] in
+            let on = gtk_toggle_button_get_active(cast(propertiesToggle)) != 0
+            gtk_stack_set_visible_child_name(views, on ? "properties" : "tree")
+            if on { gtk_search_bar_set_search_mode(cast(searchBar), 0) }
+        }
+        on(searchEntry, "search-changed") { [unowned self] in search(Widgets.text(searchEntry)) }
+        onNotify(searchBar, "search-mode-enabled") { [unowned self] in
+            guard gtk_search_bar_get_search_mode(cast(searchBar)) != 0 else {
+                // Closed (Escape, its button): everything shows again and the tree has the focus back.
+                search("")
+                gtk_widget_grab_focus(tree.view)
+                return
+            }
+            gtk_toggle_button_set_active(cast(propertiesToggle), 0)
+            focusSearch()
+        }
+        properties.onChecksum = { [unowned self] in archive }
+        // Ctrl+F opens the search, as in the file manager: a window action with the application's accelerator.
+        let find = g_simple_action_new("search", nil)!
+        onActivate(find) { [unowned self] in
+            guard gtk_widget_get_sensitive(searchToggle) != 0 else { return }
+            gtk_search_bar_set_search_mode(cast(searchBar), 1)
+            focusSearch()
+        }
+        g_action_map_add_action(cast(chrome.window), cast(find))
+        g_object_unref(find.raw)
+        var accels: [UnsafePointer<CChar>?] = [UnsafePointer(strdup("<Primary>f")), nil]
+        accels.withUnsafeMutableBufferPointer { gtk_application_set_accels_for_action(app, "win.search", $0.baseAddress) }
+        free(UnsafeMutableRawPointer(mutating: accels[0]))
 
         list(password: nil)
     }
@@ -139,6 +211,8 @@ public final class ExtractWindow {
         let error = outcome.outcome(ListOutcome.self)?.archives.first?.error
         let words = outcome.stderr.trimmingSpaces
         details.show(outcome.succeeded ? [] : outcome.result?.errorDetails ?? [])
+        properties.show(outcome.outcome(ListOutcome.self)?.archives.first)
+        Timings.searchRun(tree.view) { [unowned self] query in tree.filter(query) } done: { [unowned self] in gtk_window_destroy(chrome.window) }
         if outcome.succeeded {
             phase = .listed
             showMessage(nil)
@@ -194,7 +268,7 @@ public final class ExtractWindow {
             gtk_label_set_text(summary, tr("Reading “%@”…", name).localized + "  " + total.localized)
         case .locked, .failed:
             gtk_label_set_text(summary, "")
-        case .listed, .extracting:
+        case .listed, .extracting, .testing:
             gtk_label_set_text(summary, total.localized)
         case .damaged:
             // TRANSLATORS: the Extract… window's header line when the archive is damaged: what could be read.
@@ -212,6 +286,12 @@ public final class ExtractWindow {
             default: false
             }
         gtk_widget_set_sensitive(extractButton, ready ? 1 : 0)
+        // Testing reads the archive to its end: also one whose listing broke off, to say where.
+        let testable = (phase == .listed || phase == .damaged) && (!needsPassword || !passwordRow.text.isEmpty)
+        gtk_widget_set_sensitive(testButton, testable ? 1 : 0)
+        let browsable = phase == .listed || phase == .damaged
+        gtk_widget_set_sensitive(searchToggle, browsable ? 1 : 0)
+        gtk_widget_set_sensitive(propertiesToggle, browsable && properties.known ? 1 : 0)
     }
 
     private var password: [UInt8]? {
@@ -231,7 +311,8 @@ public final class ExtractWindow {
         // (empty without a password): a missing one comes back here, never as a dialog.
         let arguments = Arguments.extract(
             archive, to: destination, entries: tree.tree.everythingSelected ? nil : tree.tree.selectedPaths,
-            trash: gtk_switch_get_active(cast(trashSwitch)) != 0, skipJunk: gtk_switch_get_active(cast(junkSwitch)) != 0)
+            trash: gtk_switch_get_active(cast(trashSwitch)) != 0, skipJunk: gtk_switch_get_active(cast(junkSwitch)) != 0,
+            nested: gtk_switch_get_active(cast(nestedSwitch)) != 0)
         let secret = password
 
         phase = .extracting
@@ -270,6 +351,82 @@ public final class ExtractWindow {
                 heading: tr("Extracted “%@”", name).localized, body: Text.sentences(lines, separator: "\n").localized,
                 item: output, shareable: isFile ? output : nil)
         }
+    }
+
+    // MARK: - Test
+
+    /// Reads the whole archive through the tool's `--test`, with the progress page and its Cancel; the
+    /// verdict comes back to the form, under the list.
+    private func test() {
+        guard gtk_widget_get_sensitive(testButton) != 0 else { return }
+        beforeTest = phase
+        phase = .testing
+        showMessage(nil)
+        details.show([])
+        chrome.startJob(
+            title: tr("Testing “%@”", name).localized, program: "extract-with-archiver", arguments: .test(archive), password: password,
+            notStarted: Self.notStarted.stderr
+        ) { [unowned self] outcome in tested(outcome) }
+    }
+
+    private func tested(_ outcome: JobRunner.Outcome) {
+        let result = outcome.outcome(TestOutcome.self)?.results.first
+        let verdict = result.flatMap { Self.verdict($0, archiveName: name) }
+        if chrome.hiddenDuringJob || outcome.cancelled || (verdict == nil && result?.error?.kind != ArchiverError.Code.password.name) {
+            // Cancelled, or the archive could not be tested at all: the job page says so, with Back.
+            phase = beforeTest
+            chrome.finish(outcome, failed: tr("Could not test “%@”", name).localized) { nil }
+            return
+        }
+        phase = beforeTest
+        chrome.showForm()
+        if let result, let verdict {
+            showMessage(verdict.text.localized, error: !verdict.intact)
+            details.show(result.damaged.map { "\($0.path): \($0.reason)" })
+            // Said with the button that asked, which has the focus again.
+            cgtk_accessible_set_description(cast(testButton), verdict.text.localized)
+            gtk_widget_grab_focus(testButton)
+        } else {
+            askPassword(password != nil ? outcome.stderr.trimmingSpaces : tr("“%@” needs a password.", name).localized)
+        }
+        refresh()
+    }
+
+    /// What the window says after a test: "All 1,204 files are intact.", or the first damaged entry and how
+    /// many files were checked; nil when the archive could not be tested (no verdict, only an error).
+    static func verdict(_ result: TestOutcome.Archive, archiveName: String) -> (text: Text, intact: Bool)? {
+        let checked = Int(result.checked)
+        guard let first = result.damaged.first else {
+            guard result.error == nil else { return nil }
+            // TRANSLATORS: the Extract… window after Test: every file was read and its checksum matched.
+            return (ntr("Its %ld file is intact.", "All %ld files are intact.", checked), true)
+        }
+        var text =
+            first.path == archiveName || first.path.isEmpty
+            // TRANSLATORS: after Test, when the archive itself (not one file in it) is damaged; %ld files were read before.
+            ? ntr("The archive is damaged; %ld file was checked before the damage.", "The archive is damaged; %ld files were checked before the damage.", checked)
+            // TRANSLATORS: after Test: %2$@ is the first damaged file; %1$ld files were checked in all.
+            : ntr("“%2$@” is damaged; %1$ld file was checked.", "“%2$@” is damaged; %1$ld files were checked.", checked, first.path)
+        if result.damaged.count > 1 {
+            text = text.joined(ntr("%ld more is damaged.", "%ld more are damaged.", result.damaged.count - 1))
+        }
+        return (text, false)
+    }
+
+    // MARK: - Search
+
+    private var query = ""
+
+    /// Once the bar has begun to open: grabbing the focus in the same turn fails while it is still hidden.
+    private func focusSearch() {
+        let entry = Obj(searchEntry)
+        Idle.run { gtk_widget_grab_focus(entry.p) }
+    }
+
+    private func search(_ query: String) {
+        guard query != self.query else { return }
+        self.query = query
+        tree.filter(query)
     }
 
     private static var notStarted: JobRunner.Outcome {

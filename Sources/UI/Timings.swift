@@ -15,7 +15,10 @@ enum Timings {
     /// `ARCHIVER_UI_TIMINGS_EXIT`: the window ends once what the bench measures is drawn (bench/photo-grid.sh:
     /// every thumbnail; bench/leave-out-scan.sh: the leave-out figures).
     static let exitsAfterThumbnails = getenv("ARCHIVER_UI_TIMINGS_EXIT") != nil
+    /// `ARCHIVER_UI_TIMINGS_SEARCH`: what the search run types (bench/extract-tree.sh).
+    private static let searchQuery = getenv("ARCHIVER_UI_TIMINGS_SEARCH").map { String(cString: $0) }
     #else
+    private static let searchQuery: String? = nil
     private static let file: UnsafeMutablePointer<FILE>? = nil
     private static let scrollFrames: Int? = nil
     static let exitsAfterThumbnails = false
@@ -75,6 +78,37 @@ enum Timings {
             gtk_adjustment_set_value(adjustment, value)
         }
         gtk_adjustment_set_value(adjustment, gtk_adjustment_get_page_size(adjustment))
+    }
+
+    /// With `ARCHIVER_UI_TIMINGS_SEARCH=QUERY`: types QUERY into the search a character at a time, then
+    /// clears it, each step as a keystroke does it (`filter`), and records each one's work up to the end of
+    /// the frame that shows its result (the slowest and the median), then calls `done`.
+    static func searchRun(_ widget: UnsafeMutablePointer<GtkWidget>, filter: @escaping @MainActor (String) -> Void,
+                          done: @escaping @MainActor () -> Void) {
+        guard enabled, let query = searchQuery, !query.isEmpty, let clock = gtk_widget_get_frame_clock(widget) else { return }
+        let characters = Array(query)
+        var steps = (1...characters.count).map { String(characters[..<$0]) } + [""]
+        var started = monotonic()
+        var durations: [Double] = []
+        filter(steps.removeFirst())
+        gtk_widget_queue_draw(widget)
+        var handler: gulong = 0
+        handler = on(clock, "after-paint") {
+            durations.append(monotonic() - started)
+            guard !steps.isEmpty else {
+                g_signal_handler_disconnect(clock.raw, handler)
+                let sorted = durations.sorted()
+                record("search-keys", String(sorted.count))
+                record("search-p50-us", String(Int(sorted[sorted.count / 2] * 1e6)))
+                record("search-max-us", String(Int(sorted[sorted.count - 1] * 1e6)))
+                record("search-each-us", durations.map { String(Int($0 * 1e6)) }.joined(separator: ","))
+                done()
+                return
+            }
+            started = monotonic()
+            filter(steps.removeFirst())
+            gtk_widget_queue_draw(widget)
+        }
     }
 
     private static func finish(_ durations: [Double]) {
