@@ -1,49 +1,196 @@
 import Foundation
 import Glibc
 
-/// Everything about a file tree that an archive round trip must keep: kinds, bytes, permission bits,
-/// modification times (seconds) and symlink targets, keyed by relative path.
-public struct TreeSnapshot: Equatable, CustomStringConvertible {
-    public enum Node: Equatable {
-        case file(data: Data, mode: UInt32, mtime: Int)
-        case directory(mode: UInt32)
+/// The tests' one file-tree comparer: every fact about a tree (kinds, bytes, permission bits, modification
+/// times in seconds, symlink targets), keyed by relative path, read without following symlinks and with
+/// names as bytes (a Latin-1 name is a key of its own). What counts as a difference is the caller's
+/// explicit choice (`Compare`): an archive round trip keeps file times but not folder times, a tool that
+/// writes DOS times is 2 s off, an install is checked by layout and sizes.
+public struct TreeSnapshot: CustomStringConvertible, Sendable {
+    public enum Node: Equatable, CustomStringConvertible, Sendable {
+        case file(data: Data, mode: Int, mtime: Int)
+        case directory(mode: Int, mtime: Int)
         case symlink(target: String)
+        /// A FIFO, socket or device, by its kind.
+        case other(String)
+
+        public var description: String {
+            switch self {
+            case .file(let data, let mode, let mtime): "file(\(data.count) bytes, mode \(String(mode, radix: 8)), mtime \(mtime))"
+            case .directory(let mode, let mtime): "dir(mode \(String(mode, radix: 8)), mtime \(mtime))"
+            case .symlink(let target): "symlink(→ \(target))"
+            case .other(let kind): kind
+            }
+        }
+
+        var isSymlink: Bool {
+            if case .symlink = self { true } else { false }
+        }
+    }
+
+    /// What two trees must share to count as the same.
+    public struct Compare: Sendable {
+        /// File bytes; false: only their sizes.
+        public var contents = true
+        /// Permission bits of files and symlink-free kinds.
+        public var modes = true
+        /// Permission bits of folders (7-Zip does not store those of folders it did not create).
+        public var dirModes = true
+        public var fileMTimes = true
+        public var dirMTimes = false
+        /// Seconds either way (DOS times are 2 s steps).
+        public var mtimeTolerance = 0
+        /// Symlinks' targets, and a symlink against anything else.
+        public var symlinks = true
+        /// Paths (relative) to leave out, e.g. symlinks a tool cannot restore.
+        public var ignore: Set<String> = []
+
+        public init(
+            contents: Bool = true, modes: Bool = true, dirModes: Bool? = nil, fileMTimes: Bool = true, dirMTimes: Bool = false,
+            mtimeTolerance: Int = 0, symlinks: Bool = true, ignore: Set<String> = []
+        ) {
+            self.contents = contents
+            self.modes = modes
+            self.dirModes = dirModes ?? modes
+            self.fileMTimes = fileMTimes
+            self.dirMTimes = dirMTimes
+            self.mtimeTolerance = mtimeTolerance
+            self.symlinks = symlinks
+            self.ignore = ignore
+        }
+
+        /// What an archive round trip keeps: kinds, bytes, modes, file times, symlink targets.
+        public static let archive = Compare()
+        /// `archive` and the folders' times.
+        public static let full = Compare(dirMTimes: true)
+        /// Kinds, bytes and symlink targets only.
+        public static let contentOnly = Compare(modes: false, fileMTimes: false)
+        /// Kinds, modes and file sizes: what an installer lays out.
+        public static let layout = Compare(contents: false, fileMTimes: false)
     }
 
     public var nodes: [String: Node]
 
-    /// Reads the tree under `root` without following symlinks.
-    public init(_ root: String, ignoringDirectoryTimes: Bool = true) throws {
+    /// Reads the tree under `root` (not `root` itself).
+    public init(_ root: String) throws {
         nodes = [:]
-        try walk(root, relative: "")
+        var info = stat()
+        guard lstat(root, &info) == 0 else { throw CocoaError(.fileReadNoSuchFile) }
+        if info.st_mode & S_IFMT == S_IFDIR { try walk(Array(root.utf8), relative: []) }
     }
 
-    private mutating func walk(_ path: String, relative: String) throws {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { throw CocoaError(.fileReadNoSuchFile) }
-        switch info.st_mode & S_IFMT {
-        case S_IFDIR:
-            if !relative.isEmpty { nodes[relative] = .directory(mode: info.st_mode & 0o7777) }
-            for child in try FileManager.default.contentsOfDirectory(atPath: path) {
-                try walk(path + "/" + child, relative: relative.isEmpty ? child : relative + "/" + child)
+    /// The snapshot of `root`, or an empty one when it does not exist.
+    public static func of(_ root: String) -> TreeSnapshot {
+        (try? TreeSnapshot(root)) ?? TreeSnapshot(nodes: [:])
+    }
+
+    public init(nodes: [String: Node]) { self.nodes = nodes }
+
+    public var isEmpty: Bool { nodes.isEmpty }
+
+    private mutating func walk(_ folder: [UInt8], relative: [UInt8]) throws {
+        for name in try Self.names(in: folder) {
+            let path = folder + [UInt8(ascii: "/")] + name
+            let key = relative.isEmpty ? name : relative + [UInt8(ascii: "/")] + name
+            var info = stat()
+            guard Self.withPath(path, { lstat($0, &info) }) == 0 else { continue }  // gone meanwhile
+            let mode = Int(info.st_mode & 0o7777)
+            let mtime = Int(info.st_mtim.tv_sec)
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                nodes[Self.key(key)] = .directory(mode: mode, mtime: mtime)
+                try walk(path, relative: key)
+            case S_IFLNK:
+                var target = [CChar](repeating: 0, count: 4097)
+                let count = Self.withPath(path) { readlink($0, &target, 4096) }
+                nodes[Self.key(key)] = .symlink(target: Self.key(target.prefix(max(count, 0)).map { UInt8(bitPattern: $0) }))
+            case S_IFREG:
+                nodes[Self.key(key)] = .file(data: try Self.read(path), mode: mode, mtime: mtime)
+            case S_IFIFO: nodes[Self.key(key)] = .other("fifo")
+            case S_IFSOCK: nodes[Self.key(key)] = .other("socket")
+            default: nodes[Self.key(key)] = .other("device")
             }
-        case S_IFLNK:
-            nodes[relative] = .symlink(target: try FileManager.default.destinationOfSymbolicLink(atPath: path))
-        default:
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            nodes[relative] = .file(data: data, mode: info.st_mode & 0o7777, mtime: Int(info.st_mtim.tv_sec))
         }
     }
 
-    public var description: String {
-        nodes.keys.sorted().map { key in
-            switch nodes[key] {
-            case .file(let data, let mode, let mtime): "\(key) file \(data.count)B \(String(mode, radix: 8)) \(mtime)"
-            case .directory(let mode): "\(key)/ \(String(mode, radix: 8))"
-            case .symlink(let target): "\(key) -> \(target)"
-            case nil: key
+    /// A name as text: UTF-8 as it is, any other byte as `\xNN`, so that no two names meet in one key.
+    static func key(_ bytes: [UInt8]) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
+        return bytes.map { $0 < 0x80 ? String(UnicodeScalar($0)) : String(format: "\\x%02X", $0) }.joined()
+    }
+
+    private static func withPath<R>(_ path: [UInt8], _ body: (UnsafePointer<CChar>) -> R) -> R {
+        (path.map { CChar(bitPattern: $0) } + [0]).withUnsafeBufferPointer { body($0.baseAddress!) }
+    }
+
+    private static func names(in folder: [UInt8]) throws -> [[UInt8]] {
+        guard let dir = withPath(folder, { opendir($0) }) else { throw CocoaError(.fileReadNoPermission) }
+        defer { closedir(dir) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(dir) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { Array($0.prefix { $0 != 0 }) }
+            if name != [UInt8(ascii: ".")] && name != [UInt8(ascii: "."), UInt8(ascii: ".")] { names.append(name) }
+        }
+        return names
+    }
+
+    private static func read(_ path: [UInt8]) throws -> Data {
+        let fd = withPath(path) { open($0, O_RDONLY) }
+        guard fd >= 0 else { throw CocoaError(.fileReadNoPermission) }
+        defer { close(fd) }
+        var out = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let got = buffer.withUnsafeMutableBytes { Glibc.read(fd, $0.baseAddress, $0.count) }
+            if got < 0, errno == EINTR { continue }
+            guard got > 0 else { return out }
+            out.append(contentsOf: buffer[..<got])
+        }
+    }
+
+    // MARK: - Comparing
+
+    /// Differences between the trees at two paths, one line each; empty when they match under `compare`.
+    public static func differences(expected: String, actual: String, _ compare: Compare = .archive) throws -> [String] {
+        try TreeSnapshot(expected).differences(to: TreeSnapshot(actual), compare)
+    }
+
+    /// Differences from this tree (the expected one) to `actual`, one line each; empty when they match.
+    public func differences(to actual: TreeSnapshot, _ compare: Compare = .archive) -> [String] {
+        var problems: [String] = []
+        for key in Set(nodes.keys).union(actual.nodes.keys).sorted() where !compare.ignore.contains(key) {
+            guard let x = nodes[key] else { problems.append("unexpected \(key): \(actual.nodes[key]!)"); continue }
+            guard let y = actual.nodes[key] else { problems.append("missing \(key) (\(x))"); continue }
+            problems += Self.differences(key, x, y, compare)
+        }
+        return problems
+    }
+
+    private static func differences(_ key: String, _ x: Node, _ y: Node, _ compare: Compare) -> [String] {
+        func octal(_ mode: Int) -> String { String(mode, radix: 8) }
+        var problems: [String] = []
+        switch (x, y) {
+        case (.file(let d1, let m1, let t1), .file(let d2, let m2, let t2)):
+            if compare.contents ? d1 != d2 : d1.count != d2.count {
+                problems.append("\(key): content differs (\(d1.count) vs \(d2.count) bytes)")
             }
-        }.joined(separator: "\n")
+            if compare.modes && m1 != m2 { problems.append("\(key): mode \(octal(m1)) vs \(octal(m2))") }
+            if compare.fileMTimes && abs(t1 - t2) > compare.mtimeTolerance { problems.append("\(key): mtime \(t1) vs \(t2)") }
+        case (.directory(let m1, let t1), .directory(let m2, let t2)):
+            if compare.dirModes && m1 != m2 { problems.append("\(key)/: mode \(octal(m1)) vs \(octal(m2))") }
+            if compare.dirMTimes && abs(t1 - t2) > compare.mtimeTolerance { problems.append("\(key)/: mtime \(t1) vs \(t2)") }
+        case (.symlink(let l1), .symlink(let l2)):
+            if compare.symlinks && l1 != l2 { problems.append("\(key): symlink → \(l1) vs → \(l2)") }
+        case (.other(let k1), .other(let k2)) where k1 == k2:
+            break
+        default:
+            if compare.symlinks || !(x.isSymlink || y.isSymlink) { problems.append("\(key): \(x) vs \(y)") }
+        }
+        return problems
+    }
+
+    public var description: String {
+        nodes.keys.sorted().map { "\($0) \(nodes[$0]!)" }.joined(separator: "\n")
     }
 }
 

@@ -32,6 +32,8 @@ public final class WindowSession {
     private let fromDriver: FileHandle
     private var pending = Data()
     private var launched: [Process] = []
+    /// Each launched program's stderr file, in `launched`'s order.
+    private var launchedErrors: [String] = []
     private var stopped = false
 
     /// What this machine lacks to run window tests (nil: nothing), for Swift Testing's "skipped: …" line.
@@ -159,6 +161,7 @@ public final class WindowSession {
         process.standardInput = FileHandle.nullDevice
         try process.run()
         launched.append(process)
+        launchedErrors.append(base + ".err")
         return Launched(process: process, name: name, stdoutPath: base + ".out", stderrPath: base + ".err")
     }
 
@@ -506,10 +509,22 @@ public final class WindowSession {
             let what = object.filter { $0.key != "cmd" && $0.key != "app" }.map { "\($0.key): \($0.value)" }
                 .sorted().joined(separator: ", ")
             throw WindowFailure(
-                "\(object["cmd"] ?? "") (\(what)) in \(app ?? "any application"): \(reply["error"] as? String ?? line)",
+                "\(object["cmd"] ?? "") (\(what)) in \(app ?? "any application"): \(reply["error"] as? String ?? line)"
+                    + endedPrograms(),
                 tree: reply["tree"] as? String)
         }
         return reply
+    }
+
+    /// The launched programs that have ended, how, and the end of their stderr: a window that crashed is
+    /// then said so, not only "no application on the bus".
+    private func endedPrograms() -> String {
+        zip(launched, launchedErrors).filter { !$0.0.isRunning }.map { process, errors in
+            let how = process.terminationReason == .uncaughtSignal ? "signal" : "status"
+            let stderr = (try? String(contentsOfFile: errors, encoding: .utf8)) ?? ""
+            return "\n\(process.executableURL?.lastPathComponent ?? "?") ended (\(how) \(process.terminationStatus)): "
+                + String(stderr.suffix(2000))
+        }.joined()
     }
 
     private static func file(_ path: String) throws -> FileHandle {

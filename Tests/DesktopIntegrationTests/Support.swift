@@ -137,20 +137,8 @@ struct Home {
     func tool(_ argv: String...) throws -> Run { try run(argv.map { Bytes($0) }, environment: environment) }
 }
 
-/// Every path under `root` (relative), with type and mode, so two snapshots show any change.
-func snapshot(_ root: String) -> [String: String] {
-    var out: [String: String] = [:]
-    let fm = FileManager.default
-    guard let walker = fm.enumerator(atPath: root) else { return out }
-    while let rel = walker.nextObject() as? String {
-        let attributes = (try? fm.attributesOfItem(atPath: root + "/" + rel)) ?? [:]
-        let kind = (attributes[.type] as? FileAttributeType)?.rawValue ?? "?"
-        let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? 0
-        let size = (attributes[.size] as? NSNumber)?.intValue ?? 0
-        out[rel] = "\(kind) \(String(mode, radix: 8)) \(kind == FileAttributeType.typeDirectory.rawValue ? 0 : size)"
-    }
-    return out
-}
+/// Every path under `root`, for `differences(to:, .layout)`: an install is checked by kinds, modes and sizes.
+func snapshot(_ root: String) -> TreeSnapshot { TreeSnapshot.of(root) }
 
 // MARK: - Files whose names are raw bytes
 

@@ -174,7 +174,7 @@ import Testing
         try home.integration("install")
         #expect(Set(names(in: scripts).map(\.text)) == Set(QuotingTests.labels.values))
         try home.integration("uninstall")
-        #expect(snapshot(home.home).isEmpty, "left behind: \(snapshot(home.home).keys.sorted())")
+        #expect(snapshot(home.home).isEmpty, "left behind: \(snapshot(home.home).nodes.keys.sorted())")
     }
 
     /// With LANG unset (and no LANGUAGE) every untranslated value is the English one, as before.

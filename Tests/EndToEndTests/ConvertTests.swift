@@ -59,7 +59,7 @@ import Testing
                 try FileManager.default.removeItem(atPath: s.sub("want/\(name)"))
             }
         }
-        let differences = try E2E.differences(s.sub("want"), s.sub("got"))
+        let differences = try TreeSnapshot.differences(expected: s.sub("want"), actual: s.sub("got"))
         #expect(differences.isEmpty, "\(format): \(differences)")
         #expect(try E2E.run("extract-with-archiver", ["--test", converted]).status == 0)
     }
@@ -75,7 +75,7 @@ import Testing
         #expect(s.list("").sorted() == ["x (2).tar.zst", "x.tar.zst", "x.zip"], "never over an existing file")
         try Self.extracted(s.sub("x.zip"), into: s.sub("want"))
         try Self.extracted(s.sub("x (2).tar.zst"), into: s.sub("got"))
-        #expect(try E2E.differences(s.sub("want"), s.sub("got")).isEmpty)
+        #expect(try TreeSnapshot.differences(expected: s.sub("want"), actual: s.sub("got")).isEmpty)
         // Into zip again, encrypted only when asked.
         let plain = try E2E.run("compress-with-archiver", ["--convert", "--format", "zip", s.sub("x (2).tar.zst")])
         #expect(plain.status == 0, "\(plain.stderr)")
@@ -113,7 +113,7 @@ import Testing
         #expect(s.list("in") == ["x.7z", "x.\(format)"], "no staging folder left: \(s.list("in"))")
         #expect(try E2E.run("/usr/bin/7zz", ["x", "-psesame", "-o" + s.sub("want"), s.sub("in/x.7z")]).status == 0)
         try Self.extracted(s.sub("in/x.\(format)"), into: s.sub("got"))
-        #expect(try E2E.differences(s.sub("want"), s.sub("got")).isEmpty)
+        #expect(try TreeSnapshot.differences(expected: s.sub("want"), actual: s.sub("got")).isEmpty)
     }
 
     @Test func aRarFixtureConvertsToZip() throws {
@@ -127,6 +127,6 @@ import Testing
         #expect(out.status == 0, "\(out.stderr)")
         try Self.extracted(rar, into: s.sub("want"))
         try Self.extracted(s.sub("w.zip"), into: s.sub("got"))
-        #expect(try E2E.differences(s.sub("want"), s.sub("got")).isEmpty)
+        #expect(try TreeSnapshot.differences(expected: s.sub("want"), actual: s.sub("got")).isEmpty)
     }
 }

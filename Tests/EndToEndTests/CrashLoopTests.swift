@@ -59,8 +59,8 @@ import Testing
     }
 
     /// Everything in `w` but the outputs and temporaries, with contents, modes and times.
-    static func inputsOf(_ target: Target, in s: ScratchDirectory) -> [String: Tree.Node] {
-        Tree.snapshot(s.path("w")).filter { path, _ in
+    static func inputsOf(_ target: Target, in s: ScratchDirectory) -> [String: TreeSnapshot.Node] {
+        TreeSnapshot.of(s.path("w")).nodes.filter { path, _ in
             let top = String(path.split(separator: "/").first ?? "")
             return !target.isOutput(top) && !top.hasPrefix(".archiver-")
         }
@@ -68,7 +68,7 @@ import Testing
 
     /// The files under `root` and their bytes.
     static func contents(_ root: String) -> [String: Data] {
-        Tree.snapshot(root).compactMapValues { node in
+        TreeSnapshot.of(root).nodes.compactMapValues { node in
             if case .file(let data, _, _) = node { data } else { nil }
         }
     }

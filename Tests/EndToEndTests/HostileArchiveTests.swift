@@ -86,7 +86,7 @@ import Testing
         #expect(E2E.list(s.path("arch")) == [name])
 
         // Inside: no device, FIFO or socket, and no symlink that leads out of the output folder.
-        for (rel, node) in Tree.snapshot(output) {
+        for (rel, node) in TreeSnapshot.of(output).nodes {
             switch node {
             case .other(let kind): Issue.record("special file extracted: \(rel) (\(kind))")
             case .symlink(let target):

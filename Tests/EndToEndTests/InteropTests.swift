@@ -89,20 +89,20 @@ private let pythonTarCheck = """
             #expect(unzipTest.status == 0, "\(unzipTest)")
             let unzip = try s.tool("/usr/bin/unzip", ["-q", zip, "-d", s.path("by-unzip")])
             #expect(unzip.status == 0, "\(unzip)")
-            var problems = Tree.differences(expected: s.path("Tree"), actual: s.path("by-unzip/Tree"))
+            var problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("by-unzip/Tree"))
             #expect(problems.isEmpty, "unzip: \(problems.joined(separator: "\n"))")
 
             let sevenTest = try s.tool("/usr/bin/7zz", ["t", zip])
             #expect(sevenTest.status == 0, "\(sevenTest)")
             let seven = try s.tool("/usr/bin/7zz", ["x", "-y", "-snld", "-o" + s.path("by-7zz"), zip])
             #expect(seven.status == 0, "\(seven)")
-            problems = Tree.differences(expected: s.path("Tree"), actual: s.path("by-7zz/Tree"), .init(modes: true, fileMTimes: true, mtimeTolerance: 2))
+            problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("by-7zz/Tree"), .init(modes: true, fileMTimes: true, mtimeTolerance: 2))
             #expect(problems.isEmpty, "7zz: \(problems.joined(separator: "\n"))")
 
             try s.mkdir("by-bsdtar")
             let bsdtar = try s.tool("/usr/bin/bsdtar", ["-xf", zip, "-C", s.path("by-bsdtar")])
             #expect(bsdtar.status == 0, "\(bsdtar)")
-            problems = Tree.differences(expected: s.path("Tree"), actual: s.path("by-bsdtar/Tree"))
+            problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("by-bsdtar/Tree"))
             #expect(problems.isEmpty, "bsdtar: \(problems.joined(separator: "\n"))")
 
             let python = try s.python(pythonZipCheck, [zip, s.path("Tree"), "Tree"])
@@ -140,13 +140,13 @@ private let pythonTarCheck = """
 
             let seven = try s.tool("/usr/bin/7zz", ["x", "-y", "-snld", "-o" + s.path("by-7zz"), archive])
             #expect(seven.status == 0, "\(seven)")
-            var problems = Tree.differences(expected: s.path("Tree"), actual: s.path("by-7zz/Tree"))
+            var problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("by-7zz/Tree"))
             #expect(problems.isEmpty, "7zz: \(problems.joined(separator: "\n"))")
 
             try s.mkdir("by-bsdtar")
             let bsdtar = try s.tool("/usr/bin/bsdtar", ["-xf", archive, "-C", s.path("by-bsdtar")])
             #expect(bsdtar.status == 0, "\(bsdtar)")
-            problems = Tree.differences(expected: s.path("Tree"), actual: s.path("by-bsdtar/Tree"))
+            problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("by-bsdtar/Tree"))
             #expect(problems.isEmpty, "bsdtar: \(problems.joined(separator: "\n"))")
         }
     }
@@ -178,11 +178,11 @@ private let pythonTarCheck = """
             for (tool, arguments) in [("/usr/bin/bsdtar", ["-xf", archive, "-C"]), ("/usr/bin/tar", ["-xf", archive, "-C"])] {
                 let into = try s.mkdir("by-" + (tool as NSString).lastPathComponent)
                 #expect(try s.tool(tool, arguments + [into]).status == 0)
-                let problems = Tree.differences(expected: s.path("Big"), actual: into + "/Big", .full)
+                let problems = try TreeSnapshot.differences(expected: s.path("Big"), actual: into + "/Big", .full)
                 #expect(problems.isEmpty, "\(tool): \(problems.joined(separator: "\n"))")
             }
             try s.python("import tarfile,sys\ntarfile.open(sys.argv[1]).extractall(sys.argv[2])", [archive, s.path("by-python")])
-            let problems = Tree.differences(expected: s.path("Big"), actual: s.path("by-python/Big"))
+            let problems = try TreeSnapshot.differences(expected: s.path("Big"), actual: s.path("by-python/Big"))
             #expect(problems.isEmpty, "python: \(problems.joined(separator: "\n"))")
         }
     }
@@ -203,14 +203,14 @@ private let pythonTarCheck = """
             try s.mkdir("by-bsdtar")
             let bsdtar = try s.tool("/usr/bin/bsdtar", ["-xf", archive, "-C", s.path("by-bsdtar")])
             #expect(bsdtar.status == 0, "\(bsdtar)")
-            var problems = Tree.differences(expected: s.path("Tree"), actual: s.path("by-bsdtar/Tree"), .full)
+            var problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("by-bsdtar/Tree"), .full)
             #expect(problems.isEmpty, "bsdtar: \(problems.joined(separator: "\n"))")
 
             try s.mkdir("by-gnutar")
             let gnu = try s.tool("/usr/bin/tar", ["-xf", archive, "-C", s.path("by-gnutar")])
             #expect(gnu.status == 0, "\(gnu)")
             #expect(!gnu.stderr.contains("Ignoring unknown extended header"), "\(gnu.stderr)")
-            problems = Tree.differences(expected: s.path("Tree"), actual: s.path("by-gnutar/Tree"), .full)
+            problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("by-gnutar/Tree"), .full)
             #expect(problems.isEmpty, "GNU tar: \(problems.joined(separator: "\n"))")
 
             // Python has no zstd: give it the decompressed tar.
@@ -223,7 +223,7 @@ private let pythonTarCheck = """
             #expect(python.stdout.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty, "python tarfile: \(python.stdout)")
             // And Python's extractall gives the same tree.
             try s.python("import tarfile,sys\ntarfile.open(sys.argv[1]).extractall(sys.argv[2])", [forPython, s.path("by-python")])
-            problems = Tree.differences(expected: s.path("Tree"), actual: s.path("by-python/Tree"))
+            problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("by-python/Tree"))
             #expect(problems.isEmpty, "python extractall: \(problems.joined(separator: "\n"))")
         }
     }
@@ -288,7 +288,7 @@ private let pythonTarCheck = """
             let out = try s.extract(["--to", s.path("out"), archive])
             #expect(out.status == 0, "\(maker.name): \(out)")
             #expect(E2E.list(s.path("out")) == ["Tree"], "\(maker.name)")
-            let problems = Tree.differences(expected: s.path("src/Tree"), actual: s.path("out/Tree"), maker.compare.options)
+            let problems = try TreeSnapshot.differences(expected: s.path("src/Tree"), actual: s.path("out/Tree"), maker.compare.options)
             #expect(problems.isEmpty, "\(maker.name): \(problems.joined(separator: "\n"))")
             #expect(E2E.leftovers(under: s.root).isEmpty)
         }
@@ -314,13 +314,13 @@ private let pythonTarCheck = """
 extension Tree {
     enum CompareKind: Sendable {
         case exact, dosTime, noSymlinks
-        var options: Compare {
+        var options: TreeSnapshot.Compare {
             switch self {
-            case .exact: return Compare(modes: true, fileMTimes: true)
-            case .dosTime: return Compare(modes: true, fileMTimes: true, mtimeTolerance: 2)
+            case .exact: return TreeSnapshot.Compare(modes: true, fileMTimes: true)
+            case .dosTime: return TreeSnapshot.Compare(modes: true, fileMTimes: true, mtimeTolerance: 2)
             case .noSymlinks:
                 // Python's zipfile stores no symlinks (the maker leaves them out).
-                return Compare(modes: true, fileMTimes: true, mtimeTolerance: 2, ignore: ["a/link", "a/b/up"])
+                return TreeSnapshot.Compare(modes: true, fileMTimes: true, mtimeTolerance: 2, ignore: ["a/link", "a/b/up"])
             }
         }
     }

@@ -56,7 +56,7 @@ import Testing
             #expect(python.stdout.contains("files 303 True"), "\(python.stdout)")
             try s.mkdir("bsdtar")
             try s.must("/usr/bin/bsdtar", ["-xf", archive, "-C", s.path("bsdtar")])
-            #expect(try E2E.differences(s.path("Data"), s.path("bsdtar/Data")) == "")
+            #expect(try TreeSnapshot.differences(expected: s.path("Data"), actual: s.path("bsdtar/Data")) == [])
         }
     }
 

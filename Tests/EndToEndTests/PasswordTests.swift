@@ -232,7 +232,7 @@ import Testing
         #expect(try E2E.run("/usr/bin/7zz", ["a", "-pkey", s.sub("theirs.7z"), "Docs"], in: s.path).status == 0)
         let out = try E2E.run("extract-with-archiver", ["--password-stdin", "--to", s.sub("out"), s.sub("theirs.7z")], input: "key\n")
         #expect(out.status == 0, "\(out.stderr)")
-        #expect(try E2E.differences(s.sub("Docs"), s.sub("out/Docs")) == "")
+        #expect(try TreeSnapshot.differences(expected: s.sub("Docs"), actual: s.sub("out/Docs")) == [])
     }
 
     /// 7-Zip extracts everything; macOS junk is taken out afterwards unless kept, as for other archives.

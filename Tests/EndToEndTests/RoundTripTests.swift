@@ -22,7 +22,7 @@ import Testing
             #expect(E2E.list(s.path("out")) == ["Tree"])
             // Everything: bytes, permission bits, file and folder mtimes, symlink targets, empty folders.
             // (The top folder itself is compared too: its mode and mtime are in the archive.)
-            let problems = Tree.differences(expected: s.path("src/Tree"), actual: s.path("out/Tree"), .full)
+            let problems = try TreeSnapshot.differences(expected: s.path("src/Tree"), actual: s.path("out/Tree"), .full)
             #expect(problems.isEmpty, "\(format): \(problems.joined(separator: "\n"))")
             #expect(E2E.mode(s.path("out/Tree")).map { $0 & 0o7777 } == E2E.mode(s.path("src/Tree")).map { $0 & 0o7777 })
             #expect(E2E.leftovers(under: s.root).isEmpty)
@@ -45,7 +45,7 @@ import Testing
 
             let out = try s.extract(["--to", "../out", "Tree.tar.gz.002"], cwd: s.path("src"))
             #expect(out.status == 0, "\(out)")
-            let problems = Tree.differences(expected: s.path("src/Tree"), actual: s.path("out/Tree"), .full)
+            let problems = try TreeSnapshot.differences(expected: s.path("src/Tree"), actual: s.path("out/Tree"), .full)
             #expect(problems.isEmpty, "\(problems.joined(separator: "\n"))")
             #expect(E2E.leftovers(under: s.root).isEmpty)
         }
@@ -60,7 +60,7 @@ import Testing
             #expect(made.status == 0, "\(made)")
             let out = try s.extract(["--to", s.path("out"), s.path("Tree.\(format)")])
             #expect(out.status == 0, "\(out)")
-            let problems = Tree.differences(expected: s.path("Tree"), actual: s.path("out/Tree"))
+            let problems = try TreeSnapshot.differences(expected: s.path("Tree"), actual: s.path("out/Tree"))
             #expect(problems.isEmpty, "\(format) \(level): \(problems.joined(separator: "\n"))")
         }
     }
@@ -128,7 +128,7 @@ import Testing
             let out = try s.extract(["--to", s.path("out"), archive], env: env)
             #expect(out.status == 0, "\(out)")
             #expect(E2E.list(s.path("out")) == ["Ünïcödé 日本 🎉"])
-            let problems = Tree.differences(expected: s.path("Ünïcödé 日本 🎉"), actual: s.path("out/Ünïcödé 日本 🎉"))
+            let problems = try TreeSnapshot.differences(expected: s.path("Ünïcödé 日本 🎉"), actual: s.path("out/Ünïcödé 日本 🎉"))
             #expect(problems.isEmpty, "\(problems)")
             // bsdtar (in a UTF-8 locale) sees the same names.
             let listing = try s.must("/usr/bin/bsdtar", ["-tf", archive])
@@ -146,7 +146,7 @@ import Testing
             #expect(E2E.list(s.path("work")) == ["Photos", "Photos.tar"])
             let out = try s.extract(["Photos.tar", "--to", "out"], cwd: s.path("work"))
             #expect(out.status == 0, "\(out)")
-            #expect(Tree.differences(expected: s.path("work/Photos"), actual: s.path("work/out/Photos")).isEmpty)
+            #expect(try TreeSnapshot.differences(expected: s.path("work/Photos"), actual: s.path("work/out/Photos")).isEmpty)
         }
     }
 

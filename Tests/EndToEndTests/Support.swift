@@ -85,28 +85,6 @@ enum E2E {
             ], stampingFrom: 1_600_000_000)
     }
 
-    /// Compares two trees: kinds, bytes, permission bits, file mtimes, symlink targets. Returns the
-    /// differences, empty when equal.
-    static func differences(_ a: String, _ b: String) throws -> String {
-        try E2E.python(
-            """
-            import os, sys, stat
-            def snap(r):
-                out = {}
-                for dirpath, dirs, files in os.walk(r):
-                    for n in dirs + files:
-                        p = os.path.join(dirpath, n); rel = os.path.relpath(p, r); st = os.lstat(p)
-                        if stat.S_ISLNK(st.st_mode): out[rel] = ('link', os.readlink(p))
-                        elif stat.S_ISDIR(st.st_mode): out[rel] = ('dir', oct(st.st_mode & 0o7777))
-                        else: out[rel] = ('file', open(p, 'rb').read(), oct(st.st_mode & 0o7777), int(st.st_mtime))
-                return out
-            x, y = snap(sys.argv[1]), snap(sys.argv[2])
-            for k in sorted(set(x) | set(y)):
-                if x.get(k) != y.get(k): print(k, repr(x.get(k))[:80], repr(y.get(k))[:80])
-            """, [a, b]
-        ).stdout
-    }
-
     // MARK: File system helpers
 
     static let fm = FileManager.default
@@ -358,93 +336,5 @@ enum Tree {
                 ofItemAtPath: rel.isEmpty ? root : root + "/" + rel)
         }
         return facts
-    }
-
-    enum Node: Equatable, CustomStringConvertible {
-        case file(data: Data, mode: Int, mtime: Int)
-        case directory(mode: Int, mtime: Int)
-        case symlink(target: String)
-        case other(String)
-
-        var description: String {
-            switch self {
-            case .file(let data, let mode, let mtime):
-                return "file(\(data.count) bytes, mode \(String(mode, radix: 8)), mtime \(mtime))"
-            case .directory(let mode, let mtime): return "dir(mode \(String(mode, radix: 8)), mtime \(mtime))"
-            case .symlink(let target): return "symlink(→ \(target))"
-            case .other(let kind): return kind
-            }
-        }
-    }
-
-    static func snapshot(_ root: String) -> [String: Node] {
-        var out: [String: Node] = [:]
-        for rel in E2E.allPaths(under: root) {
-            let p = root + "/" + rel
-            guard let attributes = try? FileManager.default.attributesOfItem(atPath: p) else { continue }
-            let mode = (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
-            let mtime = Int(((attributes[.modificationDate] as? Date)?.timeIntervalSince1970 ?? -1).rounded(.down))
-            switch attributes[.type] as? FileAttributeType {
-            case .typeRegular?: out[rel] = .file(data: E2E.read(p) ?? Data(), mode: mode, mtime: mtime)
-            case .typeDirectory?: out[rel] = .directory(mode: mode, mtime: mtime)
-            case .typeSymbolicLink?:
-                out[rel] = .symlink(target: (try? FileManager.default.destinationOfSymbolicLink(atPath: p)) ?? "?")
-            default: out[rel] = .other("\(attributes[.type] ?? "unknown")")
-            }
-        }
-        return out
-    }
-
-    struct Compare {
-        var modes = true
-        var fileMTimes = true
-        var dirMTimes = false
-        var mtimeTolerance = 0
-        var symlinks = true
-        /// Paths (relative) to leave out of the comparison, e.g. symlinks a tool cannot restore.
-        var ignore: Set<String> = []
-
-        static let full = Compare(modes: true, fileMTimes: true, dirMTimes: true)
-        static let contentOnly = Compare(modes: false, fileMTimes: false, dirMTimes: false)
-    }
-
-    /// Differences between two trees, one line each; empty when they match under `options`.
-    static func differences(expected: String, actual: String, _ options: Compare = Compare()) -> [String] {
-        let a = snapshot(expected)
-        let b = snapshot(actual)
-        var problems: [String] = []
-        for key in Set(a.keys).union(b.keys).sorted() where !options.ignore.contains(key) {
-            guard let x = a[key] else { problems.append("unexpected \(key): \(b[key]!)"); continue }
-            guard let y = b[key] else { problems.append("missing \(key) (\(x))"); continue }
-            switch (x, y) {
-            case (.file(let d1, let m1, let t1), .file(let d2, let m2, let t2)):
-                if d1 != d2 { problems.append("\(key): content differs (\(d1.count) vs \(d2.count) bytes)") }
-                if options.modes && m1 & 0o7777 != m2 & 0o7777 {
-                    problems.append("\(key): mode \(String(m1, radix: 8)) vs \(String(m2, radix: 8))")
-                }
-                if options.fileMTimes && abs(t1 - t2) > options.mtimeTolerance {
-                    problems.append("\(key): mtime \(t1) vs \(t2)")
-                }
-            case (.directory(let m1, let t1), .directory(let m2, let t2)):
-                if options.modes && m1 & 0o7777 != m2 & 0o7777 {
-                    problems.append("\(key)/: mode \(String(m1, radix: 8)) vs \(String(m2, radix: 8))")
-                }
-                if options.dirMTimes && abs(t1 - t2) > options.mtimeTolerance {
-                    problems.append("\(key)/: mtime \(t1) vs \(t2)")
-                }
-            case (.symlink(let l1), .symlink(let l2)):
-                if options.symlinks && l1 != l2 { problems.append("\(key): symlink → \(l1) vs → \(l2)") }
-            default:
-                if !(options.symlinks == false && (isLink(x) || isLink(y))) {
-                    problems.append("\(key): \(x) vs \(y)")
-                }
-            }
-        }
-        return problems
-    }
-
-    private static func isLink(_ node: Node) -> Bool {
-        if case .symlink = node { return true }
-        return false
     }
 }

@@ -132,21 +132,17 @@ struct Mounts {
         }
     }
 
-    /// Relative path → bytes (files) or "-> target" (symlinks) under `root`; folders as "/".
+    /// Relative path → bytes (files) or "-> target" (symlinks) under `root`; folders as "/": the tests' one
+    /// tree reader (TreeSnapshot) in the shape these tests compare, contents only.
     static func tree(_ root: String) throws -> [String: Data] {
-        var result: [String: Data] = [:]
-        let files = FileManager.default.enumerator(atPath: root)
-        while let relative = files?.nextObject() as? String {
-            let path = root + "/" + relative
-            var info = stat()
-            guard lstat(path, &info) == 0 else { continue }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR: result[relative] = Data("/".utf8)
-            case S_IFLNK: result[relative] = Data(("-> " + (try FileManager.default.destinationOfSymbolicLink(atPath: path))).utf8)
-            default: result[relative] = try Data(contentsOf: URL(fileURLWithPath: path))
+        try TreeSnapshot(root).nodes.mapValues { node in
+            switch node {
+            case .file(let data, _, _): data
+            case .directory: Data("/".utf8)
+            case .symlink(let target): Data(("-> " + target).utf8)
+            case .other(let kind): Data(kind.utf8)
             }
         }
-        return result
     }
 
     /// Reads every file of `root` from several threads at once, each file in 64 KiB pieces in random order.
