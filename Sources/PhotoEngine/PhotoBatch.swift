@@ -106,9 +106,17 @@ public enum PhotoBatch {
         let folders = FolderPreparer()
         let claims = NameClaims()
         // Progress displays are not thread-safe: one call at a time, outside the state lock so that a slow
-        // notification never holds up the other worker's next photo.
-        let reporting = Mutex(())
-        let report: @Sendable (PhotoProgress) -> Void = { snapshot in reporting.withLock { _ in progress(snapshot) } }
+        // notification never holds up the other worker's next photo. Two workers finishing together take their
+        // snapshots in order but may report them the other way round: a snapshot older than one already
+        // reported (fewer finished) would take the count back, and the batch could end saying 3 of 4.
+        let reporting = Mutex(0)
+        let report: @Sendable (PhotoProgress) -> Void = { snapshot in
+            reporting.withLock { reported in
+                guard snapshot.finished >= reported else { return }
+                reported = snapshot.finished
+                progress(snapshot)
+            }
+        }
         DispatchQueue.concurrentPerform(iterations: count) { _ in
             while true {
                 let next: Next = state.withLock { state in
