@@ -50,6 +50,8 @@ private func checkApplied(_ key: ArchiverSettings.Key, _ value: ArchiverSettings
     case (.pdfQuality, .string(let nick)): require(settings.pdfQuality.rawValue == nick, "PDF quality \(nick)")
     case (.mountIdleTimeout, .number(let seconds)):
         require(seconds.isFinite && seconds >= 0 && settings.mountIdleTimeout == seconds, "mount idle timeout \(seconds)")
+    case (.mountCommitDelay, .number(let seconds)):
+        require(seconds.isFinite && seconds >= 0 && settings.mountCommitDelay == seconds, "mount commit delay \(seconds)")
     case (_, .string), (_, .bool): break
     case (_, .number): require(false, "\(key) took a number")
     }
