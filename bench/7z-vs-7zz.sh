@@ -7,15 +7,12 @@
 #   ARCHIVER_BIN_DIR    use these executables instead of building release
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/release-bin.sh
+source "$root/bench/release-bin.sh"
 pairs=${1:-5}
 corpus=$root/bench/corpus
 [[ -d $corpus/mixed ]] || bash "$root/../shared/bench/make-corpus.sh" "$corpus" mixed
-if [[ -n ${ARCHIVER_BIN_DIR:-} ]]; then
-    bin=$ARCHIVER_BIN_DIR
-else
-    (cd "$root" && swift build -c release >&2)
-    bin=$(cd "$root" && swift build -c release --show-bin-path)
-fi
+bin=$(release_bin "$root")
 work=$root/bench/out/7z-vs-7zz
 rm -rf "$work" && mkdir -p "$work"
 

@@ -13,6 +13,8 @@
 #   ARCHIVER_BIN_DIR    use these executables instead of building release
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/release-bin.sh
+source "$root/bench/release-bin.sh"
 runs=${RUNS:-5}
 formats=${FORMATS:-"zip tar.gz tar.bz2 tar.xz tar.zst 7z"}
 operations=${OPERATIONS:-"compress extract"}
@@ -49,12 +51,7 @@ PY
         source_dir=$corpus_root/mixed
     fi
 fi
-if [[ -n ${ARCHIVER_BIN_DIR:-} ]]; then
-    bin=$ARCHIVER_BIN_DIR
-else
-    (cd "$root" && swift build -c release >&2)
-    bin=$(cd "$root" && swift build -c release --show-bin-path)
-fi
+bin=$(release_bin "$root")
 parent=$(dirname "$source_dir")
 name=$(basename "$source_dir")
 rm -rf "$work" && mkdir -p "$work"

@@ -13,6 +13,8 @@
 #   RUNS=5  CORPUS=DIR  ARCHIVER_BIN_DIR (as bench/compare.sh)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/release-bin.sh
+source "$root/bench/release-bin.sh"
 runs=${RUNS:-5}
 parts=${*:-"libraries targz zip"}
 work=$root/bench/out-deflate
@@ -42,12 +44,7 @@ PY
 fi
 
 if [[ " $parts " == *" targz "* || " $parts " == *" zip "* ]]; then
-    if [[ -n ${ARCHIVER_BIN_DIR:-} ]]; then
-        bin=$ARCHIVER_BIN_DIR
-    else
-        (cd "$root" && swift build -c release >&2)
-        bin=$(cd "$root" && swift build -c release --show-bin-path)
-    fi
+    bin=$(release_bin "$root")
     command -v pigz >/dev/null || { echo "pigz is missing (apt-get install pigz)" >&2; exit 1; }
     # measure OUTPUT COMMAND...: "median_seconds size_bytes median_peak_rss_kib" over RUNS runs after a warm-up.
     measure() {

@@ -8,15 +8,12 @@
 #   ARCHIVER_BIN_DIR    use these executables instead of building release
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=bench/release-bin.sh
+source "$root/bench/release-bin.sh"
 runs=${1:-3}
 corpus=$root/bench/corpus
 [[ -d $corpus/mixed ]] || bash "$root/../shared/bench/make-corpus.sh" "$corpus" mixed
-if [[ -n ${ARCHIVER_BIN_DIR:-} ]]; then
-    bin=$ARCHIVER_BIN_DIR
-else
-    (cd "$root" && swift build -c release >&2)
-    bin=$(cd "$root" && swift build -c release --show-bin-path)
-fi
+bin=$(release_bin "$root")
 work=$root/bench/out/edit
 rm -rf "$work" && mkdir -p "$work/tree" "$work/small"
 for copy in one two three four; do cp -r "$corpus/mixed" "$work/tree/$copy"; done
