@@ -56,7 +56,7 @@ public final class ArchiveFileSystem: Sendable {
                 sleep(1)
                 let idle = Double(Self.now() - lastAccess.load(ordering: .relaxed))
                 guard idle >= timeout, files.withLock({ $0.open.isEmpty }) else { continue }
-                if MountPoints.unmount(mountPoint) { return }
+                if MountPoints.unmount(mountPoint, patience: .zero) { return }
                 touch()
             }
         }

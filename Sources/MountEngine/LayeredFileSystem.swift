@@ -115,7 +115,7 @@ public final class LayeredFileSystem: @unchecked Sendable {
                     continue
                 }
                 if let idleTimeout, idleFor >= idleTimeout {
-                    if MountPoints.unmount(mountPoint) { return }
+                    if MountPoints.unmount(mountPoint, patience: .zero) { return }
                     touch(changed: false)
                 }
             }

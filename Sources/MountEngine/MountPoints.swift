@@ -32,14 +32,21 @@ public enum MountPoints {
     }
 
     /// Unmounts `folder` unless something uses it (an open file, a shell's current folder).
+    /// A use that ends within `patience` (a thumbnailer closing its file, a child that inherited a
+    /// descriptor for the moment before its exec) is waited for, so a folder just closed is not "in use".
     /// - Returns: whether it is unmounted.
     @discardableResult
-    public static func unmount(_ folder: FilePath) -> Bool {
+    public static func unmount(_ folder: FilePath, patience: Duration = .seconds(1)) -> Bool {
         guard let helper = Programs.find("fusermount3") else { return false }
-        let outcome = try? ChildProcess.run(
-            helper, [Array("-u".utf8), Array("--".utf8), folder.bytes], environment: [], input: .nothing, control: nil
-        ) { _ in }
-        return outcome?.status == 0
+        let deadline = ContinuousClock.now + patience
+        while true {
+            let outcome = try? ChildProcess.run(
+                helper, [Array("-u".utf8), Array("--".utf8), folder.bytes], environment: [], input: .nothing, control: nil
+            ) { _ in }
+            if outcome?.status == 0 { return true }
+            guard ContinuousClock.now < deadline, isOurs(folder) else { return false }
+            usleep(100_000)
+        }
     }
 }
 

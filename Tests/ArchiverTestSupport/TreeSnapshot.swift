@@ -135,7 +135,7 @@ public struct TreeSnapshot: CustomStringConvertible, Sendable {
     }
 
     private static func read(_ path: [UInt8]) throws -> Data {
-        let fd = withPath(path) { open($0, O_RDONLY) }
+        let fd = withPath(path) { open($0, O_RDONLY | O_CLOEXEC) }
         guard fd >= 0 else { throw CocoaError(.fileReadNoPermission) }
         defer { close(fd) }
         var out = Data()

@@ -152,7 +152,7 @@ func write(_ contents: Bytes, to path: Bytes) throws {
 }
 
 func contents(_ path: Bytes) -> Bytes? {
-    let fd = path.withCString { open($0, O_RDONLY) }
+    let fd = path.withCString { open($0, O_RDONLY | O_CLOEXEC) }
     guard fd >= 0 else { return nil }
     defer { close(fd) }
     var out = Bytes(), buffer = Bytes(repeating: 0, count: 65536)

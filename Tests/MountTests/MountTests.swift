@@ -239,7 +239,7 @@ struct MountTests {
         try #require(try Tool.run(["/usr/bin/bsdtar", "-czf", archive, "-C", "/etc", "hostname"]).status == 0)
         let folder = try mounts.mount(archive, ["--idle-timeout", "2"])
         // An open file keeps it.
-        let handle = open(folder + "/hostname", O_RDONLY)
+        let handle = open(folder + "/hostname", O_RDONLY | O_CLOEXEC)
         try #require(handle >= 0)
         sleep(4)
         #expect(Mounts.ours().contains(folder))

@@ -151,7 +151,7 @@ struct Mounts {
         let results = Locked([String: Data]())
         DispatchQueue.concurrentPerform(iterations: files.count) { index in
             let path = root + "/" + files[index]
-            let descriptor = open(path, O_RDONLY)
+            let descriptor = open(path, O_RDONLY | O_CLOEXEC)
             guard descriptor >= 0 else { return }
             defer { close(descriptor) }
             var info = stat()
