@@ -268,30 +268,6 @@ static const struct fuse_lowlevel_ops operations = {
     .release = on_release,
 };
 
-static const struct fuse_lowlevel_ops writable_operations = {
-    .init = on_init,
-    .lookup = on_lookup,
-    .forget = on_forget,
-    .forget_multi = on_forget_multi,
-    .getattr = on_getattr,
-    .readlink = on_readlink,
-    .readdir = on_readdir,
-    .readdirplus = on_readdirplus,
-    .open = on_open,
-    .read = on_read,
-    .release = on_release,
-    .create = on_create,
-    .write = on_write,
-    .setattr = on_setattr,
-    .mkdir = on_mkdir,
-    .symlink = on_symlink,
-    .unlink = on_unlink,
-    .rmdir = on_rmdir,
-    .rename = on_rename,
-    .flush = on_flush,
-    .fsync = on_fsync,
-};
-
 cfuse *cfuse_mount(const char *mountpoint, const char *options, const cfuse_operations *ops, void *context,
                    double cache_seconds) {
     struct cfuse *self = calloc(1, sizeof *self);
@@ -301,8 +277,22 @@ cfuse *cfuse_mount(const char *mountpoint, const char *options, const cfuse_oper
     self->cache_seconds = cache_seconds;
     char *argv[] = {"archiver", "-o", (char *)options, NULL};
     struct fuse_args args = FUSE_ARGS_INIT(3, argv);
-    const struct fuse_lowlevel_ops *table = ops->write ? &writable_operations : &operations;
-    self->session = fuse_session_new(&args, table, sizeof *table, self);
+    /* A writable folder answers everything a read-only one does, and the writes besides (the session keeps a
+       copy of the table). */
+    struct fuse_lowlevel_ops table = operations;
+    if (ops->write) {
+        table.create = on_create;
+        table.write = on_write;
+        table.setattr = on_setattr;
+        table.mkdir = on_mkdir;
+        table.symlink = on_symlink;
+        table.unlink = on_unlink;
+        table.rmdir = on_rmdir;
+        table.rename = on_rename;
+        table.flush = on_flush;
+        table.fsync = on_fsync;
+    }
+    self->session = fuse_session_new(&args, &table, sizeof table, self);
     if (!self->session) {
         free(self);
         return NULL;
