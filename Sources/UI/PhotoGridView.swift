@@ -2,6 +2,7 @@ import ArchiverCore
 import JobProtocol
 import CGtk
 import Glibc
+import SystemPackage
 
 /// The Compress Photos… grid: a GtkGridView over a GtkStringList of positions (../shared/notes/gtk-from-swift.md §6: no GObject subclass;
 /// the photos stay in Swift, in `selection`), so a thousand photos cost only the cells on screen. Each cell:
@@ -18,7 +19,7 @@ final class PhotoGridView {
     var onActivate: (Int) -> Void = { _ in }
 
     private let list: OpaquePointer
-    private var textures: [String: OpaquePointer] = [:]
+    private var textures: [FilePath: OpaquePointer] = [:]
     private var bound: [Int: Cell] = [:]
     private var binding = false
     private let thumbnails = Thumbnails()
@@ -53,7 +54,7 @@ final class PhotoGridView {
     // MARK: - Filling
 
     /// Shows `paths` (with their sizes) at once as placeholders, then loads their thumbnails on workers.
-    func add(_ photos: [(path: String, size: Int64)]) {
+    func add(_ photos: [(path: FilePath, size: Int64)]) {
         let first = selection.photos.count
         for photo in photos { selection.add(path: photo.path, size: photo.size) }
         let added = selection.photos.count - first
@@ -95,7 +96,7 @@ final class PhotoGridView {
         gtk_widget_queue_draw(view)
     }
 
-    private func thumbnailCame(_ path: String, _ result: Thumbnails.Result) {
+    private func thumbnailCame(_ path: FilePath, _ result: Thumbnails.Result) {
         thumbnailsDone += 1
         if case .picture(let texture) = result { textures[path] = texture }
         if let at = selection.position(of: path) {
@@ -130,13 +131,13 @@ final class PhotoGridView {
     }
 
     /// Puts the photos in the suggestions' order and redraws every cell.
-    func reorder(_ paths: [String]) {
+    func reorder(_ paths: [FilePath]) {
         selection.reorder(paths)
         let count = guint(selection.photos.count)
         g_list_model_items_changed(cast(list), 0, count, count)
     }
 
-    func texture(of path: String) -> OpaquePointer? { textures[path] }
+    func texture(of path: FilePath) -> OpaquePointer? { textures[path] }
 
     func refresh(_ position: Int) {
         guard let cell = bound[position], position < selection.photos.count else { return }
@@ -151,7 +152,7 @@ final class PhotoGridView {
         binding = false
         gtk_widget_set_sensitive(cell.check, photo.status == .unreadable ? 0 : 1)
         gtk_label_set_text(cast(cell.name), EntryTreeView.shown(photo.name))
-        gtk_widget_set_tooltip_text(cell.name, photo.path)
+        gtk_widget_set_tooltip_text(cell.name, photo.path.string)
         gtk_label_set_text(cast(cell.sizes), Self.sizes(photo).localized)
         let badge: Text? =
             if photo.status == .unreadable { tr("Unreadable") } else if photo.failed { tr("Failed") } else if let after = photo.outputSize {
