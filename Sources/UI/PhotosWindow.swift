@@ -298,7 +298,7 @@ public final class PhotosWindow: AppWindow {
         let status = PhotoSelection.Status(rawValue: value.status) ?? .ok
         let known = grid.selection.position(of: source) != nil
         if !known { grid.add([(source, value.size)]) }
-        grid.update {
+        grid.updatePhoto {
             $0.estimate(
                 path: source, size: value.size, status: status, estimatedSize: value.estimatedSize, width: Int(value.width),
                 height: Int(value.height))
@@ -413,14 +413,15 @@ public final class PhotosWindow: AppWindow {
             showProgress(done: progress.done, total: progress.total, remaining: progress.remaining, current: progress.current ?? nil)
         case .other(let event) where event.as(PhotoEvent.self) != nil:
             guard let photo = event.as(PhotoEvent.self)?.copy else { return }
-            grid.update {
-                $0.finished(
-                    source: photo.source, output: photo.path, size: photo.size, outWidth: photo.outWidth.map(Int.init),
-                    outHeight: photo.outHeight.map(Int.init), failed: photo.outcome == "failed")
-                if let at = $0.position(of: photo.source) {
-                    if $0[at].width == nil { $0[at].width = photo.width.map(Int.init) }
-                    if $0[at].height == nil { $0[at].height = photo.height.map(Int.init) }
-                }
+            grid.updatePhoto {
+                guard
+                    let at = $0.finished(
+                        source: photo.source, output: photo.path, size: photo.size, outWidth: photo.outWidth.map(Int.init),
+                        outHeight: photo.outHeight.map(Int.init), failed: photo.outcome == "failed")
+                else { return nil }
+                if $0[at].width == nil { $0[at].width = photo.width.map(Int.init) }
+                if $0[at].height == nil { $0[at].height = photo.height.map(Int.init) }
+                return at
             }
         case .other(let event) where event.name == PausedEvent.name:
             paused = true
@@ -474,7 +475,7 @@ public final class PhotosWindow: AppWindow {
         // The result's outputs, for an engine that did not stream `photo` events.
         for output in outcome.outcome(PhotoOutcome.self)?.outputs ?? [] {
             guard grid.selection.position(of: output.source).map({ grid.selection[$0].output == nil }) == true else { continue }
-            grid.update {
+            grid.updatePhoto {
                 $0.finished(source: output.source, output: output.path, size: output.size, outWidth: nil, outHeight: nil, failed: false)
             }
         }
