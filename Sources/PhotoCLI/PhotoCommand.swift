@@ -87,7 +87,7 @@ public struct PhotoCommand: ParsableCommand {
 
     public func run() throws {
         if job.forgets { try forgetHistory(job) }
-        let photoSettings = PhotoSettingsStore.current
+        let photoSettings = Self.photoSettings()
         let options = PhotoOptions(
             maxSize: keepSize ? nil : (maxSize ?? (photoSettings.maxSize > 0 ? photoSettings.maxSize : nil)),
             quality: quality ?? photoSettings.quality, format: format ?? photoSettings.format,
@@ -121,14 +121,11 @@ public struct PhotoCommand: ParsableCommand {
     }
 }
 
-/// The `photo-*` settings, read once per process.
-enum PhotoSettingsStore {
-    static let current: PhotoSettings = {
-        var settings = PhotoSettings()
-        let values = SettingsStore.shared.values(of: PhotoSettings.Key.allCases.map(\.rawValue))
-        for key in PhotoSettings.Key.allCases {
-            guard let value = values[key.rawValue] else { continue }
-            guard !settings.apply(key, value) else { continue }
+extension PhotoCommand {
+    /// The `photo-*` settings as stored; an unusable one is said on stderr and keeps its default.
+    static func photoSettings() -> PhotoSettings {
+        let (settings, unusable) = SettingsStore.shared.load(PhotoSettings.self)
+        for key in unusable {
             let warning = key == .format
                 // TRANSLATORS: %@ is the name of a setting (photo-format); jpeg is a format name.
                 ? tr("warning: the setting %@ is unusable; using jpeg.", key.rawValue)
@@ -137,5 +134,5 @@ enum PhotoSettingsStore {
             printError(warning.localized)
         }
         return settings
-    }()
+    }
 }
