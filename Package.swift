@@ -134,7 +134,7 @@ let package = Package(
             name: "ArchiverTestSupport",
             dependencies: ["ArchiverCore", .product(name: "SystemPackage", package: "swift-system")],
             path: "Tests/ArchiverTestSupport",
-            exclude: ["atspi", "session-bus.conf"]
+            exclude: ["atspi", "python", "session-bus.conf"]
         ),
         .testTarget(name: "ArchiverCoreTests", dependencies: ["ArchiverCore"]),
         .testTarget(name: "PlatformTests", dependencies: ["Platform", "ArchiverTestSupport"]),

@@ -102,11 +102,7 @@ public struct CompressCommand: ParsableCommand {
     }
 
     public func run() throws {
-        if menuCondition {
-            var raw = RawArguments.current()
-            let types = files.map { ContentType.of(raw.path(for: $0)) }
-            throw ExitCode(MenuSelection.isArchivesOnly(types, isA: ContentType.isA) ? 1 : 0)
-        }
+        if menuCondition { throw menuAnswer() }
         if job.forgets { try forgetHistory(job) }
         let settings = UserSettings.current
         // "Compress with Password…" keeps the default format when it can carry a password, else zip.
@@ -123,19 +119,50 @@ public struct CompressCommand: ParsableCommand {
             (try askPartSize(settings: settings, what: what),
              try encrypt && !portability.check ? Self.password(for: what, format: format, fromStandardInput: passwordStdin) : nil)
         }
-        let session = JobSession(
+        let session = startSession(what, settings: settings)
+        // From a menu there is no terminal: the notification is where "install zenity" is read.
+        let (partSize, password) = try asked.get(or: session)
+        if finishing.comment != nil, format != .zip || partSize != nil {
+            throw session.failed(ArchiverError(.usage, tr("--comment is stored in zip archives of one part only."), hint: tr("Add --format zip, without --split.")))
+        }
+        let choices = Choices(
+            format: format, level: level, destination: destination, partSize: partSize, password: password,
+            verifies: finishing.verifies(settings))
+        // --each: one job after another, each named after its item; the batch goes on past a failure.
+        let (made, failures) = try compressGroups(each ? inputs.map { [$0] } : [inputs], choices, session: session)
+        throw finish(made: made, failures: failures, verifies: choices.verifies, session: session)
+    }
+
+    /// What every archive of the run is made with.
+    private struct Choices {
+        var format: ArchiveFormat
+        var level: CompressionLevel
+        var destination: CompressPlan.Destination
+        var partSize: Int64?
+        var password: Secret?
+        var verifies: Bool
+    }
+
+    /// Nemo's condition: exit 1 (no "Compress") when every item is an archive, else 0.
+    private func menuAnswer() -> ExitCode {
+        var raw = RawArguments.current()
+        let types = files.map { ContentType.of(raw.path(for: $0)) }
+        return ExitCode(MenuSelection.isArchivesOnly(types, isA: ContentType.isA) ? 1 : 0)
+    }
+
+    private func startSession(_ what: JobSubject, settings: ArchiverSettings) -> JobSession {
+        JobSession(
             operation: CompressOutcome.operation, job: job, events: events, label: tr("Compressing"),
             title: what.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) }),
             couldNot: what.say({ tr("Could not compress “%@”", $0) }, { ntr("Could not compress %ld item", "Could not compress %ld items", $0) }),
             settings: settings)
-        // From a menu there is no terminal: the notification is where "install zenity" is read.
-        let (partSize, password) = try asked.get(or: session)
-        let verifies = finishing.verifies(settings)
-        if finishing.comment != nil, format != .zip || partSize != nil {
-            throw session.failed(ArchiverError(.usage, tr("--comment is stored in zip archives of one part only."), hint: tr("Add --format zip, without --split.")))
-        }
-        // --each: one job after another, each named after its item; the batch goes on past a failure.
-        let groups = each ? inputs.map { [$0] } : [inputs]
+    }
+
+    /// An archive of each group, in turn. A failure ends the batch (thrown as its exit), unless `--each`
+    /// goes on past it; cancelling and the time budget always end it. Throws when nothing was made.
+    private func compressGroups(
+        _ groups: [[FilePath]], _ choices: Choices, session: JobSession
+    ) throws -> (made: [CompressResult], failures: [ArchiverError]) {
         var made: [CompressResult] = []
         var failures: [ArchiverError] = []
         for (index, group) in groups.enumerated() {
@@ -144,22 +171,7 @@ public struct CompressCommand: ParsableCommand {
                 session.desktop.title = tr("Compressing “%1$@” (%2$ld of %3$ld)", group[0].lastComponent?.string ?? "", index + 1, groups.count).localized
             }
             do throws(ArchiverError) {
-                let result = try Compressor.run(
-                    inputs: group, format: format, level: level, destination: destination, control: session.control,
-                    password: password, partSize: partSize,
-                    preflight: { bytes throws(ArchiverError) in
-                        if let partSize, let refusal = PartSize.check(partSize, inputBytes: bytes) { throw refusal }
-                        if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: session.control.budget) {
-                            throw refusal
-                        }
-                    },
-                    progress: session.progressHandler, leaveOut: leaveOut.choice(settings),
-                    portability: portability.mode(encrypted: encrypt), comment: format == .zip ? finishing.comment : nil,
-                    beforePublishing: finishing.finishing(
-                        format: format, password: password, verifies: verifies, control: session.control, addsComment: false))
-                session.endProgress()
-                for warning in result.warnings { session.warn(warning) }
-                made.append(result)
+                made.append(try compress(group, choices, session: session))
                 session.tally.succeeded += 1
             } catch {
                 guard each, error.code != .cancelled, error.code != .budget else {
@@ -172,12 +184,39 @@ public struct CompressCommand: ParsableCommand {
             }
         }
         guard !made.isEmpty else { throw session.failed(failures[0]) }
+        return (made, failures)
+    }
+
+    /// One archive of `group`, with its warnings said.
+    private func compress(_ group: [FilePath], _ choices: Choices, session: JobSession) throws(ArchiverError) -> CompressResult {
+        let (format, level, partSize) = (choices.format, choices.level, choices.partSize)
+        let result = try Compressor.run(
+            inputs: group, format: format, level: level, destination: choices.destination, control: session.control,
+            password: choices.password, partSize: partSize,
+            preflight: { bytes throws(ArchiverError) in
+                if let partSize, let refusal = PartSize.check(partSize, inputBytes: bytes) { throw refusal }
+                if let refusal = BudgetEstimate.checkCompress(bytes: bytes, format: format, level: level, budget: session.control.budget) {
+                    throw refusal
+                }
+            },
+            progress: session.progressHandler, leaveOut: leaveOut.choice(session.settings),
+            portability: portability.mode(encrypted: encrypt), comment: format == .zip ? finishing.comment : nil,
+            beforePublishing: finishing.finishing(
+                format: format, password: choices.password, verifies: choices.verifies, control: session.control, addsComment: false))
+        session.endProgress()
+        for warning in result.warnings { session.warn(warning) }
+        return result
+    }
+
+    /// The end of a run that made something: `--check`'s verdict alone, or the sentences, the outcome, the
+    /// statistics and the result notification.
+    private func finish(made: [CompressResult], failures: [ArchiverError], verifies: Bool, session: JobSession) -> ExitCode {
         Self.sayPortability(made, session: session, checkOnly: portability.check)
-        if portability.check { throw session.finish(outcome: Self.outcome([], failure: nil, checked: made), statistics: nil) {} }
+        if portability.check { return session.finish(outcome: Self.outcome([], failure: nil, checked: made), statistics: nil) {} }
         if !session.json { Self.describe(made) }
         var outcome = Self.outcome(made, failure: failures.first)
         outcome.verified = verifies
-        throw session.finish(
+        return session.finish(
             outcome: outcome, statistics: (.archiveMade, made.map { ($0.inputBytes, $0.size) })
         ) { Self.notify(session.desktop, made: made, failures: failures) }
     }

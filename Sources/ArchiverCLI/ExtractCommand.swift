@@ -126,15 +126,7 @@ public struct ExtractCommand: ParsableCommand {
     private func extractArchives(
         _ archives: [FilePath], entries: [[UInt8]], destination: FilePath?, environment: ProcessEnvironment, session: JobSession
     ) -> ExitCode {
-        let what = JobSubject(archives)
-        let settings = session.settings
-        let places = ExtractDestination(home: environment.home, environment: environment.variables)
-        let userDirs = environment.readFile(places.configFolder.appending("user-dirs.dirs"))
-        let options = ExtractOptions(
-            folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
-            places: places, here: here, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
-            passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: session.control),
-            names: encoding.flatMap(NameDecoder.init))
+        let options = extractOptions(entries: entries, destination: destination, environment: environment, session: session)
         var results: [ExtractOutcome.Archive] = []
         var made: [(archive: FilePath, result: ExtractResult)] = []
         var failures: [ArchiverError] = []
@@ -146,28 +138,9 @@ public struct ExtractCommand: ParsableCommand {
                 session.desktop.title = tr("Extracting “%1$@” (%2$ld of %3$ld)", archive.lastComponent?.string ?? "", index + 1, archives.count).localized
             }
             do throws(ArchiverError) {
-                let result = try Extractor.run(
-                    archive: archive, options: options, control: session.control, progress: session.progressHandler,
-                    preflight: { bytes throws(ArchiverError) in
-                        if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: session.control.budget) { throw refusal }
-                    })
-                if nested ?? settings.extractNested, let output = result.output {
-                    let inside = try NestedExtraction.run(
-                        in: output, written: result.bytes, archiveBytes: FileSystem.size(of: result.parts), options: options,
-                        control: session.control)
-                    for warning in inside.warnings { session.warn(warning) }
-                }
-                session.endProgress()
-                report(result, session)
+                let result = try extract(archive, options: options, session: session)
                 if result.output != nil { counted.append((FileSystem.size(of: result.parts), result.bytes)) }
-                // Only a complete extraction lets the archive go, and only to the trash.
-                if trashArchive ?? settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil {
-                    do throws(ArchiverError) {
-                        for part in result.parts { try Trash.move(part) }
-                    } catch {
-                        session.warn(JobWarning("trash-failed", error.message))
-                    }
-                }
+                trashIfAsked(result, session: session)
                 results.append(Self.outcome(archive: archive, result: result))
                 made.append((archive, result))
                 session.tally.succeeded += 1
@@ -182,8 +155,48 @@ public struct ExtractCommand: ParsableCommand {
                 if error.code == .cancelled || error.code == .budget { break }
             }
         }
-        Self.notify(session.desktop, what: what, made: made, failures: failures)
+        Self.notify(session.desktop, what: JobSubject(archives), made: made, failures: failures)
         return session.finish(outcome: ExtractOutcome(results: results), statistics: (.archiveExtracted, counted))
+    }
+
+    /// The flags and settings every archive of the run is extracted with.
+    private func extractOptions(entries: [[UInt8]], destination: FilePath?, environment: ProcessEnvironment, session: JobSession) -> ExtractOptions {
+        let settings = session.settings
+        let places = ExtractDestination(home: environment.home, environment: environment.variables)
+        let userDirs = environment.readFile(places.configFolder.appending("user-dirs.dirs"))
+        return ExtractOptions(
+            folder: destination, fallbackFolder: places.extractLocation(setting: settings.extractLocation, userDirs: userDirs),
+            places: places, here: here, selection: entries, keepJunk: keepJunk || (!skipJunk && !settings.skipJunk),
+            passwords: Passwords.asker(fromStandardInput: passwordStdin).notCounted(by: session.control),
+            names: encoding.flatMap(NameDecoder.init))
+    }
+
+    /// One archive, and the archives inside it when asked; its refusals and warnings said.
+    private func extract(_ archive: FilePath, options: ExtractOptions, session: JobSession) throws(ArchiverError) -> ExtractResult {
+        let result = try Extractor.run(
+            archive: archive, options: options, control: session.control, progress: session.progressHandler,
+            preflight: { bytes throws(ArchiverError) in
+                if let refusal = BudgetEstimate.checkExtract(archiveBytes: bytes, budget: session.control.budget) { throw refusal }
+            })
+        if nested ?? session.settings.extractNested, let output = result.output {
+            let inside = try NestedExtraction.run(
+                in: output, written: result.bytes, archiveBytes: FileSystem.size(of: result.parts), options: options,
+                control: session.control)
+            for warning in inside.warnings { session.warn(warning) }
+        }
+        session.endProgress()
+        report(result, session)
+        return result
+    }
+
+    /// `--trash-archive` (or its setting): only a complete extraction lets the archive go, and only to the trash.
+    private func trashIfAsked(_ result: ExtractResult, session: JobSession) {
+        guard trashArchive ?? session.settings.trashArchiveAfterExtract, !result.hasWarnings, result.output != nil else { return }
+        do throws(ArchiverError) {
+            for part in result.parts { try Trash.move(part) }
+        } catch {
+            session.warn(JobWarning("trash-failed", error.message))
+        }
     }
 
     /// An archive's refused entries and warnings, as warnings of the job.

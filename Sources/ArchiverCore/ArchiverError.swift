@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// The one error every layer throws: a code that decides the exit status, and words for a person.
 public struct ArchiverError: Error, CustomStringConvertible, Sendable {
     /// What kind of failure this is. A struct around a private enum so that cases can be added later.
@@ -53,6 +55,10 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
         }
     }
 
+    /// The file of `path` byte for byte, when the error was made from a `FilePath`: a Latin-1 name
+    /// survives into a tool's JSON, where `path` shows it with U+FFFD.
+    public var file: FilePath?
+
     public var code: Code
     /// One plain sentence saying what went wrong.
     public var message: Text
@@ -76,6 +82,11 @@ public struct ArchiverError: Error, CustomStringConvertible, Sendable {
     @available(*, deprecated, message: "words for a person go through tr(), ntr() or ptr()")
     public init(_ code: Code, _ message: String, hint: String? = nil, path: String? = nil) {
         self.init(code, .verbatim(message), hint: hint.map(Text.verbatim), path: path)
+    }
+
+    public init(_ code: Code, _ message: Text, hint: Text? = nil, file: FilePath) {
+        self.init(code, message, hint: hint, path: file.string)
+        self.file = file
     }
 
     /// The sentence and the hint, in the user's language.

@@ -1,6 +1,6 @@
 /// The user's defaults for the jobs, as the GSettings schema `io.github.archiver` holds them. The built-in
 /// values are the schema's defaults (SettingKeys.swift), used when the schema is missing; flags override both.
-public struct ArchiverSettings: Equatable, Sendable {
+public struct ArchiverSettings: SettingsGroup, Equatable {
     public var defaultFormat = Setting.defaultFormat.defaultValue
     public var compressionLevel = Setting.compressionLevel.defaultValue
     /// The format last chosen in the Compress… window; nil until one was (the window then starts from

@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// The Compress Photos… window's photos: what each is, its estimate and outcome, which are selected, the
 /// totals line and the inputs a run is given. Pure decisions, without GTK (the window shows them).
 public struct PhotoSelection: Sendable {
@@ -15,7 +17,8 @@ public struct PhotoSelection: Sendable {
     }
 
     public struct Photo: Sendable, Equatable {
-        public var path: String
+        /// Byte for byte: a Latin-1 name is estimated, compressed and compared as it is on disk.
+        public var path: FilePath
         public var size: Int64
         public var status: Status = .pending
         public var estimatedSize: Int64?
@@ -23,24 +26,24 @@ public struct PhotoSelection: Sendable {
         public var height: Int?
         public var selected = true
         /// After a run: the copy and its size (nil until its `photo` event).
-        public var output: String?
+        public var output: FilePath?
         public var outputSize: Int64?
         public var outputWidth: Int?
         public var outputHeight: Int?
         public var failed = false
 
-        public init(path: String, size: Int64) {
+        public init(path: FilePath, size: Int64) {
             self.path = path
             self.size = size
         }
 
-        public var name: String { path.split(separator: "/").last.map(String.init) ?? path }
+        public var name: String { path.lastComponent?.string ?? path.string }
         /// Given to a run: selected and readable.
         public var included: Bool { selected && status != .unreadable }
     }
 
     public private(set) var photos: [Photo] = []
-    private var index: [String: Int] = [:]
+    private var index: [FilePath: Int] = [:]
 
     public init() {}
 
@@ -55,14 +58,14 @@ public struct PhotoSelection: Sendable {
 
     /// Adds a photo unless it is there already; returns its position.
     @discardableResult
-    public mutating func add(path: String, size: Int64) -> Int {
+    public mutating func add(path: FilePath, size: Int64) -> Int {
         if let known = index[path] { return known }
         photos.append(Photo(path: path, size: size))
         index[path] = photos.count - 1
         return photos.count - 1
     }
 
-    public func position(of path: String) -> Int? { index[path] }
+    public func position(of path: FilePath) -> Int? { index[path] }
 
     public subscript(position: Int) -> Photo {
         get { photos[position] }
@@ -72,7 +75,7 @@ public struct PhotoSelection: Sendable {
     /// One `estimate` event of `--estimate`: the photo's status and the size of its copy. A photo the walk did
     /// not find is added (the engine's plan is the authority on what is a photo).
     @discardableResult
-    public mutating func estimate(path: String, size: Int64, status: Status, estimatedSize: Int64?, width: Int?, height: Int?) -> Int {
+    public mutating func estimate(path: FilePath, size: Int64, status: Status, estimatedSize: Int64?, width: Int?, height: Int?) -> Int {
         let at = add(path: path, size: size)
         photos[at].size = size
         photos[at].status = status
@@ -93,8 +96,8 @@ public struct PhotoSelection: Sendable {
     }
 
     /// Puts the photos in `order` (paths; the suggestions' order, largest saving first), the rest after.
-    public mutating func reorder(_ order: [String]) {
-        var rank: [String: Int] = [:]
+    public mutating func reorder(_ order: [FilePath]) {
+        var rank: [FilePath: Int] = [:]
         for (at, path) in order.enumerated() where rank[path] == nil { rank[path] = at }
         photos = photos.enumerated().sorted { a, b in
             (rank[a.element.path] ?? order.count + a.offset, a.offset) < (rank[b.element.path] ?? order.count + b.offset, b.offset)
@@ -157,12 +160,11 @@ public struct PhotoSelection: Sendable {
     /// What a run is given: a folder the person named whose photos are all included stays that folder (its
     /// copies go to "Compressed - Album" with the subfolders mirrored), otherwise each included photo by itself.
     /// - Parameter inputs: what the window was opened with, with whether each is a folder.
-    public func runInputs(_ inputs: [(path: String, isDirectory: Bool)]) -> [String] {
-        var result: [String] = []
-        var covered = Set<String>()
+    public func runInputs(_ inputs: [(path: FilePath, isDirectory: Bool)]) -> [FilePath] {
+        var result: [FilePath] = []
+        var covered = Set<FilePath>()
         for input in inputs where input.isDirectory {
-            let prefix = input.path.hasSuffix("/") ? input.path : input.path + "/"
-            let inside = photos.filter { $0.path.hasPrefix(prefix) }
+            let inside = photos.filter { $0.path != input.path && $0.path.starts(with: input.path) }
             guard !inside.isEmpty, inside.allSatisfy({ $0.included || $0.status == .unreadable }) else { continue }
             result.append(input.path)
             for photo in inside { covered.insert(photo.path) }
@@ -175,7 +177,7 @@ public struct PhotoSelection: Sendable {
 
     /// One `photo` event: the copy made (or kept, or the failure). Returns the photo's position.
     @discardableResult
-    public mutating func finished(source: String, output: String?, size: Int64?, outWidth: Int?, outHeight: Int?, failed: Bool) -> Int? {
+    public mutating func finished(source: FilePath, output: FilePath?, size: Int64?, outWidth: Int?, outHeight: Int?, failed: Bool) -> Int? {
         guard let at = index[source] else { return nil }
         photos[at].output = output
         photos[at].outputSize = size

@@ -135,6 +135,15 @@ public protocol SettingKeySubset: CaseIterable, Sendable, RawRepresentable<Strin
     var setting: SettingKey { get }
 }
 
+/// Typed settings over some keys of the schema, built from their defaults (`init()`) and the stored values:
+/// `SettingsStore.load` reads any such group the one way.
+public protocol SettingsGroup: Sendable {
+    associatedtype Key: SettingKeySubset
+    init()
+    /// Applies one stored value; false (the default kept) when it is of the wrong type or out of range.
+    mutating func apply(_ key: Key, _ value: SettingValue) -> Bool
+}
+
 extension SettingKeySubset {
     /// The key's name in the schema.
     public var rawValue: String { setting.name }

@@ -150,12 +150,16 @@ public final class SettingsStore: @unchecked Sendable {
         return written
     }
 
-    /// The stored values of `keys` (settings of one executable, such as Compress Photos' `photo-*` keys).
-    /// Keys the installed schema lacks are left out: the caller keeps its built-in defaults for them.
-    public func values(of keys: [String]) -> [String: SettingValue] {
-        var values: [String: SettingValue] = [:]
-        for key in keys { values[key] = stored(key) }
-        return values
+    /// A group of settings (such as Compress Photos' `photo-*` keys) as stored, and the keys whose stored value
+    /// was unusable (each keeps its default). Keys the installed schema lacks keep their defaults too.
+    public func load<Group: SettingsGroup>(_ group: Group.Type) -> (settings: Group, unusable: [Group.Key]) {
+        var settings = Group()
+        var unusable: [Group.Key] = []
+        for key in Group.Key.allCases {
+            guard let value = stored(key.rawValue) else { continue }
+            if !settings.apply(key, value) { unusable.append(key) }
+        }
+        return (settings, unusable)
     }
 }
 

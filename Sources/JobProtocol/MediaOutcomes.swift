@@ -1,3 +1,5 @@
+import SystemPackage
+
 /// `compress-pdf-with-archiver`'s outcome: one result per PDF.
 public struct PDFOutcome: JobOutcome {
     public static let operation = "compress-pdf"
@@ -145,8 +147,8 @@ public struct PDFEstimateOutcome: JobOutcome {
 
 /// A photo's copy: in `compress-photos-with-archiver`'s outcome, and (with `message`) its `photo` event.
 public struct PhotoCopy: Sendable {
-    public var source: String
-    public var path: String?
+    public var source: FilePath
+    public var path: FilePath?
     public var inputSize: Int64
     public var size: Int64?
     /// `compressed`, `kept` (the original's bytes), `video`, or `failed` in an event.
@@ -157,7 +159,7 @@ public struct PhotoCopy: Sendable {
     public var outHeight: Int64?
 
     public init(
-        source: String, path: String?, inputSize: Int64, size: Int64?, outcome: String, width: Int64?, height: Int64?,
+        source: FilePath, path: FilePath?, inputSize: Int64, size: Int64?, outcome: String, width: Int64?, height: Int64?,
         outWidth: Int64?, outHeight: Int64?
     ) {
         self.source = source
@@ -172,16 +174,16 @@ public struct PhotoCopy: Sendable {
     }
 
     public init?(_ json: JSON) {
-        guard let source = json["source"]?.string else { return nil }
+        guard let source = json["source"]?.path else { return nil }
         self.init(
-            source: source, path: json["path"]?.string, inputSize: json["inputSize"]?.int ?? 0, size: json["size"]?.int,
+            source: source, path: json["path"]?.path, inputSize: json["inputSize"]?.int ?? 0, size: json["size"]?.int,
             outcome: json["outcome"]?.string ?? "", width: json["width"]?.int, height: json["height"]?.int,
             outWidth: json["outWidth"]?.int, outHeight: json["outHeight"]?.int)
     }
 
     public var fields: [(String, JSON)] {
         [
-            ("source", .string(source)), ("path", .optional(path)), ("inputSize", .int(inputSize)), ("size", .optional(size)),
+            ("source", .path(source)), ("path", path.map(JSON.path) ?? .null), ("inputSize", .int(inputSize)), ("size", .optional(size)),
             ("outcome", .string(outcome)), ("width", .optional(width)), ("height", .optional(height)),
             ("outWidth", .optional(outWidth)), ("outHeight", .optional(outHeight)),
         ]
@@ -212,7 +214,7 @@ public struct PhotoEvent: JobEventKind {
 /// A photo's estimated copy (`--estimate`, `--suggest`).
 public struct EstimateEvent: JobEventKind {
     public static let name = "estimate"
-    public var source: String
+    public var source: FilePath
     public var size: Int64
     public var width: Int64
     public var height: Int64
@@ -221,7 +223,7 @@ public struct EstimateEvent: JobEventKind {
     public var status: String
     public var message: String?
 
-    public init(source: String, size: Int64, width: Int64, height: Int64, estimatedSize: Int64, status: String, message: String?) {
+    public init(source: FilePath, size: Int64, width: Int64, height: Int64, estimatedSize: Int64, status: String, message: String?) {
         self.source = source
         self.size = size
         self.width = width
@@ -232,7 +234,7 @@ public struct EstimateEvent: JobEventKind {
     }
 
     public init?(_ json: JSON) {
-        guard let source = json["source"]?.string else { return nil }
+        guard let source = json["source"]?.path else { return nil }
         self.init(
             source: source, size: json["size"]?.int ?? 0, width: json["width"]?.int ?? 0, height: json["height"]?.int ?? 0,
             estimatedSize: json["estimatedSize"]?.int ?? 0, status: json["status"]?.string ?? "", message: json["message"]?.string)
@@ -240,7 +242,7 @@ public struct EstimateEvent: JobEventKind {
 
     public var fields: [(String, JSON)] {
         [
-            ("source", .string(source)), ("size", .int(size)), ("width", .int(width)), ("height", .int(height)),
+            ("source", .path(source)), ("size", .int(size)), ("width", .int(width)), ("height", .int(height)),
             ("estimatedSize", .int(estimatedSize)), ("status", .string(status)), ("message", .optional(message)),
         ]
     }
@@ -251,9 +253,9 @@ public struct PhotoOutcome: JobOutcome {
     public static let operation = "compress-photos"
 
     public struct Failure: Sendable {
-        public var path: String?
+        public var path: FilePath?
         public var error: ErrorReport?
-        public init(path: String?, error: ErrorReport?) {
+        public init(path: FilePath?, error: ErrorReport?) {
             self.path = path
             self.error = error
         }
@@ -279,7 +281,7 @@ public struct PhotoOutcome: JobOutcome {
     public var fields: [(String, JSON)] {
         let outputs: (String, JSON) = ("outputs", .array(self.outputs.map { .object($0.fields) }))
         let failures: (String, JSON) = (
-            "failures", .array(self.failures.map { .object([("path", .optional($0.path)), ("error", $0.error.json)]) })
+            "failures", .array(self.failures.map { .object([("path", $0.path.map(JSON.path) ?? .null), ("error", $0.error.json)]) })
         )
         guard let photos else { return [outputs, failures, ("error", error.json)] }
         return [
@@ -292,7 +294,7 @@ public struct PhotoOutcome: JobOutcome {
         guard json["outputs"] != nil else { return nil }
         self.init(
             outputs: json["outputs"]?.array.compactMap(PhotoCopy.init) ?? [], photos: json["photos"]?.int,
-            failures: json["failures"]?.array.map { Failure(path: $0["path"]?.string, error: ErrorReport($0["error"])) } ?? [],
+            failures: json["failures"]?.array.map { Failure(path: $0["path"]?.path, error: ErrorReport($0["error"])) } ?? [],
             error: ErrorReport(json["error"]))
         kept = json["kept"]?.int ?? 0
         inputBytes = json["inputBytes"]?.int ?? 0

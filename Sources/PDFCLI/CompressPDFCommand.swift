@@ -79,17 +79,7 @@ public struct CompressPDFCommand: ParsableCommand {
         var raw = RawArguments.current()
         let inputs = files.map { raw.path(for: $0) }
         let outputPath = output.map { raw.path(for: $0) }
-        // The one input's name, or nil for several: each sentence about them has both forms.
-        let single = inputs.count == 1 ? inputs[0].lastComponent?.string ?? inputs[0].string : nil
-        let session = JobSession(
-            operation: PDFOutcome.operation, job: job, events: events,
-            // TRANSLATORS: the label before the progress bar on the terminal.
-            label: flatten ? tr("Flattening") : tr("Compressing"),
-            title: flatten
-                ? single.map { tr("Flattening “%@”", $0) } ?? ntr("Flattening %ld PDF", "Flattening %ld PDFs", inputs.count)
-                : single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld PDF", "Compressing %ld PDFs", inputs.count),
-            couldNot: single.map { tr("Could not compress “%@”", $0) }
-                ?? ntr("Could not compress %ld PDF", "Could not compress %ld PDFs", inputs.count))
+        let session = startSession(inputs)
         let quality = quality ?? session.settings.pdfQuality
         if let refusal = BudgetEstimate.checkPDF(bytes: FileSystem.size(of: inputs), budget: session.control.budget) {
             throw session.failed(refusal)
@@ -110,10 +100,35 @@ public struct CompressPDFCommand: ParsableCommand {
         let options = PDFCompressor.Options(quality: quality, output: outputPath, flatten: flatten)
         let results = Self.compressAll(inputs, options: options, control: session.control, passwords: passwords, batch: batch)
         session.endProgress()
+        let (made, failures, items) = Self.collect(zip(inputs, results), session: session)
+        Self.notify(session.desktop, failed: session.couldNot, made: made, failures: failures, flattened: flatten)
+        throw session.finish(
+            outcome: PDFOutcome(results: items, error: failures.first.map(ErrorReport.init)),
+            statistics: (.pdfCompressed, made.filter { $0.output != nil }.map { ($0.inputBytes, $0.outputBytes) }))
+    }
+
+    private func startSession(_ inputs: [FilePath]) -> JobSession {
+        // The one input's name, or nil for several: each sentence about them has both forms.
+        let single = inputs.count == 1 ? inputs[0].lastComponent?.string ?? inputs[0].string : nil
+        return JobSession(
+            operation: PDFOutcome.operation, job: job, events: events,
+            // TRANSLATORS: the label before the progress bar on the terminal.
+            label: flatten ? tr("Flattening") : tr("Compressing"),
+            title: flatten
+                ? single.map { tr("Flattening “%@”", $0) } ?? ntr("Flattening %ld PDF", "Flattening %ld PDFs", inputs.count)
+                : single.map { tr("Compressing “%@”", $0) } ?? ntr("Compressing %ld PDF", "Compressing %ld PDFs", inputs.count),
+            couldNot: single.map { tr("Could not compress “%@”", $0) }
+                ?? ntr("Could not compress %ld PDF", "Could not compress %ld PDFs", inputs.count))
+    }
+
+    /// Each PDF's outcome in the job: counted, its warnings and sentence said, and its item of the result.
+    private static func collect(
+        _ outcomes: Zip2Sequence<[FilePath], [Result<PDFCompressResult, ArchiverError>]>, session: JobSession
+    ) -> (made: [PDFCompressResult], failures: [ArchiverError], items: [PDFOutcome.Item]) {
         var made: [PDFCompressResult] = []
         var failures: [ArchiverError] = []
         var items: [PDFOutcome.Item] = []
-        for (input, outcome) in zip(inputs, results) {
+        for (input, outcome) in outcomes {
             switch outcome {
             case .success(let result):
                 made.append(result)
@@ -129,10 +144,7 @@ public struct CompressPDFCommand: ParsableCommand {
                 items.append(item)
             }
         }
-        Self.notify(session.desktop, failed: session.couldNot, made: made, failures: failures, flattened: flatten)
-        throw session.finish(
-            outcome: PDFOutcome(results: items, error: failures.first.map(ErrorReport.init)),
-            statistics: (.pdfCompressed, made.filter { $0.output != nil }.map { ($0.inputBytes, $0.outputBytes) }))
+        return (made, failures, items)
     }
 }
 

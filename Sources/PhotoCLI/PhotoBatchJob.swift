@@ -66,7 +66,7 @@ final class PhotoBatchJob {
         }
         let plan: PhotoPlan
         do throws(ArchiverError) {
-            try PhotoCommand.checkWritable(options.format)
+            try Self.checkWritable(options.format)
             plan = try PhotoPlan.make(
                 inputs: inputs, destination: destination, format: options.format, reusing: previous?.roots ?? [:],
                 claimed: { journal?.recordRoot(input: $0, root: $1) })
@@ -118,7 +118,7 @@ final class PhotoBatchJob {
                 events: batchEvents, trash: PhotoCommand.moveToTrash,
                 progress: { [events] progress in
                     session.progress(
-                        done: progress.bytesDone, total: progress.bytesTotal, detail: PhotoCommand.lines(progress), toStream: false)
+                        done: progress.bytesDone, total: progress.bytesTotal, detail: Self.lines(progress), toStream: false)
                     events?.progress(progress)
                 })
         } catch {
@@ -158,7 +158,7 @@ final class PhotoBatchJob {
             session.desktop.failed(summary: session.couldNot.localized, first)
             return ExitCode(status)
         } else {
-            PhotoCommand.notify(session.desktop, result: result, plan: plan, failures: failures)
+            Self.notify(session.desktop, result: result, plan: plan, failures: failures)
         }
         return session.finish(
             outcome: nil, status: status,
@@ -175,5 +175,57 @@ final class PhotoBatchJob {
             : ntr("Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", "Stopped by the time budget after %2$ld of %1$ld photos; the one in progress was removed.", total, done)
         error.message = done == 0 ? after : [after, ntr("The %ld photo finished is kept.", "The %ld photos finished are kept.", done)]
         return error
+    }
+
+    /// Refuses a format this libvips/libheif cannot write, before anything is made.
+    private static func checkWritable(_ format: PhotoFormat) throws(ArchiverError) {
+        guard format != .jpeg else { return try PhotoCodec.start() }
+        guard try PhotoCodec.writableFormats().contains(format) else {
+            throw ArchiverError(
+                // TRANSLATORS: %@ is a format name: WEBP, AVIF, HEIC.
+                .notAnArchive, tr("This system's libvips cannot write %@ files.", format.rawValue.uppercased()),
+                hint: format == .heic || format == .avif
+                    ? tr("Install libheif1 with its encoders (libx265, libaom), or use --format jpeg.") : tr("Use --format jpeg."))
+        }
+    }
+
+    private static func notify(_ desktop: DesktopFeedback, result: PhotoBatchResult, plan: PhotoPlan, failures: [ArchiverError]) {
+        let photos = result.photos
+        var lines = [PhotoSummary.line(photos: photos.count, inputBytes: result.inputBytes, outputBytes: result.outputBytes)]
+        if let root = plan.roots.first {
+            let folder = plan.createdFolders.isEmpty ? root.removingLastComponent() : root
+            // TRANSLATORS: a line of its own under the result: the folder the copies are in.
+            lines.append(tr("in %@", folder))
+        }
+        let kept = photos.count { $0.outcome == .kept }
+        if kept > 0 { lines.append(PhotoReport.kept(kept)) }
+        if !failures.isEmpty {
+            let names = failures.prefix(3).map { failure in
+                failure.path.map { Text.verbatim(FilePath($0).lastComponent?.string ?? $0) } ?? failure.message
+            }
+            let list = Text.sentences(names + (failures.count > 3 ? [.verbatim("…")] : []), separator: ", ")
+            // TRANSLATORS: %2$@ names up to three photos: “a.jpg, b.jpg, c.jpg, …”.
+            lines.append(ntr("%1$ld could not be compressed: %2$@", "%1$ld could not be compressed: %2$@", failures.count, list))
+        }
+        let single = photos.count == 1 && plan.createdFolders.isEmpty ? photos.first?.output : nil
+        let item = plan.createdFolders.first ?? photos.first?.output
+        let name = photos.count == 1 ? photos[0].source.lastComponent?.string : nil
+        desktop.succeeded(
+            summary: (name.map { tr("Compressed %@", $0) } ?? ntr("Compressed %ld photo", "Compressed %ld photos", photos.count)).localized,
+            body: Text.sentences(lines, separator: "\n").localized, item: item, attachable: single,
+            recent: plan.createdFolders.isEmpty ? item.map { (mimeType: RecentFiles.guessedType(of: $0), exec: "xdg-open %u") } : nil,
+            originalSize: single != nil ? photos.first?.inputBytes : nil)
+    }
+
+    /// The progress line: `12 of 48 photos  IMG_1234.jpg  35 MB saved` on the terminal, and in two lines in the
+    /// notification.
+    private static func lines(_ progress: PhotoProgress) -> (terminal: String, desktop: String) {
+        // TRANSLATORS: the photo being worked on (%2$ld) of all (%1$ld), in a progress line. English says “1 of 1 photos”.
+        let counts = ntr("%2$ld of %1$ld photos", "%2$ld of %1$ld photos", progress.total, min(progress.finished + 1, progress.total))
+        let saved = progress.saved > 0 ? tr("%@ saved", .bytes(progress.saved)) : nil
+        let name = Text.verbatim(progress.current.displayName)
+        let terminalLine = Text.sentences([counts, name] + (saved.map { [$0] } ?? []), separator: "  ")
+        let desktopLine = Text.sentences([Text.sentences([counts] + (saved.map { [$0] } ?? []), separator: "  "), name], separator: "\n")
+        return (terminalLine.localized, desktopLine.localized)
     }
 }

@@ -87,7 +87,7 @@ public struct PhotoCommand: ParsableCommand {
 
     public func run() throws {
         if job.forgets { try forgetHistory(job) }
-        let photoSettings = PhotoSettingsStore.current
+        let photoSettings = Self.photoSettings()
         let options = PhotoOptions(
             maxSize: keepSize ? nil : (maxSize ?? (photoSettings.maxSize > 0 ? photoSettings.maxSize : nil)),
             quality: quality ?? photoSettings.quality, format: format ?? photoSettings.format,
@@ -119,70 +119,13 @@ public struct PhotoCommand: ParsableCommand {
             throw error
         }
     }
-
-    /// Refuses a format this libvips/libheif cannot write, before anything is made.
-    static func checkWritable(_ format: PhotoFormat) throws(ArchiverError) {
-        guard format != .jpeg else { return try PhotoCodec.start() }
-        guard try PhotoCodec.writableFormats().contains(format) else {
-            throw ArchiverError(
-                // TRANSLATORS: %@ is a format name: WEBP, AVIF, HEIC.
-                .notAnArchive, tr("This system's libvips cannot write %@ files.", format.rawValue.uppercased()),
-                hint: format == .heic || format == .avif
-                    ? tr("Install libheif1 with its encoders (libx265, libaom), or use --format jpeg.") : tr("Use --format jpeg."))
-        }
-    }
-
-    static func notify(_ desktop: DesktopFeedback, result: PhotoBatchResult, plan: PhotoPlan, failures: [ArchiverError]) {
-        let photos = result.photos
-        var lines = [PhotoSummary.line(photos: photos.count, inputBytes: result.inputBytes, outputBytes: result.outputBytes)]
-        if let root = plan.roots.first {
-            let folder = plan.createdFolders.isEmpty ? root.removingLastComponent() : root
-            // TRANSLATORS: a line of its own under the result: the folder the copies are in.
-            lines.append(tr("in %@", folder))
-        }
-        let kept = photos.count { $0.outcome == .kept }
-        if kept > 0 { lines.append(PhotoReport.kept(kept)) }
-        if !failures.isEmpty {
-            let names = failures.prefix(3).map { failure in
-                failure.path.map { Text.verbatim(FilePath($0).lastComponent?.string ?? $0) } ?? failure.message
-            }
-            let list = Text.sentences(names + (failures.count > 3 ? [.verbatim("…")] : []), separator: ", ")
-            // TRANSLATORS: %2$@ names up to three photos: “a.jpg, b.jpg, c.jpg, …”.
-            lines.append(ntr("%1$ld could not be compressed: %2$@", "%1$ld could not be compressed: %2$@", failures.count, list))
-        }
-        let single = photos.count == 1 && plan.createdFolders.isEmpty ? photos.first?.output : nil
-        let item = plan.createdFolders.first ?? photos.first?.output
-        let name = photos.count == 1 ? photos[0].source.lastComponent?.string : nil
-        desktop.succeeded(
-            summary: (name.map { tr("Compressed %@", $0) } ?? ntr("Compressed %ld photo", "Compressed %ld photos", photos.count)).localized,
-            body: Text.sentences(lines, separator: "\n").localized, item: item, attachable: single,
-            recent: plan.createdFolders.isEmpty ? item.map { (mimeType: RecentFiles.guessedType(of: $0), exec: "xdg-open %u") } : nil,
-            originalSize: single != nil ? photos.first?.inputBytes : nil)
-    }
 }
 
 extension PhotoCommand {
-    /// The progress line: `12 of 48 photos  IMG_1234.jpg  35 MB saved` on the terminal, and in two lines in the
-    /// notification.
-    static func lines(_ progress: PhotoProgress) -> (terminal: String, desktop: String) {
-        // TRANSLATORS: the photo being worked on (%2$ld) of all (%1$ld), in a progress line. English says “1 of 1 photos”.
-        let counts = ntr("%2$ld of %1$ld photos", "%2$ld of %1$ld photos", progress.total, min(progress.finished + 1, progress.total))
-        let saved = progress.saved > 0 ? tr("%@ saved", .bytes(progress.saved)) : nil
-        let name = Text.verbatim(progress.current.displayName)
-        let terminalLine = Text.sentences([counts, name] + (saved.map { [$0] } ?? []), separator: "  ")
-        let desktopLine = Text.sentences([Text.sentences([counts] + (saved.map { [$0] } ?? []), separator: "  "), name], separator: "\n")
-        return (terminalLine.localized, desktopLine.localized)
-    }
-}
-
-/// The `photo-*` settings, read once per process.
-enum PhotoSettingsStore {
-    static let current: PhotoSettings = {
-        var settings = PhotoSettings()
-        let values = SettingsStore.shared.values(of: PhotoSettings.Key.allCases.map(\.rawValue))
-        for key in PhotoSettings.Key.allCases {
-            guard let value = values[key.rawValue] else { continue }
-            guard !settings.apply(key, value) else { continue }
+    /// The `photo-*` settings as stored; an unusable one is said on stderr and keeps its default.
+    static func photoSettings() -> PhotoSettings {
+        let (settings, unusable) = SettingsStore.shared.load(PhotoSettings.self)
+        for key in unusable {
             let warning = key == .format
                 // TRANSLATORS: %@ is the name of a setting (photo-format); jpeg is a format name.
                 ? tr("warning: the setting %@ is unusable; using jpeg.", key.rawValue)
@@ -191,5 +134,5 @@ enum PhotoSettingsStore {
             printError(warning.localized)
         }
         return settings
-    }()
+    }
 }

@@ -26,7 +26,7 @@ struct PhotoEvents {
         case .success(let item): stream.event(PhotoEvent(Self.copy(item), message: nil))
         case .failure(let error):
             let copy = PhotoCopy(
-                source: job.source.string, path: nil, inputSize: job.bytes, size: nil, outcome: "failed", width: nil, height: nil,
+                source: job.source, path: nil, inputSize: job.bytes, size: nil, outcome: "failed", width: nil, height: nil,
                 outWidth: nil, outHeight: nil)
             stream.event(PhotoEvent(copy, message: error.message.localized))
         }
@@ -36,14 +36,14 @@ struct PhotoEvents {
 
     static func copy(_ item: PhotoItem) -> PhotoCopy {
         PhotoCopy(
-            source: item.source.string, path: item.output.string, inputSize: item.inputBytes, size: item.outputBytes,
+            source: item.source, path: item.output, inputSize: item.inputBytes, size: item.outputBytes,
             outcome: item.outcome.rawValue, width: Int64(item.width), height: Int64(item.height), outWidth: Int64(item.outWidth),
             outHeight: Int64(item.outHeight))
     }
 
     static func event(_ estimate: PhotoEstimate) -> EstimateEvent {
         EstimateEvent(
-            source: estimate.source.string, size: estimate.size, width: Int64(estimate.width), height: Int64(estimate.height),
+            source: estimate.source, size: estimate.size, width: Int64(estimate.width), height: Int64(estimate.height),
             estimatedSize: estimate.estimatedSize, status: estimate.status.rawValue, message: estimate.message?.localized)
     }
 }

@@ -39,7 +39,7 @@ final class PhotoReport {
         if json {
             var outcome = PhotoOutcome(
                 outputs: result.items.map(PhotoEvents.copy), photos: Int64(photos.count),
-                failures: failures.map { PhotoOutcome.Failure(path: $0.path, error: ErrorReport($0)) }, error: error.map(ErrorReport.init))
+                failures: failures.map { PhotoOutcome.Failure(path: $0.file ?? $0.path.map { FilePath($0) }, error: ErrorReport($0)) }, error: error.map(ErrorReport.init))
             outcome.kept = Int64(kept)
             outcome.inputBytes = result.inputBytes
             outcome.outputBytes = result.outputBytes

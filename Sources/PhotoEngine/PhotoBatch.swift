@@ -254,7 +254,7 @@ public enum PhotoBatch {
         // stat, not lstat: a link the person chose stands for its target (size, times, permissions).
         var original = stat()
         guard job.source.withPlatformString({ stat($0, &original) }) == 0 else {
-            throw ArchiverError(.inputUnreadable, tr("“%@” has disappeared.", job.source), path: job.source.string)
+            throw ArchiverError(.inputUnreadable, tr("“%@” has disappeared.", job.source), file: job.source)
         }
         let pending = try PendingFile(in: job.folder)
         defer { withExtendedLifetime(pending) {} }  // its clean-up lives until this photo is done
@@ -325,7 +325,7 @@ public enum PhotoBatch {
                     // TRANSLATORS: a photo's name, then why its copy could not be saved.
                     tr("The copy of “%1$@” could not be saved: %2$@", job.source.lastComponent?.string ?? job.source.string,
                        error.message),
-                    hint: error.hint, path: job.source.string)
+                    hint: error.hint, file: job.source)
             }
         } else {
             if job.replacesSource { try trash(job.source) }
@@ -389,7 +389,7 @@ public enum PhotoBatch {
 
     private static func readError(_ source: FilePath, _ code: Int32) -> ArchiverError {
         // TRANSLATORS: a file, then the system's reason ("Permission denied").
-        ArchiverError(.inputUnreadable, tr("Cannot read “%1$@”: %2$@.", source, TextValue.systemError(code)), path: source.string)
+        ArchiverError(.inputUnreadable, tr("Cannot read “%1$@”: %2$@.", source, TextValue.systemError(code)), file: source)
     }
 }
 

@@ -52,7 +52,7 @@ public enum PhotoCodec {
             throw ArchiverError(
                 // TRANSLATORS: a photo's name, then why (libvips's reason, or one of ours: "it is damaged or cut short").
                 .corrupt, tr("“%1$@” could not be compressed: %2$@.", input.lastComponent?.string ?? input.string, reason),
-                path: input.string)
+                file: input)
         }
         return (Int(result.width), Int(result.height))
     }
@@ -65,14 +65,14 @@ public enum PhotoCodec {
             return ArchiverError(
                 .notAnArchive,
                 tr("“%@” is a TIFF compressed with JPEG of the old kind (TIFF compression 6), which Archiver cannot read.", name),
-                hint: hint, path: path.string)
+                hint: hint, file: path)
         }
         if key.hasPrefix("tiff-bits:"), let bits = Int(key.dropFirst("tiff-bits:".count)) {
             return ArchiverError(
                 .notAnArchive,
                 // TRANSLATORS: a photo's name, then a number of bits such as 12.
                 tr("“%1$@” is a TIFF with %2$ld bits per sample, which Archiver cannot read.", name, bits),
-                hint: hint, path: path.string)
+                hint: hint, file: path)
         }
         return nil
     }
@@ -94,7 +94,7 @@ extension PhotoCodec {
             let key = message.map { String(cString: $0) } ?? ""
             free(message)
             if let refusal = unsupported(key, path: path) { throw refusal }
-            throw ArchiverError(.corrupt, key.isEmpty ? tr("unknown error") : plainReason(key, path: path.string), path: path.string)
+            throw ArchiverError(.corrupt, key.isEmpty ? tr("unknown error") : plainReason(key, path: path.string), file: path)
         }
         let loader = withUnsafeBytes(of: header.loader) { bytes in
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)

@@ -70,7 +70,7 @@ public struct PhotoPlan: Sendable {
             }
             guard let info, let name = input.lastComponent?.bytes else {
                 problems.append(
-                    ArchiverError(.inputUnreadable, tr("“%@” does not exist.", input), hint: tr("Check the name."), path: input.string))
+                    ArchiverError(.inputUnreadable, tr("“%@” does not exist.", input), hint: tr("Check the name."), file: input))
                 continue
             }
             let parent = input.removingLastComponent()
@@ -97,7 +97,7 @@ public struct PhotoPlan: Sendable {
             } else if FileSystem.isRegular(info) {
                 addLoose(input, name: name, parent: parent, bytes: Int64(info.st_size), destination: destination, format: format)
             } else {
-                problems.append(ArchiverError(.notAnArchive, tr("“%@” is not a photo.", input), path: input.string))
+                problems.append(ArchiverError(.notAnArchive, tr("“%@” is not a photo.", input), file: input))
             }
         }
     }
@@ -117,7 +117,7 @@ public struct PhotoPlan: Sendable {
             }
             problems.append(ArchiverError(
                 .notAnArchive, tr("“%@” is not a photo Archiver compresses.", name.displayName),
-                hint: PhotoNaming.formatsHint, path: input.string))
+                hint: PhotoNaming.formatsHint, file: input))
             return
         }
         switch destination {

@@ -3,7 +3,7 @@ import ArchiverCore
 /// The Compress Photos defaults, as the GSettings schema `io.github.archiver` holds them (`photo-*` keys).
 /// The built-in values are the schema's defaults (SettingKeys.swift), used when the schema is missing;
 /// flags override both.
-public struct PhotoSettings: Equatable, Sendable {
+public struct PhotoSettings: SettingsGroup, Equatable {
     /// Longest side in pixels; 0 means keep the size.
     public var maxSize = Int(Setting.photoMaxSize.defaultValue)
     public var quality = Int(Setting.photoQuality.defaultValue)

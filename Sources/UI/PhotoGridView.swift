@@ -2,6 +2,7 @@ import ArchiverCore
 import JobProtocol
 import CGtk
 import Glibc
+import SystemPackage
 
 /// The Compress Photos… grid: a GtkGridView over a GtkStringList of positions (../shared/notes/gtk-from-swift.md §6: no GObject subclass;
 /// the photos stay in Swift, in `selection`), so a thousand photos cost only the cells on screen. Each cell:
@@ -18,7 +19,7 @@ final class PhotoGridView {
     var onActivate: (Int) -> Void = { _ in }
 
     private let list: OpaquePointer
-    private var textures: [String: OpaquePointer] = [:]
+    private var textures: [FilePath: OpaquePointer] = [:]
     private var bound: [Int: Cell] = [:]
     private var binding = false
     private let thumbnails = Thumbnails()
@@ -31,6 +32,8 @@ final class PhotoGridView {
         var badge: UnsafeMutablePointer<GtkWidget>
         var name: UnsafeMutablePointer<GtkWidget>
         var sizes: UnsafeMutablePointer<GtkWidget>
+        /// The photo whose name the cell shows (nil: none yet).
+        var shown: FilePath? = nil
     }
 
     init() {
@@ -53,7 +56,7 @@ final class PhotoGridView {
     // MARK: - Filling
 
     /// Shows `paths` (with their sizes) at once as placeholders, then loads their thumbnails on workers.
-    func add(_ photos: [(path: String, size: Int64)]) {
+    func add(_ photos: [(path: FilePath, size: Int64)]) {
         let first = selection.photos.count
         for photo in photos { selection.add(path: photo.path, size: photo.size) }
         let added = selection.photos.count - first
@@ -95,7 +98,7 @@ final class PhotoGridView {
         gtk_widget_queue_draw(view)
     }
 
-    private func thumbnailCame(_ path: String, _ result: Thumbnails.Result) {
+    private func thumbnailCame(_ path: FilePath, _ result: Thumbnails.Result) {
         thumbnailsDone += 1
         if case .picture(let texture) = result { textures[path] = texture }
         if let at = selection.position(of: path) {
@@ -123,24 +126,40 @@ final class PhotoGridView {
         gtk_string_list_splice(list, 0, count, nil)
     }
 
-    /// Changes the model (estimates, outcomes) and shows it in the bound cells.
+    /// Changes the whole model (select all, new estimates to come) and shows it in every bound cell.
     func update(_ change: (inout PhotoSelection) -> Void) {
         change(&selection)
         for position in bound.keys { refresh(position) }
     }
 
+    /// Changes one photo (its estimate, its copy) and shows it in its cell alone, if bound: a batch sends an
+    /// event a photo, and refreshing every cell for each kept the main thread from the accessibility bus.
+    func updatePhoto(_ change: (inout PhotoSelection) -> Int?) {
+        if let position = change(&selection) { refresh(position) }
+    }
+
     /// Puts the photos in the suggestions' order and redraws every cell.
-    func reorder(_ paths: [String]) {
+    func reorder(_ paths: [FilePath]) {
         selection.reorder(paths)
         let count = guint(selection.photos.count)
         g_list_model_items_changed(cast(list), 0, count, count)
+        // A cell may keep its item (the same position's string) and so not be bound again.
+        for position in bound.keys { refresh(position) }
     }
 
-    func texture(of path: String) -> OpaquePointer? { textures[path] }
+    func texture(of path: FilePath) -> OpaquePointer? { textures[path] }
 
     func refresh(_ position: Int) {
         guard let cell = bound[position], position < selection.photos.count else { return }
         let photo = selection[position]
+        if cell.shown != photo.path {
+            // Only when the cell shows another photo (bound anew, or reordered in place): setting a tooltip
+            // asks the X server where the pointer is, a round trip each time.
+            accessibleLabel(cell.check, photo.name)
+            gtk_label_set_text(cast(cell.name), EntryTreeView.shown(photo.name))
+            gtk_widget_set_tooltip_text(cell.name, photo.path.string)
+            bound[position]?.shown = photo.path
+        }
         if let texture = textures[photo.path] {
             gtk_picture_set_paintable(cast(cell.picture), texture)
         } else {
@@ -150,8 +169,6 @@ final class PhotoGridView {
         gtk_check_button_set_active(cast(cell.check), photo.included ? 1 : 0)
         binding = false
         gtk_widget_set_sensitive(cell.check, photo.status == .unreadable ? 0 : 1)
-        gtk_label_set_text(cast(cell.name), EntryTreeView.shown(photo.name))
-        gtk_widget_set_tooltip_text(cell.name, photo.path)
         gtk_label_set_text(cast(cell.sizes), Self.sizes(photo).localized)
         let badge: Text? =
             if photo.status == .unreadable { tr("Unreadable") } else if photo.failed { tr("Failed") } else if let after = photo.outputSize {
@@ -239,7 +256,6 @@ final class PhotoGridView {
             let sizes = gtk_widget_get_next_sibling(name)!
             // The checkbox speaks for the cell: "IMG_1.jpg", with its sizes as the description.
             let photo = selection[position]
-            accessibleLabel(check, photo.name)
             cgtk_accessible_set_description(cast(check), Self.sizes(photo).localized)
             bound[position] = Cell(picture: picture, check: check, badge: badge, name: name, sizes: sizes)
             refresh(position)

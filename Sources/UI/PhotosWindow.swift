@@ -23,7 +23,7 @@ public final class PhotosWindow: AppWindow {
         (.heic, tr("HEIC — small, for Apple devices")),
     ]
 
-    private var inputs: [(path: String, isDirectory: Bool)]
+    private var inputs: [(path: FilePath, isDirectory: Bool)]
     private var sizeChoices: [Int]
     private var qualityChoices: [Int]
     private let chrome: JobWindow
@@ -57,7 +57,7 @@ public final class PhotosWindow: AppWindow {
 
     /// Builds the window for `paths` (photos and folders); none: Find Large Photos… in the Pictures folder.
     public init(app: UnsafeMutablePointer<GtkApplication>, paths: [FilePath]) {
-        inputs = WindowApp.inputs(paths).map { ($0.path.string, $0.isDirectory) }
+        inputs = WindowApp.inputs(paths)
         scanFolder = FilePath(Self.picturesFolder())
 
         // Settings for this run, from the photo-* settings.
@@ -220,6 +220,13 @@ public final class PhotosWindow: AppWindow {
             + ["--quality", String(quality), "--format", format, stripLocation ? "--strip-location" : "--no-strip-location"]
     }
 
+    /// `words`, then `--` and the paths as bytes.
+    private func flags(_ words: [String], _ paths: [FilePath]) -> Arguments {
+        var arguments = Arguments(words)
+        arguments.operands(paths)
+        return arguments
+    }
+
     /// A new estimate, a moment after the last change (a person clicking through the qualities starts one run).
     private func settingsChanged() {
         estimateGeneration += 1
@@ -236,21 +243,24 @@ public final class PhotosWindow: AppWindow {
 
     /// The photos named and those in the folders named (recursively, by their names: the engine looks inside),
     /// with their sizes; hidden files skipped.
-    static func walk(_ paths: [String]) -> [(path: String, size: Int64)] {
-        var found: [(String, Int64)] = []
-        func visit(_ path: String, named: Bool) {
+    static func walk(_ paths: [FilePath]) -> [(path: FilePath, size: Int64)] {
+        var found: [(FilePath, Int64)] = []
+        func visit(_ path: FilePath, named: Bool) {
             var info = stat()
-            guard stat(path, &info) == 0 else { return }
+            guard path.withPlatformString({ stat($0, &info) }) == 0 else { return }
             if (info.st_mode & S_IFMT) == S_IFDIR {
-                guard let dir = opendir(path) else { return }
-                var names: [String] = []
+                guard let dir = path.withPlatformString(opendir) else { return }
+                // Names as bytes: a Latin-1 name is found, estimated and compressed as it is on disk.
+                var names: [[UInt8]] = []
                 while let entry = readdir(dir) {
-                    let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
-                    if !name.hasPrefix(".") { names.append(name) }
+                    let name = withUnsafeBytes(of: entry.pointee.d_name) { CString.bytes($0.bindMemory(to: CChar.self).baseAddress!) }
+                    if name.first != UInt8(ascii: ".") { names.append(name) }
                 }
                 closedir(dir)
-                for name in names.sorted() { visit(path + "/" + name, named: false) }
-            } else if named || PhotoSelection.isPhotoName(String(path.split(separator: "/").last ?? "")) {
+                for name in names.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+                    visit(FilePath(bytes: path.bytes + [UInt8(ascii: "/")] + name), named: false)
+                }
+            } else if named || PhotoSelection.isPhotoName(path.lastComponent?.string ?? "") {
                 found.append((path, Int64(info.st_size)))
             }
         }
@@ -268,7 +278,7 @@ public final class PhotosWindow: AppWindow {
         let generation = estimateGeneration
         let started = estimator.start(
             program: JobRunner.sibling(Self.program),
-            arguments: Arguments(["--estimate", "--progress-json"] + settingFlags + ["--"] + inputs.map(\.path)),
+            arguments: flags(["--estimate", "--progress-json"] + settingFlags, inputs.map(\.path)),
             onEvent: { [unowned self] event in
                 guard generation == estimateGeneration, case .other(let event) = event, let value = event.as(EstimateEvent.self) else {
                     return
@@ -288,7 +298,7 @@ public final class PhotosWindow: AppWindow {
         let status = PhotoSelection.Status(rawValue: value.status) ?? .ok
         let known = grid.selection.position(of: source) != nil
         if !known { grid.add([(source, value.size)]) }
-        grid.update {
+        grid.updatePhoto {
             $0.estimate(
                 path: source, size: value.size, status: status, estimatedSize: value.estimatedSize, width: Int(value.width),
                 height: Int(value.height))
@@ -304,10 +314,10 @@ public final class PhotosWindow: AppWindow {
         let generation = estimateGeneration
         busy(tr("Looking for large photos in “%@”…", scanFolder.lastComponent?.string ?? scanFolder.string).localized)
         gtk_widget_set_sensitive(findButton, 0)
-        var order: [String] = []
+        var order: [FilePath] = []
         let started = estimator.start(
             program: JobRunner.sibling(Self.program),
-            arguments: Arguments(["--suggest", "--progress-json"] + settingFlags + ["--", scanFolder.string]),
+            arguments: flags(["--suggest", "--progress-json"] + settingFlags, [scanFolder]),
             onEvent: { [unowned self] event in
                 guard generation == estimateGeneration, case .other(let event) = event, let value = event.as(EstimateEvent.self) else {
                     return
@@ -379,7 +389,6 @@ public final class PhotosWindow: AppWindow {
         // full disk) is finished, nothing done twice; without its journal the run starts afresh.
         var arguments = settingFlags + ["--no-notify", "--progress-json", "--resume"]
         if replacing { arguments.append("--replace") }
-        arguments += ["--"] + runInputs
         gtk_widget_set_sensitive(settingsPage, 0)
         gtk_widget_set_visible(progressBox, 1)
         gtk_widget_set_sensitive(pauseButton, 1)
@@ -390,7 +399,7 @@ public final class PhotosWindow: AppWindow {
         let count = grid.selection.totals.count
         chrome.startJob(
             title: ntr("Compressing %ld photo", "Compressing %ld photos", count).localized, program: Self.program,
-            arguments: Arguments(arguments), password: nil, notStarted: tr("compress-photos-with-archiver could not be started.").localized,
+            arguments: flags(arguments, runInputs), password: nil, notStarted: tr("compress-photos-with-archiver could not be started.").localized,
             inPlace: true, lowPriority: true, onEvent: { [unowned self] event in jobEvent(event) }
         ) { [unowned self] outcome in finished(outcome) }
         refresh()
@@ -404,14 +413,15 @@ public final class PhotosWindow: AppWindow {
             showProgress(done: progress.done, total: progress.total, remaining: progress.remaining, current: progress.current ?? nil)
         case .other(let event) where event.as(PhotoEvent.self) != nil:
             guard let photo = event.as(PhotoEvent.self)?.copy else { return }
-            grid.update {
-                $0.finished(
-                    source: photo.source, output: photo.path, size: photo.size, outWidth: photo.outWidth.map(Int.init),
-                    outHeight: photo.outHeight.map(Int.init), failed: photo.outcome == "failed")
-                if let at = $0.position(of: photo.source) {
-                    if $0[at].width == nil { $0[at].width = photo.width.map(Int.init) }
-                    if $0[at].height == nil { $0[at].height = photo.height.map(Int.init) }
-                }
+            grid.updatePhoto {
+                guard
+                    let at = $0.finished(
+                        source: photo.source, output: photo.path, size: photo.size, outWidth: photo.outWidth.map(Int.init),
+                        outHeight: photo.outHeight.map(Int.init), failed: photo.outcome == "failed")
+                else { return nil }
+                if $0[at].width == nil { $0[at].width = photo.width.map(Int.init) }
+                if $0[at].height == nil { $0[at].height = photo.height.map(Int.init) }
+                return at
             }
         case .other(let event) where event.name == PausedEvent.name:
             paused = true
@@ -465,7 +475,7 @@ public final class PhotosWindow: AppWindow {
         // The result's outputs, for an engine that did not stream `photo` events.
         for output in outcome.outcome(PhotoOutcome.self)?.outputs ?? [] {
             guard grid.selection.position(of: output.source).map({ grid.selection[$0].output == nil }) == true else { continue }
-            grid.update {
+            grid.updatePhoto {
                 $0.finished(source: output.source, output: output.path, size: output.size, outWidth: nil, outHeight: nil, failed: false)
             }
         }
@@ -473,8 +483,7 @@ public final class PhotosWindow: AppWindow {
         chrome.finish(outcome, failed: tr("Could not compress the photos").localized) {
             let before = done.reduce(Int64(0)) { $0 + grid.selection[$1].size }
             let after = done.reduce(Int64(0)) { $0 + (grid.selection[$1].outputSize ?? 0) }
-            guard let first = done.first, let path = grid.selection[first].output else { return nil }
-            let output = FilePath(path)
+            guard let first = done.first, let output = grid.selection[first].output else { return nil }
             var lines: [Text] = [tr("%1$@ → %2$@", .bytes(before), .bytes(after))]
             // The saving in the words of Compress PDF… and the Recent rows; none when the copies are not smaller.
             if after < before { lines.append(PDFNaming.saving(before: before, after: after)) }
@@ -514,9 +523,9 @@ public final class PhotosWindow: AppWindow {
     private func offerResume() {
         guard let first = inputs.first else { return }
         let folder = PhotoJournalPlace.folder(
-            firstInput: FilePath(first.path), destination: replacing ? .replace : .beside, stateHome: BaseFolders.current.state)
+            firstInput: first.path, destination: replacing ? .replace : .beside, stateHome: BaseFolders.current.state)
         var found = false
-        if let dir = opendir(folder.string) {
+        if let dir = folder.withPlatformString(opendir) {
             while let entry = readdir(dir) {
                 let name = withUnsafeBytes(of: entry.pointee.d_name) { String(cString: $0.bindMemory(to: CChar.self).baseAddress!) }
                 if PhotoJournalPlace.isJournal(name) { found = true }

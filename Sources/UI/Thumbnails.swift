@@ -4,6 +4,7 @@ import CGtk
 import Desktop
 import Dispatch
 import Glibc
+import SystemPackage
 import Platform
 
 /// Thumbnails for the Compress Photos… grid, from the desktop's thumbnail cache (the freedesktop spec:
@@ -26,12 +27,12 @@ final class Thumbnails {
     private let queue = DispatchQueue(label: "thumbnails")
 
     /// Loads `paths` in order, two at a time; `done` gets each on the main thread with its position.
-    func load(_ paths: [String], done: @escaping @MainActor (Int, Result) -> Void) {
+    func load(_ paths: [FilePath], done: @escaping @MainActor (Int, Result) -> Void) {
         let workers = workers
         queue.async { Self.work(paths, workers: workers, done: done) }
     }
 
-    private nonisolated static func work(_ paths: [String], workers: DispatchSemaphore, done: @escaping @MainActor (Int, Result) -> Void) {
+    private nonisolated static func work(_ paths: [FilePath], workers: DispatchSemaphore, done: @escaping @MainActor (Int, Result) -> Void) {
         for (position, path) in paths.enumerated() {
             workers.wait()
             DispatchQueue.global().async {
@@ -42,7 +43,7 @@ final class Thumbnails {
         }
     }
 
-    private static func deliver(_ made: UInt?, path: String, position: Int, _ done: @MainActor (Int, Result) -> Void) {
+    private static func deliver(_ made: UInt?, path: FilePath, position: Int, _ done: @MainActor (Int, Result) -> Void) {
         guard let made, let pixbuf = OpaquePointer(bitPattern: made) else {
             done(position, canRead(path) ? .unreadable : .none)
             return
@@ -53,7 +54,7 @@ final class Thumbnails {
     }
 
     /// A decoder is installed for the photo's kind (gdk-pixbuf's own, or libvips' `vipsthumbnail`).
-    private nonisolated static func canRead(_ path: String) -> Bool {
+    private nonisolated static func canRead(_ path: FilePath) -> Bool {
         vipsthumbnail != nil
     }
 
@@ -63,9 +64,11 @@ final class Thumbnails {
     // MARK: - Worker side (a GdkPixbuf as its address: pointers are not Sendable)
 
     /// The thumbnail as a GdkPixbuf's address (owned), or nil when nothing could read the photo.
-    nonisolated static func make(_ path: String) -> UInt? {
+    nonisolated static func make(_ path: FilePath) -> UInt? {
         var info = stat()
-        guard stat(path, &info) == 0, let uri = takeString(g_filename_to_uri(path, nil, nil)) else { return nil }
+        guard path.withPlatformString({ stat($0, &info) }) == 0,
+            let uri = takeString(path.withPlatformString { g_filename_to_uri($0, nil, nil) })
+        else { return nil }
         let mtime = String(info.st_mtim.tv_sec)
         let hash = takeString(g_compute_checksum_for_string(G_CHECKSUM_MD5, uri, -1)) ?? ""
         let root = String(cString: g_get_user_cache_dir()) + "/thumbnails"
@@ -85,9 +88,9 @@ final class Thumbnails {
 
     /// The photo for the before/after view, at most `edge` pixels long (a screen's worth), upright, with its
     /// stored size as the options `archiver-width`/`archiver-height`; a GdkPixbuf's address (owned).
-    nonisolated static func full(_ path: String, edge: Int32 = 3000) -> UInt? {
+    nonisolated static func full(_ path: FilePath, edge: Int32 = 3000) -> UInt? {
         var width: gint = 0, height: gint = 0
-        _ = gdk_pixbuf_get_file_info(path, &width, &height)
+        _ = path.withPlatformString { gdk_pixbuf_get_file_info($0, &width, &height) }
         let scratch = String(cString: g_get_tmp_dir()) + "/archiver-compare-\(getpid())-\(UInt.random(in: 0...UInt.max)).png"
         guard let pixbuf = decode(path, scratch: scratch, edge: edge) else { return nil }
         if width > 0, height > 0 {
@@ -99,16 +102,16 @@ final class Thumbnails {
 
     /// Decodes at thumbnail size, upright: gdk-pixbuf for JPEG, PNG, TIFF; `vipsthumbnail` for what it lacks
     /// (HEIC, AVIF, WebP on Debian 12).
-    private nonisolated static func decode(_ path: String, scratch: String, edge: Int32 = edge) -> OpaquePointer? {
-        if let pixbuf = gdk_pixbuf_new_from_file_at_scale(path, edge, edge, 1, nil) {
+    private nonisolated static func decode(_ path: FilePath, scratch: String, edge: Int32 = edge) -> OpaquePointer? {
+        if let pixbuf = path.withPlatformString({ gdk_pixbuf_new_from_file_at_scale($0, edge, edge, 1, nil) }) {
             defer { g_object_unref(UnsafeMutableRawPointer(pixbuf)) }
             return gdk_pixbuf_apply_embedded_orientation(pixbuf)
         }
         guard let vipsthumbnail else { return nil }
         makeFolder(String(scratch[..<scratch.lastIndex(of: "/")!]))
         defer { unlink(scratch) }
-        let argv = [vipsthumbnail.string, path, "--size", "\(edge)", "-o", scratch + "[strip]"]
-        guard Spawn.run(argv.map { Array($0.utf8) }) != nil else { return nil }
+        let argv = [vipsthumbnail.bytes, path.bytes] + ["--size", "\(edge)", "-o", scratch + "[strip]"].map { Array($0.utf8) }
+        guard Spawn.run(argv) != nil else { return nil }
         return gdk_pixbuf_new_from_file(scratch, nil)
     }
 

@@ -1,4 +1,5 @@
 import ArchiverCore
+import SystemPackage
 import Testing
 
 struct PhotoSelectionTests {
@@ -12,7 +13,7 @@ struct PhotoSelectionTests {
         return selection
     }
 
-    private let inputs: [(path: String, isDirectory: Bool)] = [("/p/Album", true), ("/p/single.jpg", false)]
+    private let inputs: [(path: FilePath, isDirectory: Bool)] = [("/p/Album", true), ("/p/single.jpg", false)]
 
     @Test func photoNamesByExtension() {
         #expect(PhotoSelection.isPhotoName("IMG_1.JPG"))
@@ -104,5 +105,19 @@ struct PhotoSelectionTests {
         #expect(selection.finished(source: "/elsewhere.jpg", output: nil, size: nil, outWidth: nil, outHeight: nil, failed: false) == nil)
         #expect(selection.finishedPositions == [0])
         #expect(selection[0].outputWidth == 1500)
+    }
+
+    @Test func photosAreKeptByTheirBytes() {
+        // café.jpg and cafè.jpg in Latin-1: as text both read "caf\u{FFFD}.jpg", as paths they are two photos.
+        let e9 = FilePath(bytes: Array("/p/caf".utf8) + [0xE9] + Array(".jpg".utf8))
+        let e8 = FilePath(bytes: Array("/p/caf".utf8) + [0xE8] + Array(".jpg".utf8))
+        var selection = PhotoSelection()
+        #expect(selection.add(path: e9, size: 1) == 0)
+        #expect(selection.add(path: e8, size: 2) == 1)
+        #expect(selection.finished(source: e8, output: "/p/out.jpg", size: 1, outWidth: nil, outHeight: nil, failed: false) == 1)
+        #expect(selection[1].path.bytes == e8.bytes)
+        #expect(selection.runInputs([("/p", true)]) == ["/p"])
+        selection.select(0, false)
+        #expect(selection.runInputs([("/p", true)]).map(\.bytes) == [e8.bytes])
     }
 }

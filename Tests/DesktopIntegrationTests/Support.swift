@@ -16,11 +16,12 @@ extension Array where Element == UInt8 {
 }
 
 enum Paths {
-    /// <package root>, from this file's path: <root>/Tests/DesktopIntegrationTests/Support.swift.
-    static let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().path
+    static let packageRoot = ArchiverTestSupport.packageRoot.path
     static let script = packageRoot + "/scripts/desktop-integration.sh"
-    static let builtBin = ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"] ?? packageRoot + "/.build/debug"
+    /// Where the executables are, as every other suite finds them (BuiltProducts); the check before install
+    /// names what is missing.
+    static let builtBin = BuiltProducts.folder(holding: executables)
+        ?? ProcessInfo.processInfo.environment["ARCHIVER_BIN_DIR"] ?? packageRoot + "/.build/debug"
     /// What install names in Exec and TryExec keys (the "Open with" handlers of PDFs and photos run the windows).
     static let executables = [
         "compress-with-archiver", "extract-with-archiver", "compress-pdf-with-archiver", "compress-photos-with-archiver",

@@ -27,7 +27,7 @@ enum TestPDFs {
         let folder = packageRoot.appendingPathComponent(".build/test-scratch/pdf-fixtures-\(getpid())").path
         try? FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let script = folder + "/make.py"
-        try? generator.write(toFile: script, atomically: true, encoding: .utf8)
+        try? (PythonHelpers.prelude + generator).write(toFile: script, atomically: true, encoding: .utf8)
         let result = try? Tool.run(["/usr/bin/python3", script, folder])
         if result?.status != 0 {
             Issue.record(
@@ -73,6 +73,7 @@ enum TestPDFs {
         from reportlab.lib.pagesizes import A3, A4
         from reportlab.lib.units import inch
         from reportlab.pdfgen import canvas
+        from handmade_pdf import handmade, stream
 
         out = sys.argv[1]
         random.seed(7)
@@ -163,8 +164,6 @@ enum TestPDFs {
 
         # stamp.pdf, written by hand: ReportLab makes no appearance streams with images.
         stamp = open(photo('stamp.jpg', 1200, 1200), 'rb').read()
-        def stream(head, data):
-            return b'<< ' + head + b' /Length %d >>\nstream\n' % len(data) + data + b'\nendstream'
         objects = [
             b'<< /Type /Catalog /Pages 2 0 R >>',
             b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
@@ -178,17 +177,6 @@ enum TestPDFs {
             stream(b'/Type /XObject /Subtype /Form /BBox [0 0 100 100] /Resources << /XObject << /Im1 5 0 R >> >>',
                    b'q 100 0 0 100 0 0 cm /Im1 Do Q'),
         ]
-        def handmade(path, objects):
-            pdf = bytearray(b'%PDF-1.4\n')
-            offsets = []
-            for number, body in enumerate(objects, 1):
-                offsets.append(len(pdf))
-                pdf += b'%d 0 obj\n' % number + body + b'\nendobj\n'
-            xref = len(pdf)
-            pdf += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
-            pdf += b''.join(b'%010d 00000 n \n' % o for o in offsets)
-            pdf += b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, xref)
-            open(path, 'wb').write(pdf)
         handmade(f'{out}/stamp.pdf', objects)
 
         # nested.pdf: the image inside a form inside a form; a scaling in a q … Q before must not leak.

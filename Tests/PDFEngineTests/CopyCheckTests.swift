@@ -10,40 +10,29 @@ import Testing
 @Suite struct CopyCheckTests {
     private static let generator = #"""
         import sys, zlib
+        from handmade_pdf import handmade, stream
         out = sys.argv[1]
-        def stream(head, data):
-            return b'<< ' + head + b' /Length %d >>\nstream\n' % len(data) + data + b'\nendstream'
-        def handmade(path, text, extra=b'', more=()):
-            objects = [
+        def page(path, text, extra=b'', more=()):
+            handmade(path, [
                 b'<< /Type /Catalog /Pages 2 0 R >>',
                 b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
                 b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] /Contents 4 0 R'
                 b' /Resources << /Font << /F1 5 0 R >> >>' + extra + b' >>',
                 stream(b'/Filter /FlateDecode', zlib.compress(text)),
                 b'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
-            ] + list(more)
-            pdf = bytearray(b'%PDF-1.4\n')
-            offsets = []
-            for number, body in enumerate(objects, 1):
-                offsets.append(len(pdf))
-                pdf += b'%d 0 obj\n' % number + body + b'\nendobj\n'
-            xref = len(pdf)
-            pdf += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
-            pdf += b''.join(b'%010d 00000 n \n' % o for o in offsets)
-            pdf += b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, xref)
-            open(path, 'wb').write(pdf)
+            ] + list(more))
         words = b'BT /F1 12 Tf 72 780 Td (The harvest was early) Tj 0 -20 Td (Numbers 1234 5678) Tj ET'
-        handmade(f'{out}/original.pdf', words)
-        handmade(f'{out}/less.pdf', words.replace(b' 0 -20 Td (Numbers 1234 5678) Tj', b''))
-        handmade(f'{out}/other.pdf', words.replace(b'1234', b'4321'))
+        page(f'{out}/original.pdf', words)
+        page(f'{out}/less.pdf', words.replace(b' 0 -20 Td (Numbers 1234 5678) Tj', b''))
+        page(f'{out}/other.pdf', words.replace(b'1234', b'4321'))
         # A stream whose Flate data does not inflate, where nothing draws it.
-        handmade(f'{out}/undecodable.pdf', words, b' /PieceInfo 6 0 R',
+        page(f'{out}/undecodable.pdf', words, b' /PieceInfo 6 0 R',
                  [stream(b'/Filter /FlateDecode', b'x\x9c' + bytes(range(200)))])
         """#
 
     private func made() throws -> ScratchDirectory {
         let scratch = try ScratchDirectory()
-        try Self.generator.write(toFile: scratch.sub("make.py"), atomically: true, encoding: .utf8)
+        try (PythonHelpers.prelude + Self.generator).write(toFile: scratch.sub("make.py"), atomically: true, encoding: .utf8)
         let run = try Tool.run(["/usr/bin/python3", scratch.sub("make.py"), scratch.path])
         try #require(run.status == 0, "\(run.output)")
         return scratch

@@ -84,4 +84,34 @@ struct ByteNameTests {
         let made = try names(in: scratch.path)
         #expect(made.contains(hex(" (compressed).pdf")), "\(made)")
     }
+
+    @Test func photosWindowEstimatesCompressesAndComparesALatin1NamedPhoto() throws {
+        let scratch = try ScratchDirectory()
+        // A noisy JPEG (it compresses as a camera's does), written by Pillow under the Latin-1 name.
+        let made = try Tool.run([
+            "/usr/bin/python3", "-c",
+            "import io,os,sys\nfrom PIL import Image\nb=io.BytesIO()\nImage.effect_noise((1600,1200),60).convert('RGB').save(b,'JPEG',quality=95)\n"
+                + "open(os.path.join(os.fsencode(sys.argv[1]),b'caf\\xe9.jpg'),'wb').write(b.getvalue())",
+            scratch.path,
+        ])
+        #expect(made.status == 0, "\(made.output)")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try launch(
+            session, try executable("archiver-compress-photos", beside: "compress-photos-with-archiver"), folder: scratch.path,
+            suffix: ".jpg")
+        try session.waitForApp("archiver-compress-photos")
+        // The estimate names the photo as the window does: a lost byte would name no file and never estimate.
+        #expect(try session.waitForText("→ about", exact: false, timeout: 60).hasPrefix("1 photo, "))
+        #expect(try !session.labels().contains("Unreadable"), "the thumbnail reads the file by its bytes")
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: ["Compressed", "Could not"], timeout: 90).hasPrefix("Compressed"))
+        let names = try names(in: scratch.path)
+        #expect(names == [hex(".jpg"), hex(" (compressed).jpg")], "\(names)")
+        // Compare opens the original and the copy by their bytes.
+        try session.click("Compare", role: "push button")
+        #expect(try session.waitForText("Before:", timeout: 30).contains("1600 × 1200 px"))
+        let after = try session.waitForText("After:  ", timeout: 30)
+        #expect(after.contains("kB") || after.contains("MB"), "the copy's size: \(after)")
+    }
 }
