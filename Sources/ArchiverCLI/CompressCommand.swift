@@ -155,8 +155,7 @@ public struct CompressCommand: ParsableCommand {
                     },
                     progress: session.progressHandler, leaveOut: leaveOut.choice(settings),
                     portability: portability.mode(encrypted: encrypt), comment: format == .zip ? finishing.comment : nil,
-                    beforePublishing: finishing.finishing(
-                        format: format, password: password, verifies: verifies, control: session.control, addsComment: false))
+                    beforePublishing: finishing.finishing(password: password, verifies: verifies, control: session.control))
                 session.endProgress()
                 for warning in result.warnings { session.warn(warning) }
                 made.append(result)
