@@ -1,4 +1,5 @@
 internal import CArchive
+internal import CZlib
 import ArchiverCore
 import Glibc
 import Platform
@@ -14,12 +15,13 @@ public enum ArchiveConverter {
     ///   - format: the target, an archive format (not a single stream).
     ///   - passwords: asked when the source's entries are encrypted.
     ///   - password: encrypts the target (zip only, `--encrypt`).
-    ///   - beforePublishing: as for `Compressor.run` (the comment, `--verify`).
+    ///   - comment: the zip comment (UTF-8), for a zip target.
+    ///   - beforePublishing: as for `Compressor.run` (`--verify`).
     /// - Returns: what was made, with a warning for each entry left out.
     /// - Throws: `ArchiverError`; nothing is left behind when it throws.
     public static func run(
         archive: FilePath, format: ArchiveFormat, level: CompressionLevel, passwords: PasswordAsker?, password: Secret?,
-        control: JobControl, progress: (Int64, Int64?) -> Void = { _, _ in },
+        comment: [UInt8]? = nil, control: JobControl, progress: (Int64, Int64?) -> Void = { _, _ in },
         beforePublishing: (_ written: FilePath, _ name: String) throws(ArchiverError) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
@@ -34,8 +36,8 @@ public enum ArchiveConverter {
         let sourceName = archive.lastComponent?.string ?? archive.string
         if let encrypted = try EncryptedArchive(volumes.parts[0], control: control) {
             return try encrypted.convert(
-                format: format, level: level, passwords: passwords, password: password, name: volumes.name, control: control,
-                progress: progress, beforePublishing: beforePublishing)
+                format: format, level: level, passwords: passwords, password: password, name: volumes.name, comment: comment,
+                control: control, progress: progress, beforePublishing: beforePublishing)
         }
         var decrypting = false
         var reader = try ArchiveTester.openVerified(
@@ -56,10 +58,13 @@ public enum ArchiveConverter {
         FileSystem.removeStaleTemporaries(in: folder)
         let pending = try PendingFile(in: folder)
         defer { withExtendedLifetime(pending) {} }
-        let writer = try ArchiveWriter(
-            format: format, settings: format.settings(for: level), threads: Compressor.processorCount(), password: password)
-        let folderName = folder.string
-        try writer.open(sink: OutputSink(descriptor: pending.descriptor, in: folder, control: control), folder: folderName)
+        let sink = OutputSink(descriptor: pending.descriptor, in: folder, control: control)
+        let target: ConversionTarget =
+            if format == .zip, password == nil {
+                ContainerTarget(sink: sink, folder: folder, level: level, comment: comment ?? [])
+            } else {
+                try LibarchiveTarget(sink: sink, path: pending.path, folder: folder, format: format, level: level, password: password, comment: comment)
+            }
         var result = CompressResult(
             output: folder.appending(bytes: name), size: 0, inputBytes: 0, files: 0, folders: 0, symlinks: 0, warnings: [])
         progress(0, reader.fileSize)
@@ -74,7 +79,7 @@ public enum ArchiveConverter {
                 result.warnings.append(ConversionRule.leftOut(info, format: format, reason: reason))
                 continue
             }
-            try writer.writeHeader(borrowed: entry, folder: folderName)
+            try target.begin(info, entry: entry)
             switch info.kind {
             case .directory: result.folders += 1
             case .symlink: result.symlinks += 1
@@ -88,17 +93,18 @@ public enum ArchiveConverter {
             while let (buffer, offset) = try reader.readBlock(entryName: info.path.displayName) {
                 while written < offset {
                     let count = Int(min(Int64(zeros.count), offset - written))
-                    try writer.writeData(UnsafeRawBufferPointer(rebasing: zeros[..<count]), folder: folderName)
+                    try target.write(UnsafeRawBufferPointer(rebasing: zeros[..<count]))
                     written += Int64(count)
                 }
-                try writer.writeData(buffer, folder: folderName)
+                try target.write(buffer)
                 written += Int64(buffer.count)
                 progress(reader.bytesRead, reader.fileSize)
                 try control.check()
             }
+            try target.end()
             result.inputBytes += written
         }
-        try writer.close(folder: folderName)
+        try target.close()
         try beforePublishing(pending.path, name.displayName)
         result.size = pending.size
         result.output = try pending.publish(as: name, exact: false)
@@ -114,7 +120,7 @@ extension EncryptedArchive {
     /// happens. Symlinks and names 7z cannot hold are left out and named, as in the streamed conversion.
     func convert(
         format: ArchiveFormat, level: CompressionLevel, passwords: PasswordAsker?, password: Secret?, name: [UInt8],
-        control: JobControl, progress: (Int64, Int64?) -> Void,
+        comment: [UInt8]?, control: JobControl, progress: (Int64, Int64?) -> Void,
         beforePublishing: (FilePath, String) throws(ArchiverError) -> Void
     ) throws(ArchiverError) -> CompressResult {
         let (entries, sourcePassword) = try browse(passwords: passwords, control: control)
@@ -154,9 +160,139 @@ extension EncryptedArchive {
         var result = try Compressor.run(
             inputs: items.map { staging.appending(bytes: $0) }, format: format, level: level,
             destination: .path(folder.appending(bytes: free)), control: control, password: password, progress: progress,
-            beforePublishing: beforePublishing)
+            comment: format == .zip ? comment.map { String(decoding: $0, as: UTF8.self) } : nil, beforePublishing: beforePublishing)
         result.warnings = made.refused.map { JobWarning("entry-refused", $0.text) } + made.warnings + warnings + result.warnings
         return result
+    }
+}
+
+/// Where converted entries go, one after another: `begin`, the data through `write`, `end`; then `close`.
+private protocol ConversionTarget: AnyObject {
+    /// Starts `info` (its libarchive `entry`); a folder or symlink is whole after this.
+    func begin(_ info: ArchiveEntryInfo, entry: OpaquePointer) throws(ArchiverError)
+    func write(_ bytes: UnsafeRawBufferPointer) throws(ArchiverError)
+    /// Ends the file begun.
+    func end() throws(ArchiverError)
+    /// Ends the archive (with its comment, for a zip).
+    func close() throws(ArchiverError)
+}
+
+/// Zips without a password: our container (the one zip writer, with the comment in its end record), each
+/// file's data deflated as it streams in, on every core when it is large.
+private final class ContainerTarget: ConversionTarget {
+    private var writer: ZipContainerWriter
+    private let level: Int32?
+    private let comment: [UInt8]
+    private var open: (member: ZipContainerWriter.OpenMember, deflate: ParallelDeflate?, crc: uLong, size: Int64)?
+    private var failure: ArchiverError?
+
+    init(sink: OutputSink, folder: FilePath, level: CompressionLevel, comment: [UInt8]) {
+        writer = ZipContainerWriter(sink: sink, folder: folder)
+        let settings = ArchiveFormat.zip.settings(for: level)
+        self.level = settings.method == .store ? nil : Int32(settings.level ?? 6)
+        self.comment = comment
+    }
+
+    func begin(_ info: ArchiveEntryInfo, entry: OpaquePointer) throws(ArchiverError) {
+        var name = info.path
+        let type: UInt32
+        switch info.kind {
+        case .directory:
+            type = 0o040000
+            if name.last != UInt8(ascii: "/") { name.append(UInt8(ascii: "/")) }
+        case .symlink: type = 0o120000
+        default: type = 0o100000
+        }
+        let size = info.kind == .file ? max(0, info.size ?? 0) : 0
+        let member = ZipContainerWriter.NewMember(
+            name: name, mode: type | info.permissions & 0o7777, modified: info.modified ?? 0,
+            owner: UInt32(truncatingIfNeeded: archive_entry_uid(entry)), group: UInt32(truncatingIfNeeded: archive_entry_gid(entry)),
+            method: info.kind == .file && level != nil ? 8 : 0, expectedSize: size)
+        switch info.kind {
+        case .file:
+            // A small file gains nothing from more workers, which would each hold a block.
+            let workers = size > ZipCompression.wholeLimit ? Compressor.processorCount() : 1
+            open = (try writer.begin(member), level.map { ParallelDeflate(level: $0, workers: workers) }, 0, 0)
+        case .symlink:
+            let target = info.linkTarget ?? []
+            let crc = target.withUnsafeBytes { crc32(0, $0.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt($0.count)) }
+            let sums = ZipContainerWriter.Sums(crc: UInt32(crc), compressedSize: Int64(target.count), size: Int64(target.count), method: 0)
+            try writer.add(member, sums: sums, data: target)
+        default:
+            try writer.add(member, sums: .init(crc: 0, compressedSize: 0, size: 0, method: 0), data: [])
+        }
+    }
+
+    private func emit(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        do throws(ArchiverError) { try writer.append(bytes) } catch {
+            failure = error
+            return false
+        }
+        return true
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(ArchiverError) {
+        guard var current = open, !bytes.isEmpty else { return }
+        current.size += Int64(bytes.count)
+        if let deflate = current.deflate {
+            guard deflate.write(bytes, emit: emit) else { throw failure ?? outOfMemory() }
+        } else {
+            current.crc = crc32(current.crc, bytes.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
+            try writer.append(bytes)
+        }
+        open = current
+    }
+
+    func end() throws(ArchiverError) {
+        guard let current = open else { return }
+        open = nil
+        var sums = ZipContainerWriter.Sums(crc: UInt32(current.crc), compressedSize: current.size, size: current.size, method: 0)
+        if let deflate = current.deflate {
+            guard deflate.finish(emit: emit) else { throw failure ?? outOfMemory() }
+            sums = .init(crc: deflate.crc, compressedSize: deflate.outputSize, size: current.size, method: 8)
+        }
+        try writer.end(current.member, sums: sums)
+    }
+
+    func close() throws(ArchiverError) { try writer.finish(comment: comment) }
+
+    private func outOfMemory() -> ArchiverError { ArchiverError(.destination, tr("Out of memory while starting the archive.")) }
+}
+
+/// Every other format, and AES zips: libarchive's writer. libarchive writes no zip comment: its end
+/// record is given one (`ZipComment`).
+private final class LibarchiveTarget: ConversionTarget {
+    private let writer: ArchiveWriter
+    private let folder: String
+    private let path: FilePath
+    private let comment: [UInt8]?
+
+    init(
+        sink: OutputSink, path: FilePath, folder: FilePath, format: ArchiveFormat, level: CompressionLevel, password: Secret?,
+        comment: [UInt8]?
+    )
+        throws(ArchiverError)
+    {
+        let writer = try ArchiveWriter(
+            format: format, settings: format.settings(for: level), threads: Compressor.processorCount(), password: password)
+        try writer.open(sink: sink, folder: folder.string)
+        self.writer = writer
+        self.folder = folder.string
+        self.path = path
+        self.comment = format == .zip ? comment : nil
+    }
+
+    func begin(_ info: ArchiveEntryInfo, entry: OpaquePointer) throws(ArchiverError) {
+        try writer.writeHeader(borrowed: entry, folder: folder)
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws(ArchiverError) { try writer.writeData(bytes, folder: folder) }
+
+    func end() {}
+
+    func close() throws(ArchiverError) {
+        try writer.close(folder: folder)
+        if let comment { try ZipComment.write(String(decoding: comment, as: UTF8.self), into: path) }
     }
 }
 

@@ -2,14 +2,9 @@ import ArchiverCore
 import Glibc
 import SystemPackage
 
-/// What may happen to a new archive between being written and taking its name: a zip comment, and the
-/// test (`--verify`) that reads it all back.
+/// What may happen to a new archive between being written and taking its name: the test (`--verify`)
+/// that reads it all back.
 public enum ArchiveFinishing {
-    /// Sets the zip comment of `archive`, written by us and not yet published.
-    public static func addComment(_ comment: String, to archive: FilePath) throws(ArchiverError) {
-        try ZipComment.write(comment, into: archive)
-    }
-
     /// Tests `archive` (under its hidden name) as `--test` would.
     /// - Parameters:
     ///   - name: the name it is about to take, for the message.

@@ -1,26 +1,10 @@
 import ArchiverCore
 import SystemPackage
 
-/// An archive's facts beside its entries, for `--list --json` and the Properties view.
-public struct ArchiveProperties: Sendable, Equatable {
-    /// Compression filters around the archive, outermost first (`gzip` for a tar.gz).
-    public var filters: [String] = []
-    public var files = 0
-    /// The archive's own size on disk, every part of a set together.
-    public var packedSize: Int64 = 0
-    /// The files' sizes added up.
-    public var size: Int64 = 0
-    /// Whether even the names need the password (7z `-mhe`, rar `-hp`).
-    public var encryptedNames = false
-    /// Whether any entry's data is encrypted.
-    public var encryptedData = false
-    /// The archive comment (zip; rar through unrar); 7z has none.
-    public var comment: String?
-
-    public init() {}
-
-    /// The counts over `entries`.
+extension ArchiveFacts {
+    /// The counts over `entries`, and the archive's own size.
     init(entries: [ArchiveEntryInfo], packedSize: Int64) {
+        self.init()
         self.packedSize = packedSize
         for entry in entries {
             if entry.encrypted { encryptedData = true }

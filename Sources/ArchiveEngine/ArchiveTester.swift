@@ -20,7 +20,8 @@ public struct TestResult: Sendable {
 
 /// `--test`: every entry's data read through to its end and dropped, so that the format's own checks run
 /// (zip's, 7z's and rar's CRC-32 inside libarchive; the gz, bz2, xz and zst stream checksums in the
-/// decoders; tar's header checksums). Nothing is written anywhere.
+/// decoders; tar's header checksums), and a zip's central directory compared with its local headers.
+/// Nothing is written anywhere.
 public enum ArchiveTester {
     /// Tests `archive` (any part of a set).
     /// - Parameters:
@@ -64,7 +65,15 @@ public enum ArchiveTester {
             let name = ArchiveNaming.decompressedName(archiveName: volumes.name, recordedName: try reader.next()?.path)
             return try testGzip(archive, entry: name.displayName, format: reader.formatName, control: control, progress: progress)
         }
-        return try readAll(&reader, archiveName: volumes.name, decrypting: decrypting, control: control, progress: progress)
+        let isZip = reader.family == .zip && !volumes.isMultiPart
+        var result = try readAll(&reader, archiveName: volumes.name, decrypting: decrypting, control: control, progress: progress)
+        if isZip {
+            // Headers that disagree come first: what the data read found for the same entry is the same damage.
+            let headers = ZipHeaderCheck.mismatches(archive)
+            let named = Set(headers.map(\.path))
+            result.damaged = headers + result.damaged.filter { !named.contains($0.path) }
+        }
+        return result
     }
 
     /// A single gzip file (`notes.txt.gz`) inflated to its end, every member's CRC-32 checked.

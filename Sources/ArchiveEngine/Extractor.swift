@@ -218,14 +218,15 @@ public enum Extractor {
     public static func list(
         archive: FilePath, control: JobControl, passwords: PasswordAsker? = nil, names: NameDecoder? = nil,
         each: (ArchiveEntryInfo) -> Void = { _ in }
-    ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?, properties: ArchiveProperties) {
+    ) throws(ArchiverError) -> (format: String, entries: [ArchiveEntryInfo], nameEncoding: String?, properties: ArchiveFacts) {
         PendingOutputs.beginJob()
         defer { PendingOutputs.endJob() }
         let volumes = try VolumeSet.find(archive)
         if let encrypted = try encryptedArchive(volumes, control: control), encrypted.listsItself {
             let entries = try encrypted.list(passwords: passwords, control: control)
             entries.forEach(each)
-            var properties = ArchiveProperties(entries: entries, packedSize: volumes.totalSize)
+            var properties = ArchiveFacts(entries: entries, packedSize: volumes.totalSize)
+            properties.format = encrypted.formatName
             properties.encryptedNames = encrypted.encryption == .names
             return (encrypted.formatName, entries, nil, properties)
         }
@@ -249,7 +250,8 @@ public enum Extractor {
             let decoder = keepingNamesApart(names ?? guessNames(entries, family: reader.family), entries).decoder
             let final = decoder.map { decoder in entries.map { decoder($0) } } ?? entries
             final[given...].forEach(each)
-            var properties = ArchiveProperties(entries: final, packedSize: volumes.totalSize)
+            var properties = ArchiveFacts(entries: final, packedSize: volumes.totalSize)
+            properties.format = reader.formatName
             properties.filters = reader.filterNames
             if reader.family == .zip { properties.comment = ZipComment.read(archive) }
             return (reader.formatName, final, decoder?.encoding, properties)

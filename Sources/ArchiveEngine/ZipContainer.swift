@@ -51,38 +51,29 @@ struct ZipMembers {
         let (count, shift) = (end.count, end.shift)
         comment = end.comment
         var members: [Member] = []
-        var at = 0
-        while at + 46 <= directory.count, ZipDirectory.u32(directory, at) == 0x0201_4B50 {
-            let nameLength = ZipDirectory.u16(directory, at + 28), extraLength = ZipDirectory.u16(directory, at + 30)
-            let commentLength = ZipDirectory.u16(directory, at + 32)
-            guard at + 46 + nameLength + extraLength + commentLength <= directory.count else { throw broken }
-            let nameStart = at + 46, extraStart = nameStart + nameLength, commentStart = extraStart + extraLength
+        guard let records = ZipDirectory.records(directory) else { throw broken }
+        for record in records {
+            let at = record.at
+            guard record.comment.upperBound <= directory.count else { throw broken }
             var member = Member(
                 versionMadeBy: UInt16(ZipDirectory.u16(directory, at + 4)), versionNeeded: UInt16(ZipDirectory.u16(directory, at + 6)),
                 flags: UInt16(ZipDirectory.u16(directory, at + 8)), method: UInt16(ZipDirectory.u16(directory, at + 10)),
                 time: UInt16(ZipDirectory.u16(directory, at + 12)), date: UInt16(ZipDirectory.u16(directory, at + 14)),
                 crc: ZipDirectory.u32(directory, at + 16), compressedSize: Int64(ZipDirectory.u32(directory, at + 20)),
-                size: Int64(ZipDirectory.u32(directory, at + 24)), name: Array(directory[nameStart..<extraStart]),
-                extra: Array(directory[extraStart..<commentStart]),
-                comment: Array(directory[commentStart..<(commentStart + commentLength)]),
+                size: Int64(ZipDirectory.u32(directory, at + 24)), name: Array(directory[record.name]),
+                extra: Array(directory[record.extra]), comment: Array(directory[record.comment]),
                 internalAttributes: UInt16(ZipDirectory.u16(directory, at + 36)), externalAttributes: ZipDirectory.u32(directory, at + 38),
                 offset: Int64(ZipDirectory.u32(directory, at + 42)), end: 0)
-            // Zip64: the values that overflowed, in this order, in field 1.
-            if let wide = ZipExtra.field(1, in: member.extra) {
-                var values = wide[...]
-                func next() -> Int64? {
-                    guard values.count >= 8 else { return nil }
-                    defer { values = values.dropFirst(8) }
-                    return Int64(bitPattern: ZipDirectory.u64(Array(values.prefix(8)), 0))
-                }
-                if member.size == 0xFFFF_FFFF { member.size = next() ?? -1 }
-                if member.compressedSize == 0xFFFF_FFFF { member.compressedSize = next() ?? -1 }
-                if member.offset == 0xFFFF_FFFF { member.offset = next() ?? -1 }
+            // Zip64: the values that overflowed, read as the listing reads them.
+            if member.size == 0xFFFF_FFFF || member.compressedSize == 0xFFFF_FFFF || member.offset == 0xFFFF_FFFF {
+                let wide = ZipDirectory.zip64Field(directory, record: at)
+                if member.size == 0xFFFF_FFFF { member.size = wide?.size ?? -1 }
+                if member.compressedSize == 0xFFFF_FFFF { member.compressedSize = wide?.compressedSize ?? -1 }
+                if member.offset == 0xFFFF_FFFF { member.offset = wide?.offset ?? -1 }
             }
             guard member.size >= 0, member.compressedSize >= 0, member.offset >= 0 else { throw broken }
             member.offset += shift
             members.append(member)
-            at = commentStart + commentLength
         }
         guard Int64(members.count) == count else { throw broken }
         // Each member ends where the next one starts (its data descriptor, of whichever form, included).
@@ -100,11 +91,6 @@ struct ZipMembers {
 
 /// Extra fields: `id`, size, data, one after another (little-endian 16-bit id and size).
 enum ZipExtra {
-    /// The data of the first field `id`.
-    static func field(_ id: Int, in extra: [UInt8]) -> [UInt8]? {
-        fields(extra).first { $0.id == id }.map(\.data)
-    }
-
     static func fields(_ extra: [UInt8]) -> [(id: Int, data: [UInt8])] {
         var result: [(id: Int, data: [UInt8])] = []
         var at = 0

@@ -41,18 +41,14 @@ struct ZipDirectory {
         let (count, shift) = (end.count, end.shift)
         var records: [(at: Int, offset: Int64)] = []
         records.reserveCapacity(Int(count))
-        var at = 0
-        while at + 46 <= directory.count, Self.u32(directory, at) == 0x0201_4B50 {
-            let nameLength = Self.u16(directory, at + 28), extraLength = Self.u16(directory, at + 30)
-            let commentLength = Self.u16(directory, at + 32)
-            guard at + 46 + nameLength + extraLength <= directory.count else { return nil }
-            var offset = Int64(Self.u32(directory, at + 42))
+        guard let walked = Self.records(directory) else { return nil }
+        for record in walked {
+            var offset = Int64(Self.u32(directory, record.at + 42))
             if offset == 0xFFFF_FFFF {
-                guard let wide = Self.zip64Field(directory, record: at)?.offset else { return nil }
+                guard let wide = Self.zip64Field(directory, record: record.at)?.offset else { return nil }
                 offset = wide
             }
-            records.append((at, offset + shift))
-            at += 46 + nameLength + extraLength + commentLength
+            records.append((record.at, offset + shift))
         }
         guard Int64(records.count) == count else { return nil }
         records.sort { $0.offset < $1.offset }
@@ -188,6 +184,34 @@ struct ZipDirectory {
         return Array(target[..<count])
     }
 
+    /// Where a central directory record's parts are in the directory's bytes.
+    struct Record {
+        /// Where the record starts.
+        let at: Int
+        let nameLength: Int
+        let extraLength: Int
+        let commentLength: Int
+
+        var name: Range<Int> { (at + 46)..<(at + 46 + nameLength) }
+        var extra: Range<Int> { name.upperBound..<(name.upperBound + extraLength) }
+        var comment: Range<Int> { extra.upperBound..<(extra.upperBound + commentLength) }
+    }
+
+    /// The records of the central directory `directory`, one after another while they start with the
+    /// record's signature: the one walk behind the listing and the editor (`ZipMembers`); nil when a
+    /// record's name or extra fields overrun the directory (its comment may: each reader decides).
+    static func records(_ directory: [UInt8]) -> [Record]? {
+        var records: [Record] = []
+        var at = 0
+        while at + 46 <= directory.count, u32(directory, at) == 0x0201_4B50 {
+            let record = Record(at: at, nameLength: u16(directory, at + 28), extraLength: u16(directory, at + 30), commentLength: u16(directory, at + 32))
+            guard record.extra.upperBound <= directory.count else { return nil }
+            records.append(record)
+            at = record.comment.upperBound
+        }
+        return records
+    }
+
     /// Gives `body` each extra field of the record at `at`, as its id and where its data is in `data`;
     /// false when they overrun, as libarchive refuses them.
     private static func eachExtraField(_ data: [UInt8], record at: Int, _ body: (_ id: Int, _ data: Range<Int>) -> Void) -> Bool {
@@ -205,8 +229,8 @@ struct ZipDirectory {
     }
 
     /// The Zip64 field's values for the record at `at`: in order, those of the sizes and the offset that
-    /// overflowed.
-    private static func zip64Field(_ data: [UInt8], record at: Int) -> (size: Int64?, offset: Int64?)? {
+    /// overflowed; nil when there is no such field or the extra fields overrun.
+    static func zip64Field(_ data: [UInt8], record at: Int) -> (size: Int64?, compressedSize: Int64?, offset: Int64?)? {
         var found: Range<Int>?
         guard eachExtraField(data, record: at, { id, data in if id == 1, found == nil { found = data } }), let field = found else { return nil }
         var value = field.lowerBound
@@ -216,9 +240,9 @@ struct ZipDirectory {
             return Int64(bitPattern: u64(data, value))
         }
         let size = u32(data, at + 24) == 0xFFFF_FFFF ? next() : nil
-        if u32(data, at + 20) == 0xFFFF_FFFF { _ = next() }
+        let compressedSize = u32(data, at + 20) == 0xFFFF_FFFF ? next() : nil
         let offset = u32(data, at + 42) == 0xFFFF_FFFF ? next() : nil
-        return (size, offset)
+        return (size, compressedSize, offset)
     }
 
     static func u16(_ data: [UInt8], _ at: Int) -> Int { Int(data[at]) | Int(data[at + 1]) << 8 }

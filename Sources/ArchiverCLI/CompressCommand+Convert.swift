@@ -31,8 +31,9 @@ extension CompressCommand {
             do throws(ArchiverError) {
                 let result = try ArchiveConverter.run(
                     archive: archive, format: format, level: level, passwords: sources.notCounted(by: session.control),
-                    password: password, control: session.control, progress: session.progressHandler,
-                    beforePublishing: finishing.finishing(format: format, password: password, verifies: verifies, control: session.control))
+                    password: password, comment: format == .zip ? finishing.comment.map { Array($0.utf8) } : nil, control: session.control,
+                    progress: session.progressHandler,
+                    beforePublishing: finishing.finishing(password: password, verifies: verifies, control: session.control))
                 session.endProgress()
                 for warning in result.warnings { session.warn(warning) }
                 made.append(result)

@@ -201,8 +201,7 @@ public struct CompressCommand: ParsableCommand {
             },
             progress: session.progressHandler, leaveOut: leaveOut.choice(session.settings),
             portability: portability.mode(encrypted: encrypt), comment: format == .zip ? finishing.comment : nil,
-            beforePublishing: finishing.finishing(
-                format: format, password: choices.password, verifies: choices.verifies, control: session.control, addsComment: false))
+            beforePublishing: finishing.finishing(password: choices.password, verifies: choices.verifies, control: session.control))
         session.endProgress()
         for warning in result.warnings { session.warn(warning) }
         return result

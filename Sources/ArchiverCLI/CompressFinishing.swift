@@ -23,14 +23,9 @@ struct FinishingOptions: ParsableArguments {
     /// Whether to verify: the flag, else the setting.
     func verifies(_ settings: ArchiverSettings) -> Bool { verify ?? settings.verifyAfterCompress }
 
-    /// The step Compressor runs on the finished archive before publishing it.
-    /// - Parameter addsComment: whether it sets the comment; compressing hands it to the writer instead.
-    func finishing(
-        format: ArchiveFormat, password: Secret?, verifies: Bool, control: JobControl, addsComment: Bool = true
-    ) -> (FilePath, String) throws(ArchiverError) -> Void {
-        let comment = format == .zip && addsComment ? comment : nil
-        return { archive, name throws(ArchiverError) in
-            if let comment { try ArchiveFinishing.addComment(comment, to: archive) }
+    /// The step the writer runs on the finished archive before publishing it (the comment is the writer's own).
+    func finishing(password: Secret?, verifies: Bool, control: JobControl) -> (FilePath, String) throws(ArchiverError) -> Void {
+        { archive, name throws(ArchiverError) in
             if verifies {
                 try ArchiveFinishing.verify(archive, name: name, password: password, control: control)
             }

@@ -289,7 +289,9 @@ public struct ExtractCommand: ParsableCommand {
                     archive: archive.string, format: format, nameEncoding: names,
                     entries: stream == nil ? entries.map(Self.listed) : nil, entryCount: Int64(entries.count), error: nil)
                 let sha256 = checksum ? try FileChecksum.sha256(of: archive, control: session.control) : nil
-                item.properties = Self.properties(properties, sha256: sha256)
+                var facts = properties
+                facts.sha256 = sha256
+                item.properties = facts
                 listed.append(item)
                 session.tally.succeeded += 1
                 if !session.json {
@@ -320,19 +322,6 @@ public struct ExtractCommand: ParsableCommand {
     static func hex(_ crc: UInt32) -> String {
         let digits = String(crc, radix: 16, uppercase: true)
         return String(repeating: "0", count: 8 - digits.count) + digits
-    }
-
-    private static func properties(_ facts: ArchiveProperties, sha256: String?) -> ListProperties {
-        var properties = ListProperties()
-        properties.filters = facts.filters
-        properties.files = Int64(facts.files)
-        properties.packedSize = facts.packedSize
-        properties.size = facts.size
-        properties.encryptedNames = facts.encryptedNames
-        properties.encryptedData = facts.encryptedData
-        properties.comment = facts.comment
-        properties.sha256 = sha256
-        return properties
     }
 
     private static func printListing(

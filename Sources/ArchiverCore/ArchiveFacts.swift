@@ -1,17 +1,25 @@
-/// The Extract… window's Properties: an archive's facts (what `--list --json` says of it) as the lines a
-/// person reads, label and value, in the order they are shown and copied.
-public struct ArchiveFacts: Sendable {
+/// An archive's facts beside its entries: the one record that the engine's listing fills, `--list --json`
+/// carries (JobProtocol reads and writes its keys) and the Extract… window's Properties view shows as the
+/// lines a person reads, label and value, in the order they are shown and copied.
+public struct ArchiveFacts: Sendable, Equatable {
+    /// The format's name, as the listing says it.
     public var format: String?
     /// Compression filters around the archive, outermost first (`["gzip"]` for a tar.gz).
     public var filters: [String] = []
+    /// How many files (not folders or links) it holds.
     public var files: Int64 = 0
     /// The archive's own size (every part of a set).
     public var packedSize: Int64 = 0
     /// The files' sizes added up.
     public var size: Int64 = 0
+    /// Whether even the names need the password (7z `-mhe`, rar `-hp`).
     public var encryptedNames = false
+    /// Whether any entry's data is encrypted.
     public var encryptedData = false
+    /// The archive comment (zip); 7z has none.
     public var comment: String?
+    /// SHA-256 of the archive file, lowercase hex; computed only when asked (`--checksum`, the view's button).
+    public var sha256: String?
 
     public init() {}
 

@@ -261,8 +261,8 @@ public struct ListOutcome: JobOutcome {
         public var entries: [ListedEntry]?
         public var entryCount: Int64?
         public var error: ErrorReport?
-        /// The archive's facts (see `ListProperties`); nil when it could not be listed.
-        public var properties: ListProperties?
+        /// The archive's facts; nil when it could not be listed.
+        public var properties: ArchiveFacts?
 
         public init(
             archive: String, format: String?, nameEncoding: String?, entries: [ListedEntry]?, entryCount: Int64?, error: ErrorReport?
@@ -290,7 +290,7 @@ public struct ListOutcome: JobOutcome {
                 archive: archive, format: json["format"]?.string, nameEncoding: json["nameEncoding"]?.string,
                 entries: json["entries"].map { $0.array.compactMap(ListedEntry.init) }, entryCount: json["entryCount"]?.int,
                 error: ErrorReport(json["error"]))
-            properties = json["files"] == nil ? nil : ListProperties(json)
+            properties = json["files"] == nil ? nil : ArchiveFacts(json)
         }
     }
 
@@ -374,25 +374,11 @@ public struct EditOutcome: JobOutcome {
     }
 }
 
-/// An archive's facts in `--list --json`, beside its entries.
-public struct ListProperties: Sendable, Equatable {
-    /// Compression filters around the archive, outermost first (`["gzip"]` for a tar.gz).
-    public var filters: [String] = []
-    /// How many files (not folders or links) it holds.
-    public var files: Int64 = 0
-    /// The archive's own size, every part of a set together.
-    public var packedSize: Int64 = 0
-    /// The files' sizes added up.
-    public var size: Int64 = 0
-    public var encryptedNames = false
-    public var encryptedData = false
-    public var comment: String?
-    /// SHA-256 of the archive file, lowercase hex; computed only with `--checksum`.
-    public var sha256: String?
-
-    public init() {}
-
+/// The archive's facts as `--list --json` carries them, beside the archive's own keys (its `format` is one).
+extension ArchiveFacts {
     init(_ json: JSON) {
+        self.init()
+        format = json["format"]?.string
         filters = json["filters"]?.array.compactMap(\.string) ?? []
         files = json["files"]?.int ?? 0
         packedSize = json["packedSize"]?.int ?? 0
@@ -403,6 +389,7 @@ public struct ListProperties: Sendable, Equatable {
         sha256 = json["sha256"]?.string
     }
 
+    /// Its keys, but `format`: the archive's object has that already.
     var fields: [(String, JSON)] {
         [
             ("filters", .array(filters.map(JSON.string))), ("files", .int(files)), ("packedSize", .int(packedSize)),

@@ -74,16 +74,7 @@ final class PropertiesView {
             return
         }
         known = true
-        var shown = ArchiveFacts()
-        shown.format = listed.format
-        shown.filters = facts.filters
-        shown.files = facts.files
-        shown.packedSize = facts.packedSize
-        shown.size = facts.size
-        shown.encryptedNames = facts.encryptedNames
-        shown.encryptedData = facts.encryptedData
-        shown.comment = facts.comment
-        for line in shown.lines { add(line.label.localized, line.value.localized) }
+        for line in facts.lines { add(line.label.localized, line.value.localized) }
     }
 
     private func add(_ label: String, _ value: String) {

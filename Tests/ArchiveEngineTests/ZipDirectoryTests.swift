@@ -156,6 +156,24 @@ import Testing
 
     /// The check that libarchive's entries are the directory's, one for one, before members are read
     /// straight from their headers: order, names and where one name ends all count.
+    /// `--test`'s comparison reads a local header's Zip64 sizes as writers put them: both (as the
+    /// specification says), or only the one that overflowed.
+    @Test func localHeaderZip64SizesAreReadBothWays() {
+        func header(size: UInt32, packed: UInt32, wide: [Int64]) -> [UInt8] {
+            let extra = wide.isEmpty ? [] : ZipBytes.u16(1) + ZipBytes.u16(wide.count * 8) + wide.flatMap(ZipBytes.u64)
+            return ZipBytes.u32(0x0403_4B50) + ZipBytes.u16(45) + ZipBytes.u16(0) + ZipBytes.u16(8) + ZipBytes.u32(0)
+                + ZipBytes.u32(0xCAFE) + ZipBytes.u32(packed) + ZipBytes.u32(size) + ZipBytes.u16(1) + ZipBytes.u16(extra.count)
+                + [UInt8(ascii: "a")] + extra
+        }
+        let both = ZipHeaderCheck.localFields(header(size: 0xFFFF_FFFF, packed: 0xFFFF_FFFF, wide: [5_000_000_000, 4_900_000_000]))
+        #expect(both.size == 5_000_000_000 && both.compressedSize == 4_900_000_000)
+        let sizeOnly = ZipHeaderCheck.localFields(header(size: 0xFFFF_FFFF, packed: 1000, wide: [5_000_000_000]))
+        #expect(sizeOnly.size == 5_000_000_000 && sizeOnly.compressedSize == 1000)
+        // Python puts both sizes in the field with the real ones beside it: the 32-bit ones are read.
+        let small = ZipHeaderCheck.localFields(header(size: 300, packed: 200, wide: [300, 200]))
+        #expect(small.size == 300 && small.compressedSize == 200 && small.crc == 0xCAFE && small.method == 8 && Array(small.name) == [0x61])
+    }
+
     @Test func nameSequencesMatchOnlyTheSameList() {
         func sequence(_ names: [String]) -> ZipDirectory.NameSequence {
             var sequence = ZipDirectory.NameSequence()

@@ -86,6 +86,38 @@ import Testing
         #expect(try E2E.run("/usr/bin/7zz", ["t", "-pwrong", s.sub("x (3).zip")]).status != 0)
     }
 
+    /// Into zip through our own container, as compressing writes it: no data descriptors, a file larger than
+    /// the whole-member limit deflated on every core, and the comment in the end record (`unzip -z`, 7-Zip);
+    /// an AES target (libarchive's writer) gets the comment too.
+    @Test func aConvertedZipIsOurContainerWithItsComment() throws {
+        let s = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: s.sub("src/d"), withIntermediateDirectories: true)
+        try Data((0..<600_000).map { "line \($0)\n" }.joined().utf8).write(to: URL(fileURLWithPath: s.sub("src/d/big.txt")))
+        try Data("small".utf8).write(to: URL(fileURLWithPath: s.sub("src/d/a.txt")))
+        try FileManager.default.createSymbolicLink(atPath: s.sub("src/d/link"), withDestinationPath: "a.txt")
+        #expect(try E2E.run("/usr/bin/bsdtar", ["-czf", s.sub("x.tar.gz"), "-C", s.sub("src"), "d"]).status == 0)
+        let out = try E2E.run("compress-with-archiver", ["--convert", "--format", "zip", "--comment", "Grüße aus dem Archiv", s.sub("x.tar.gz")])
+        #expect(out.status == 0, "\(out.stderr)")
+        #expect(try E2E.run("/usr/bin/unzip", ["-z", s.sub("x.zip")]).stdout.contains("Grüße aus dem Archiv"))
+        #expect(try E2E.run("/usr/bin/unzip", ["-tq", s.sub("x.zip")]).status == 0)
+        #expect(try E2E.run("/usr/bin/7zz", ["t", s.sub("x.zip")]).status == 0)
+        let flags = try E2E.python(
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1]) as z:\n    print(sorted((i.filename, i.flag_bits & 8, i.compress_type) for i in z.infolist()))",
+            [s.sub("x.zip")]
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(flags == "[('d/', 0, 0), ('d/a.txt', 0, 8), ('d/big.txt', 0, 8), ('d/link', 0, 0)]", "\(flags)")
+        try Self.extracted(s.sub("x.tar.gz"), into: s.sub("want"))
+        try Self.extracted(s.sub("x.zip"), into: s.sub("got"))
+        #expect(try TreeSnapshot.differences(expected: s.sub("want"), actual: s.sub("got")).isEmpty)
+
+        let locked = try E2E.run(
+            "compress-with-archiver", ["--convert", "--format", "zip", "--encrypt", "--password-stdin", "--comment", "locked", s.sub("x.tar.gz")],
+            input: "pw\n")
+        #expect(locked.status == 0, "\(locked.stderr)")
+        #expect(try E2E.run("/usr/bin/unzip", ["-z", s.sub("x (2).zip")]).stdout.contains("locked"))
+        #expect(try E2E.run("/usr/bin/7zz", ["t", "-ppw", s.sub("x (2).zip")]).status == 0)
+    }
+
     @Test func anEncryptedZipAsksForItsPassword() throws {
         let s = try ScratchDirectory()
         try FileManager.default.createDirectory(atPath: s.sub("in/Docs"), withIntermediateDirectories: true)
