@@ -831,6 +831,30 @@ void externalizeInlineImages(QPDF &pdf) {
 }
 }  // namespace
 
+extern "C" int32_t pdfshim_encrypts_attachments_only(char const *input) {
+    initialise();
+    try {
+        // The encryption dictionary itself is never encrypted: any key opens the file far enough to read it.
+        QPDF pdf;
+        pdf.setSuppressWarnings(true);
+        pdf.setPasswordIsHexKey(true);
+        pdf.processFile(input, "00");
+        QPDFObjectHandle encrypt = pdf.getTrailer().getKey("/Encrypt");
+        if (!encrypt.isDictionary() || !encrypt.getKey("/V").isInteger() || encrypt.getKey("/V").getIntValue() < 4) {
+            return 0;
+        }
+        // Absent, /StmF and /StrF mean /Identity (no encryption); /EFF means /StmF's filter.
+        auto identity = [&](char const *key) {
+            QPDFObjectHandle filter = encrypt.getKey(key);
+            return filter.isNull() || filter.isNameAndEquals("/Identity");
+        };
+        QPDFObjectHandle files = encrypt.getKey("/EFF");
+        return identity("/StmF") && identity("/StrF") && files.isName() && !files.isNameAndEquals("/Identity") ? 1 : 0;
+    } catch (std::exception const &) {
+        return 0;  // whatever is wrong is found, and said, when the file is opened for the work
+    }
+}
+
 extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
