@@ -822,11 +822,16 @@ constexpr size_t inlineImageBytes = 16 * 1024;
 
 /// Makes the larger inline images image XObjects; their warnings are dropped (see pdfshim_compress).
 void externalizeInlineImages(QPDF &pdf) {
-    for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
-        try {
-            page.externalizeInlineImages(inlineImageBytes);
-        } catch (std::exception const &) {
+    try {
+        for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+            try {
+                page.externalizeInlineImages(inlineImageBytes);
+            } catch (std::exception const &) {
+            }
         }
+    } catch (std::exception const &) {
+        // No page tree (no /Root even after repair): said, as damage, when the pass that follows reads it.
+        // Thrown out of this C function it ended the process (fuzz-pdf-images found it).
     }
     pdf.getWarnings();
 }

@@ -283,6 +283,19 @@ import Testing
         #expect(PDF.names(in: scratch.path) == ["cut.pdf"])
     }
 
+    /// Found by fuzz-pdf-images: qpdf's repair finds no /Root, and the exception it threw while the pages were
+    /// listed ended the process (SIGABRT), leaving its hidden temporary.
+    @Test func aPDFWithoutARootIsDamagedAndLeavesNothing() throws {
+        let scratch = try ScratchDirectory()
+        let pdf = "%PDF-1.4\n1 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\nxref\n0 2\n0000000000 65535 f \n"
+            + "0000000009 00000 n \ntrailer\n<< /Size 2 /Root 7 0 R >>\nstartxref\n58\n%%EOF\n"
+        try pdf.write(toFile: scratch.sub("rootless.pdf"), atomically: true, encoding: .ascii)
+        let run = try PDF.compress(["--no-notify", "rootless.pdf"], in: scratch.path)
+        #expect(run.status == 5, "\(run.stderr)")
+        #expect(run.stderr.contains("“rootless.pdf” is damaged"), "\(run.stderr)")
+        #expect(PDF.names(in: scratch.path) == ["rootless.pdf"])
+    }
+
     @Test func repairablePDFIsRepairedWithAWarning() throws {
         let scratch = try ScratchDirectory()
         // A wrong startxref offset: qpdf rebuilds the cross-reference table by scanning.
