@@ -5,7 +5,8 @@ SWIFT ?= swift
 EXECUTABLES = compress-with-archiver extract-with-archiver edit-with-archiver compress-pdf-with-archiver compress-photos-with-archiver \
 	archiver-compress archiver-extract archiver-compress-pdf archiver-compress-photos open-with-archiver archiver
 # System packages: libarchive to build against; the other tools are what the tests check our archives with
-# (pigz and libdeflate-dev: what bench/deflate.sh compares against).
+# (pigz and libdeflate-dev: what bench/deflate.sh compares against; ghostscript: what bench/pdf.sh and
+# bench/pdf-text.sh compare against).
 APT_PACKAGES = libarchive-dev libzstd-dev zstd bzip2 xz-utils zlib1g-dev libisal-dev liblzma-dev libbz2-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
 	libglib2.0-dev libglib2.0-bin dconf-gsettings-backend libnotify-dev libnotify-bin gsettings-desktop-schemas dbus python3-dbusmock \
 	desktop-file-utils shared-mime-info xdg-utils zenity python3-gi gir1.2-nautilus-4.0 python3-nautilus libxml2-utils xorriso shellcheck \
@@ -14,7 +15,7 @@ APT_PACKAGES = libarchive-dev libzstd-dev zstd bzip2 xz-utils zlib1g-dev libisal
 	libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick gir1.2-gtk-4.0 x11-utils xsettingsd xdotool \
 	dosfstools exfatprogs exfat-fuse \
 	libfuse3-dev fuse3 appstream e2fsprogs lz4 libsquashfs-dev squashfs-tools \
-	dpkg-dev patchelf help2man lintian mmdebstrap git pigz libdeflate-dev
+	dpkg-dev patchelf help2man lintian mmdebstrap git pigz libdeflate-dev ghostscript
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build release bench-build install install-files uninstall set-default sample deb test fuzz fuzz-smoke bench clean pot update-po mo check-po

@@ -167,7 +167,8 @@ if Context.environment["ARCHIVER_FUZZ"] == "1" {
     for (name, library) in [
         ("fuzz-entry-path", "ArchiverCore"), ("fuzz-name-encoding", "ArchiveEngine"), ("fuzz-volume-name", "ArchiverCore"),
         ("fuzz-7zip-listing", "ArchiveEngine"), ("fuzz-unrar-listing", "ArchiveEngine"), ("fuzz-settings", "ArchiverCore"),
-        ("fuzz-extract", "ArchiveEngine"), ("fuzz-single-stream", "ArchiveEngine"),
+        ("fuzz-extract", "ArchiveEngine"), ("fuzz-single-stream", "ArchiveEngine"), ("fuzz-photo", "PhotoEngine"),
+        ("fuzz-pdf-images", "PDFEngine"),
     ] {
         package.targets.append(
             .executableTarget(

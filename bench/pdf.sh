@@ -123,5 +123,8 @@ done
     done
     larger=$([[ ${size[text,archiver]} -le $(stat -c %s "$corpus/text.pdf") ]] && echo "not larger" || echo "LARGER")
     echo "- text: $(mb "${size[text,archiver]}") MB from $(mb "$(stat -c %s "$corpus/text.pdf")") MB ($larger), words ${kept[text,archiver]}; time ${time[text,archiver]} s against ${time[text,gs]} s."
-} >"$results"
+} >"$results.new"
+# bench/pdf-text.sh's section (the Debian text and vector corpus) stays.
+[[ -f $results ]] && sed -n '/^## Text and vector PDFs/,$p' "$results" | sed '1s/^/\n/' >>"$results.new"
+mv "$results.new" "$results"
 cat "$results"

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-entry-path fuzz-name-encoding fuzz-volume-name fuzz-7zip-listing fuzz-unrar-listing fuzz-settings fuzz-extract fuzz-single-stream)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-entry-path fuzz-name-encoding fuzz-volume-name fuzz-7zip-listing fuzz-unrar-listing fuzz-settings fuzz-extract fuzz-single-stream fuzz-photo fuzz-pdf-images)
 for target in "${TARGETS[@]}"; do
     # (the filter drops the linker's and SwiftPM's noise about ASan symbols and pkg-config's -pthread)
     ARCHIVER_FUZZ=1 swift build -c release --scratch-path .build/fuzz --product "$target" \

@@ -71,3 +71,37 @@ tar("latin1.tar", [member("caf\udce9.txt", data=b"x")], tarfile.GNU_FORMAT)
 PY
 cp /work/shared/fixtures/rar4_encrypted.rar /work/shared/fixtures/rar5_encrypted.rar "$out/" && chmod 644 "$out"/*.rar
 ls -l "$out"
+
+# fuzz-photo: byte 0 picks the copy's format (and --strip-location), then a small photo of each format the
+# decoders read, with the metadata the rewriting touches (EXIF with GPS and a Latin-1 Make, XMP).
+# fuzz-pdf-images: byte 0 picks the quality, then a PDF whose JPEG, soft-masked and inline images are drawn
+# small enough to be resampled.
+photos="$(dirname "$out")/fuzz-photo" pdfs="$(dirname "$out")/fuzz-pdf-images"
+mkdir -p "$photos" "$pdfs" "$work/p"
+/usr/bin/python3 - "$work/p" <<'PY'
+import io, sys
+from PIL import Image
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen import canvas
+out = sys.argv[1]
+picture = Image.merge('RGB', [Image.linear_gradient('L').resize((48, 32))] * 3)
+picture.save(f'{out}/p.jpg', quality=60)
+picture.save(f'{out}/p.png')
+picture.save(f'{out}/p.tif')
+picture.save(f'{out}/p.webp', quality=50)
+picture.convert('P').save(f'{out}/p.gif')
+c = canvas.Canvas(f'{out}/p.pdf', pagesize=(200, 200), invariant=1)
+c.drawString(10, 180, 'Images below.')
+c.drawImage(ImageReader(f'{out}/p.jpg'), 10, 10, width=20, height=14)
+c.drawImage(ImageReader(picture.convert('RGBA')), 40, 10, width=20, height=14, mask='auto')
+c.drawInlineImage(picture, 70, 10, width=20, height=14)
+c.save()
+PY
+exiftool -q -overwrite_original -charset exif=latin '-IFD0:Make=Acme®' -GPS:GPSLatitude=46.9 -GPS:GPSLatitudeRef=N \
+    -XMP-dc:Title=Seed "$work/p/p.jpg"
+heif-enc -q 30 "$work/p/p.jpg" -o "$work/p/p.heic" >/dev/null
+for f in jpg png tif webp gif heic; do { printf '\000'; cat "$work/p/p.$f"; } > "$photos/$f"; done
+{ printf '\003'; cat "$work/p/p.jpg"; } > "$photos/jpg-to-webp-no-location"
+{ printf '\002'; cat "$work/p/p.pdf"; } > "$pdfs/medium.pdf"
+{ printf '\005'; cat "$work/p/p.pdf"; } > "$pdfs/minimum.pdf"
+ls -l "$photos" "$pdfs"

@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.." || exit
 seconds=${1:?seconds per target}
 shift
 TARGETS=("$@")
-[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-entry-path fuzz-name-encoding fuzz-volume-name fuzz-7zip-listing fuzz-unrar-listing fuzz-settings fuzz-extract fuzz-single-stream)
+[ ${#TARGETS[@]} -gt 0 ] || TARGETS=(fuzz-entry-path fuzz-name-encoding fuzz-volume-name fuzz-7zip-listing fuzz-unrar-listing fuzz-settings fuzz-extract fuzz-single-stream fuzz-photo fuzz-pdf-images)
 failed=()
 for target in "${TARGETS[@]}"; do
     mkdir -p ".build/fuzz/corpus/$target" ".build/fuzz/findings/$target"

@@ -1,7 +1,8 @@
 // The PDF image pass: find where each image XObject is drawn (content streams, nested forms, the CTM),
 // resample the ones drawn above the target resolution with libvips, re-encode them as JPEG when that is
-// smaller, and write the file back with qpdf (object streams, recompressed Flate, encryption kept).
-// Everything else in the file (text, fonts, vectors, links, outline, forms) is copied untouched.
+// smaller, drop what no viewer shows (thumbnails, other applications' private data, unused resources,
+// streams stored twice), and write the file back with qpdf (object streams, recompressed Flate, encryption
+// kept). Everything else in the file (text, fonts, vectors, links, outline, forms) is copied untouched.
 #include "pdfshim.h"
 
 // qpdf 11: use std::shared_ptr, not its deprecated PointerHolder.
@@ -821,15 +822,141 @@ constexpr size_t inlineImageBytes = 16 * 1024;
 
 /// Makes the larger inline images image XObjects; their warnings are dropped (see pdfshim_compress).
 void externalizeInlineImages(QPDF &pdf) {
-    for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
-        try {
-            page.externalizeInlineImages(inlineImageBytes);
-        } catch (std::exception const &) {
+    try {
+        for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+            try {
+                page.externalizeInlineImages(inlineImageBytes);
+            } catch (std::exception const &) {
+            }
         }
+    } catch (std::exception const &) {
+        // No page tree (no /Root even after repair): said, as damage, when the pass that follows reads it.
+        // Thrown out of this C function it ended the process (fuzz-pdf-images found it).
     }
     pdf.getWarnings();
 }
 }  // namespace
+
+namespace {
+/// A stream's identity for merging: its dictionary (without /Length, which the writer sets) and the CRC and
+/// size of its data as stored. Equal keys are compared byte for byte before two streams become one.
+std::string streamKey(QPDFObjectHandle stream, std::shared_ptr<Buffer> const &data) {
+    QPDFObjectHandle dict = stream.getDict().shallowCopy();
+    dict.removeKey("/Length");
+    uLong const crc = crc32(0, data->getBuffer(), static_cast<uInt>(data->getSize()));
+    return dict.unparse() + "#" + std::to_string(data->getSize()) + "#" + std::to_string(crc);
+}
+
+/// Points every reference to a merged stream in `object` (its direct parts) at the one kept.
+void redirect(QPDFObjectHandle object, std::map<QPDFObjGen, QPDFObjectHandle> const &kept) {
+    auto target = [&](QPDFObjectHandle item, QPDFObjectHandle &to) {
+        if (!item.isIndirect()) return false;
+        auto found = kept.find(item.getObjGen());
+        if (found == kept.end()) return false;
+        to = found->second;
+        return true;
+    };
+    if (object.isArray()) {
+        for (int i = 0, n = object.getArrayNItems(); i < n; i++) {
+            QPDFObjectHandle item = object.getArrayItem(i), to;
+            if (target(item, to)) {
+                object.setArrayItem(i, to);
+            } else if (!item.isIndirect()) {
+                redirect(item, kept);
+            }
+        }
+    } else if (object.isDictionary() || object.isStream()) {
+        QPDFObjectHandle dict = object.isStream() ? object.getDict() : object;
+        for (auto const &key : dict.getKeys()) {
+            QPDFObjectHandle item = dict.getKey(key), to;
+            if (target(item, to)) {
+                dict.replaceKey(key, to);
+            } else if (!item.isIndirect()) {
+                redirect(item, kept);
+            }
+        }
+    }
+}
+
+/// Streams stored twice (the same font embedded by every chapter of a joined document, a logo on every page
+/// as an image of its own) become one. Rounds repeat while they merge something: two images become equal
+/// once their equal soft masks are one.
+void mergeEqualStreams(QPDF &pdf) {
+    for (int round = 0; round < 3; round++) {
+        std::map<std::string, QPDFObjectHandle> first;
+        std::map<QPDFObjGen, QPDFObjectHandle> kept;
+        std::vector<QPDFObjectHandle> objects = pdf.getAllObjects();
+        for (auto &object : objects) {
+            if (!object.isStream()) continue;
+            QPDFObjectHandle stream = object;
+            std::shared_ptr<Buffer> data;
+            try {
+                data = stream.getRawStreamData();
+            } catch (std::exception const &) {
+                continue;  // unreadable: left alone, as the writer will leave it
+            }
+            auto [at, added] = first.try_emplace(streamKey(stream, data), stream);
+            if (added) continue;
+            std::shared_ptr<Buffer> const other = at->second.getRawStreamData();
+            if (other->getSize() == data->getSize() &&
+                std::memcmp(other->getBuffer(), data->getBuffer(), data->getSize()) == 0) {
+                kept.emplace(stream.getObjGen(), at->second);
+            }
+        }
+        if (kept.empty()) return;
+        for (auto &object : objects) redirect(object, kept);
+        redirect(pdf.getTrailer(), kept);
+    }
+}
+
+/// What a viewer never shows and the writer would keep: page thumbnails (viewers draw their own) and other
+/// applications' private data (/PieceInfo: Illustrator's and Photoshop's editing state, often larger than
+/// the drawing; Acrobat's "discard private data" drops it too); resources no content stream uses (qpdf
+/// leaves a page whose content it cannot parse as it is); and streams stored twice.
+void dropUnseen(QPDF &pdf) {
+    pdf.getRoot().removeKey("/PieceInfo");
+    for (auto &page : QPDFPageDocumentHelper(pdf).getAllPages()) {
+        QPDFObjectHandle object = page.getObjectHandle();
+        object.removeKey("/Thumb");
+        object.removeKey("/PieceInfo");
+    }
+    for (auto &object : pdf.getAllObjects()) {
+        if (object.isStream() && object.getDict().getKey("/Subtype").isNameAndEquals("/Form")) {
+            object.getDict().removeKey("/PieceInfo");
+        }
+    }
+    try {
+        QPDFPageDocumentHelper(pdf).removeUnreferencedResources();
+    } catch (std::exception const &) {
+    }
+    mergeEqualStreams(pdf);
+    pdf.getWarnings();
+}
+}  // namespace
+
+extern "C" int32_t pdfshim_encrypts_attachments_only(char const *input) {
+    initialise();
+    try {
+        // The encryption dictionary itself is never encrypted: any key opens the file far enough to read it.
+        QPDF pdf;
+        pdf.setSuppressWarnings(true);
+        pdf.setPasswordIsHexKey(true);
+        pdf.processFile(input, "00");
+        QPDFObjectHandle encrypt = pdf.getTrailer().getKey("/Encrypt");
+        if (!encrypt.isDictionary() || !encrypt.getKey("/V").isInteger() || encrypt.getKey("/V").getIntValue() < 4) {
+            return 0;
+        }
+        // Absent, /StmF and /StrF mean /Identity (no encryption); /EFF means /StmF's filter.
+        auto identity = [&](char const *key) {
+            QPDFObjectHandle filter = encrypt.getKey(key);
+            return filter.isNull() || filter.isNameAndEquals("/Identity");
+        };
+        QPDFObjectHandle files = encrypt.getKey("/EFF");
+        return identity("/StmF") && identity("/StrF") && files.isName() && !files.isNameAndEquals("/Identity") ? 1 : 0;
+    } catch (std::exception const &) {
+        return 0;  // whatever is wrong is found, and said, when the file is opened for the work
+    }
+}
 
 extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
@@ -888,6 +1015,7 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     bool const repairedOnOpen = !pdf.getWarnings().empty();
     externalizeInlineImages(pdf);
     pdfshim_status const passed = guarded(result, [&] {
+        dropUnseen(pdf);
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();
     });
@@ -1283,8 +1411,9 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
     initialise();
     QPDF pdf;
     if (pdfshim_status const status = open(pdf, input, password, result); status != PDFSHIM_OK) return status;
-    // As the image pass does, so that inline images are measured too.
+    // As the image pass does, so that inline images are measured too, and what the copy drops is not counted.
     externalizeInlineImages(pdf);
+    if (pdfshim_status const tidied = guarded(result, [&] { dropUnseen(pdf); }); tidied != PDFSHIM_OK) return tidied;
     std::vector<pdfshim_level> const ladder(levels, levels + level_count);
     // The trials run on threads of their own, one per core: libvips' own threads would only compete.
     vips_concurrency_set(1);

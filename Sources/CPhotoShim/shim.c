@@ -193,6 +193,18 @@ static void remove_photoshop_thumbnail(VipsImage *image) {
     g_byte_array_free(kept, TRUE);
 }
 
+/* `needle` in `size` bytes at `haystack`, NUL bytes included; NULL when absent. */
+static const char *find_bytes(const char *haystack, size_t size, const char *needle) {
+    size_t length = strlen(needle);
+    const char *end = haystack + size;
+    for (const char *at = haystack; (size_t) (end - at) >= length; at++) {
+        at = memchr(at, needle[0], (size_t) (end - at) - length + 1);
+        if (!at) return NULL;
+        if (memcmp(at, needle, length) == 0) return at;
+    }
+    return NULL;
+}
+
 /* A TIFF-structured block: a TIFF file, or an EXIF block after its "Exif\0\0". Values keep its byte order. */
 typedef struct {
     const unsigned char *data;
@@ -502,29 +514,79 @@ static void restore_maker_note(const TiffBlock *tiff, unsigned char first) {
     if (note && tiff->data[note] == '_') ((unsigned char *) tiff->data)[note] = first;
 }
 
-/* The JPEG `output`'s EXIF texts that note_exif_texts noted get their original bytes back (in place: the
-   stand-in had as many), and its maker note the first byte hide_maker_note changed. */
+static size_t le32(const unsigned char *p) {
+    return (size_t) p[0] | (size_t) p[1] << 8 | (size_t) p[2] << 16 | (size_t) p[3] << 24;
+}
+
+/* Where a WebP's EXIF chunk's data starts, and how long it is; 0 when the file is no WebP or has none. */
+static size_t webp_exif(const unsigned char *bytes, size_t size, size_t *length) {
+    if (size < 12 || memcmp(bytes, "RIFF", 4) != 0 || memcmp(bytes + 8, "WEBP", 4) != 0) return 0;
+    for (size_t at = 12; at + 8 <= size;) {
+        size_t chunk = le32(bytes + at + 4);
+        if (chunk > size - at - 8) return 0;
+        if (memcmp(bytes + at, "EXIF", 4) == 0) {
+            *length = chunk;
+            return at + 8;
+        }
+        at += 8 + chunk + (chunk & 1);
+    }
+    return 0;
+}
+
+/* The EXIF TIFF structure of a written file, found in place. A JPEG's is in its APP1 "Exif" segment, a
+   WebP's in its EXIF chunk. HEIF (its Exif item, after libheif's offset word) carries the block libvips
+   gives it, "Exif\0\0" first: the first such header followed by a TIFF structure with entries is it. */
+static int written_exif(const unsigned char *bytes, size_t size, TiffBlock *tiff) {
+    size_t length = 0, chunk = webp_exif(bytes, size, &length);
+    if (chunk) return exif_block(tiff, bytes + chunk, length);
+    if (size >= 2 && bytes[0] == 0xff && bytes[1] == 0xd8) {
+        for (size_t at = 2; at + 4 <= size && bytes[at] == 0xff && bytes[at + 1] != 0xda;) {
+            size_t length = (size_t) bytes[at + 2] << 8 | bytes[at + 3];
+            if (length < 2 || at + 2 + length > size) return 0;
+            if (bytes[at + 1] == 0xe1 && length >= 8 && memcmp(bytes + at + 4, "Exif\0\0", 6) == 0)
+                return exif_block(tiff, bytes + at + 4, length - 2);
+            at += 2 + length;
+        }
+        return 0;
+    }
+    for (const char *at = (const char *) bytes; (at = find_bytes(at, size - (at - (const char *) bytes), "Exif"));
+         at += 4) {
+        size_t rest = size - (at - (const char *) bytes);
+        if (rest > 6 && memcmp(at, "Exif\0\0", 6) == 0 && exif_block(tiff, (const unsigned char *) at, rest) && tiff_entries(tiff, tiff_u32(tiff, 4)))
+            return 1;
+    }
+    return 0;
+}
+
+/* The written `output`'s EXIF texts that note_exif_texts noted get their original bytes back (in place: the
+   stand-in had as many, so no offset of the container, HEIF's item locations, moves), and its maker note
+   the first byte hide_maker_note changed. A WebP's EXIF chunk loses the "Exif\0\0" libvips 8.14 puts
+   before its TIFF structure, which WebP does not have there (readers then find no EXIF, or warn). */
 static int restore_exif(const char *output, GPtrArray *texts, unsigned char maker_note_byte) {
     gchar *contents = NULL;
     gsize size = 0;
     if (!g_file_get_contents(output, &contents, &size, NULL)) return -1;
     unsigned char *bytes = (unsigned char *) contents;
     int failed = 0;
-    for (size_t at = 2; at + 4 <= size && bytes[at] == 0xff && bytes[at + 1] != 0xda;) {
-        size_t length = (size_t) bytes[at + 2] << 8 | bytes[at + 3];
-        TiffBlock tiff;
-        if (length < 2 || at + 2 + length > size) break;
-        if (bytes[at + 1] == 0xe1 && length >= 8 && memcmp(bytes + at + 4, "Exif\0\0", 6) == 0 &&
-            exif_block(&tiff, bytes + at + 4, length - 2)) {
-            TextRestore restore = {(unsigned char *) tiff.data, texts};
-            if (texts) each_exif_text(&tiff, restore_text, &restore);
-            if (maker_note_byte) restore_maker_note(&tiff, maker_note_byte);
-            FILE *file = fopen(output, "wb");
-            failed = !file || fwrite(contents, 1, size, file) != size;
-            if (file && fclose(file)) failed = 1;
-            break;
+    TiffBlock tiff;
+    if (written_exif(bytes, size, &tiff)) {
+        TextRestore restore = {(unsigned char *) tiff.data, texts};
+        if (texts) each_exif_text(&tiff, restore_text, &restore);
+        if (maker_note_byte) restore_maker_note(&tiff, maker_note_byte);
+        size_t length = 0, chunk = webp_exif(bytes, size, &length);
+        if (chunk && length >= 6 && memcmp(bytes + chunk, "Exif\0\0", 6) == 0) {
+            /* As long shorter by 6 (even: no padding byte comes or goes), and the RIFF too. */
+            size_t riff = le32(bytes + 4) - 6;
+            memmove(bytes + chunk, bytes + chunk + 6, size - chunk - 6);
+            size -= 6;
+            for (int i = 0; i < 4; i++) {
+                bytes[chunk - 4 + i] = (length - 6) >> (8 * i) & 0xff;
+                bytes[4 + i] = riff >> (8 * i) & 0xff;
+            }
         }
-        at += 2 + length;
+        FILE *file = fopen(output, "wb");
+        failed = !file || fwrite(contents, 1, size, file) != size;
+        if (file && fclose(file)) failed = 1;
     }
     g_free(contents);
     return failed ? -1 : 0;
@@ -545,6 +607,8 @@ typedef struct {
     int found_tool;
     /* The copy has no gain map: the properties announcing one (UltraHDR) go. */
     int drop_gain_map;
+    /* The Extended XMP is in the packet now, or gone: the note naming it goes. */
+    int drop_extension_note;
 } XmpEdits;
 
 /* The value a property gets (NULL: removed), or "" when the property is left alone. */
@@ -560,6 +624,7 @@ static const char *xmp_edit_for(const char *name, size_t length, XmpEdits *edits
        index goes too), and properties announcing one would send a viewer looking for it. */
     if (edits->drop_gain_map && ((length > 6 && strncmp(name, "hdrgm:", 6) == 0) || IS("Container:Directory")))
         return NULL;
+    if (edits->drop_extension_note && IS("xmpNote:HasExtendedXMP")) return NULL;
     /* xap: is the xmp: namespace's prefix in packets written before XMP took its name (Photoshop 7). */
     if ((IS("xmp:CreatorTool") || IS("xap:CreatorTool")) && edits->creator_tool) {
         edits->found_tool = 1;
@@ -664,25 +729,13 @@ char *archiver_photo_edit_xmp(const char *xmp, size_t length, int strip_location
     char width_text[16], height_text[16];
     snprintf(width_text, sizeof width_text, "%d", width);
     snprintf(height_text, sizeof height_text, "%d", height);
-    XmpEdits edits = {"1", width_text, height_text, strip_location, NULL, 0, 0};
+    XmpEdits edits = {"1", width_text, height_text, strip_location, NULL, 0, 0, 0};
     return to_malloc(edit_xmp(xmp, length, &edits), out_length);
 }
 
 char *archiver_photo_mark_xmp(const char *xmp, size_t length, const char *tool, size_t *out_length) {
-    XmpEdits edits = {NULL, NULL, NULL, 0, tool, 0, 0};
+    XmpEdits edits = {NULL, NULL, NULL, 0, tool, 0, 0, 0};
     return to_malloc(edit_xmp(xmp ? xmp : "", xmp ? length : 0, &edits), out_length);
-}
-
-/* `needle` in `size` bytes at `haystack`, NUL bytes included; NULL when absent. */
-static const char *find_bytes(const char *haystack, size_t size, const char *needle) {
-    size_t length = strlen(needle);
-    const char *end = haystack + size;
-    for (const char *at = haystack; (size_t) (end - at) >= length; at++) {
-        at = memchr(at, needle[0], (size_t) (end - at) - length + 1);
-        if (!at) return NULL;
-        if (memcmp(at, needle, length) == 0) return at;
-    }
-    return NULL;
 }
 
 /* libvips 8.14's HEIF loader reads EXIF but not XMP: a HEIC's packet (a metadata item libheif keeps
@@ -711,7 +764,7 @@ static void read_heif_xmp(VipsImage *image, const char *input) {
 }
 
 /* The copy's XMP: its EXIF fields brought in line with the copy, and our marker. */
-static void fix_xmp(VipsImage *image, const ArchiverPhotoOptions *options) {
+static void fix_xmp(VipsImage *image, const ArchiverPhotoOptions *options, int drop_extension_note) {
     const void *xmp = NULL;
     size_t length = 0;
     if (vips_image_get_typeof(image, VIPS_META_XMP_NAME) &&
@@ -738,7 +791,7 @@ static void fix_xmp(VipsImage *image, const ArchiverPhotoOptions *options) {
     char width_text[16], height_text[16];
     snprintf(width_text, sizeof width_text, "%d", image->Xsize);
     snprintf(height_text, sizeof height_text, "%d", image->Ysize);
-    XmpEdits edits = {"1", width_text, height_text, options->strip_location, options->creator_tool, 0, 1};
+    XmpEdits edits = {"1", width_text, height_text, options->strip_location, options->creator_tool, 0, 1, drop_extension_note};
     GString *edited = edit_xmp(xmp ? xmp : "", xmp ? length : 0, &edits);
     vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, edited->str, edited->len);
     g_string_free(edited, TRUE);
@@ -768,8 +821,9 @@ static int extended_xmp_guid(VipsImage *image, char *guid) {
 
 /* A JPEG's Extended XMP (Google's depth maps, Photoshop's long histories): the APP1 segments that continue
    its packet past JPEG's 64 kB, whole, when they carry `guid`. libvips reads and writes the main packet only.
-   NULL when there are none, and with `strip_location` when they hold a location. */
-static GByteArray *extended_xmp(const char *input, const char *guid, int strip_location) {
+   NULL when there are none, and with `strip_location` when they hold a location. `text`, when given, gets
+   the serialized packet they carry. */
+static GByteArray *extended_xmp(const char *input, const char *guid, int strip_location, GString **text_out) {
     GMappedFile *file = g_mapped_file_new(input, FALSE, NULL);
     if (!file) return NULL;
     const unsigned char *bytes = (const unsigned char *) g_mapped_file_get_contents(file);
@@ -799,7 +853,10 @@ static GByteArray *extended_xmp(const char *input, const char *guid, int strip_l
         g_byte_array_free(segments, TRUE);
         segments = NULL;
     }
-    g_string_free(text, TRUE);
+    if (segments && text_out)
+        *text_out = text;
+    else
+        g_string_free(text, TRUE);
     return segments;
 }
 
@@ -830,6 +887,25 @@ static int add_after_xmp(const char *output, const GByteArray *segments) {
     }
     g_free(contents);
     return failed ? -1 : 0;
+}
+
+/* WebP and HEIF hold an XMP packet of any size, and know no Extended XMP: its Descriptions join the main
+   packet's (RDF allows several about one resource; the XMP toolkit declares their namespaces on each). */
+static void merge_extended_xmp(VipsImage *image, const GString *extension) {
+    const void *xmp = NULL;
+    size_t length = 0;
+    if (!vips_image_get_typeof(image, VIPS_META_XMP_NAME) || vips_image_get_blob(image, VIPS_META_XMP_NAME, &xmp, &length))
+        return;
+    const char *rdf = g_strstr_len(extension->str, extension->len, "<rdf:RDF");
+    const char *inner = rdf ? memchr(rdf, '>', extension->str + extension->len - rdf) : NULL;
+    const char *inner_end = inner ? g_strrstr_len(extension->str, extension->len, "</rdf:RDF>") : NULL;
+    const char *main_end = g_strrstr_len((const char *) xmp, length, "</rdf:RDF>");
+    if (!inner_end || inner_end < inner || !main_end) return;
+    GString *merged = g_string_new_len((const char *) xmp, main_end - (const char *) xmp);
+    g_string_append_len(merged, inner + 1, inner_end - inner - 1);
+    g_string_append_len(merged, main_end, (const char *) xmp + length - main_end);
+    vips_image_set_blob_copy(image, VIPS_META_XMP_NAME, merged->str, merged->len);
+    g_string_free(merged, TRUE);
 }
 
 int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **xmp, size_t *xmp_length, char **error) {
@@ -925,19 +1001,30 @@ int archiver_photo_compress(const char *input, const char *output, const Archive
             g_byte_array_free(exif, TRUE);
         }
     }
-    GPtrArray *texts = options->format == ARCHIVER_PHOTO_JPEG ? note_exif_texts(copy) : NULL;
-    unsigned char maker_note_byte = options->format == ARCHIVER_PHOTO_JPEG ? hide_maker_note(copy) : 0;
+    GPtrArray *texts = note_exif_texts(copy);
+    unsigned char maker_note_byte = hide_maker_note(copy);
     remove_metadata(copy, options->strip_location);
     remove_photoshop_thumbnail(copy);
     read_heif_xmp(copy, input);
-    fix_xmp(copy, options);
-    /* Extended XMP is a JPEG's own way; the copy's packet keeps naming it, so a JPEG copy carries it. */
+    /* Extended XMP is a JPEG's own way: a JPEG copy carries its segments after the packet that names them,
+       other formats the properties in the packet itself. */
+    int jpeg = options->format == ARCHIVER_PHOTO_JPEG;
     char guid[33];
-    GByteArray *extension = options->format == ARCHIVER_PHOTO_JPEG && extended_xmp_guid(copy, guid)
-                                ? extended_xmp(input, guid, options->strip_location) : NULL;
+    GString *extension_text = NULL;
+    GByteArray *extension = extended_xmp_guid(copy, guid)
+                                ? extended_xmp(input, guid, options->strip_location, jpeg ? NULL : &extension_text) : NULL;
+    if (extension_text) {
+        merge_extended_xmp(copy, extension_text);
+        g_string_free(extension_text, TRUE);
+        g_byte_array_free(extension, TRUE);
+        extension = NULL;
+    }
+    fix_xmp(copy, options, !jpeg);
     failed = save(copy, output, options);
     if (!failed && extension && add_after_xmp(output, extension)) failed = 1;
-    if (!failed && (texts || maker_note_byte) && restore_exif(output, texts, maker_note_byte)) failed = 1;
+    if (!failed && (texts || maker_note_byte || options->format == ARCHIVER_PHOTO_WEBP) &&
+        restore_exif(output, texts, maker_note_byte))
+        failed = 1;
     if (extension) g_byte_array_free(extension, TRUE);
     if (texts) g_ptr_array_free(texts, TRUE);
     if (!failed && result) {

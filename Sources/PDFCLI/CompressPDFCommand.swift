@@ -53,7 +53,7 @@ public struct CompressPDFCommand: ParsableCommand {
     /// The `--help` discussion; the names of copies are made by rule and stay as they are in every language.
     static var discussion: String {
         // TRANSLATORS: %1$@ … %3$@ are file names Archiver makes (“report (compressed).pdf”): keep them as they are.
-        let copies = tr("%1$@ becomes %2$@ beside it (%3$@ if taken). Images drawn above the quality's resolution are resampled and re-encoded as JPEG; text, fonts, drawings, links, forms and the outline are copied as they are, and the file is rewritten compactly. A copy that would not be smaller is not made: the original is already optimal. Encrypted PDFs stay encrypted.", "report.pdf", "report (compressed).pdf", "report (compressed) (2).pdf")
+        let copies = tr("%1$@ becomes %2$@ beside it (%3$@ if taken). Images drawn above the quality's resolution are resampled and re-encoded as JPEG; text, fonts, drawings, links, forms and the outline are copied as they are; page thumbnails, other programs' private data, unused resources and objects stored twice are dropped, and the file is rewritten compactly. A copy that would not be smaller is not made: the original is already optimal. Encrypted PDFs stay encrypted.", "report.pdf", "report (compressed).pdf", "report (compressed) (2).pdf")
         let ladder = PDFQuality.allCases.map { "\($0.rawValue) \($0.dpi) dpi/\($0.jpegQuality)" }.joined(separator: ", ")
         // TRANSLATORS: %@ lists the values of --quality: “best 300 dpi/90, high 200 dpi/70, …”.
         let qualities = tr("Qualities (image resolution as drawn, JPEG quality): %@.", ladder)

@@ -66,6 +66,7 @@ public enum PDFCompressor {
         PendingOutputs.beginJob()
         defer { PendingOutputs.endJob() }
         let inputBytes = try checkInput(input)
+        if !options.flatten { try refuseAttachmentsOnlyEncryption(input) }
         let folder: FilePath
         let name: [UInt8]
         if let output = options.output?.madeAbsolute {
@@ -211,6 +212,18 @@ public enum PDFCompressor {
         result.signed = outcome.signed_document != 0
         result.textOperators = Int(outcome.text_operators)
         return password
+    }
+
+    /// A PDF that encrypts its attachments only opens without a password; qpdf would write its copy with the
+    /// whole document encrypted. Refused before anything is made. (A flattened copy has no attachments.)
+    static func refuseAttachmentsOnlyEncryption(_ input: FilePath) throws(ArchiverError) {
+        guard input.withPlatformString(pdfshim_encrypts_attachments_only) != 0 else { return }
+        let name = input.lastComponent?.string ?? input.string
+        throw ArchiverError(
+            .notAnArchive,
+            tr("“%@” encrypts only its attachments, and its copy would encrypt the whole document; nothing was made.", name),
+            hint: tr("Remove the attachments’ encryption (or encrypt the whole document) in the program that set it, then compress it again."),
+            path: input.string)
     }
 
     /// Runs `body` with no password, then with each one `passwords` gives for as long as the PDF asks for

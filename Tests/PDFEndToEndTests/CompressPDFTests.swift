@@ -185,6 +185,83 @@ import Testing
         #expect(shown.contains("R = 6") && shown.contains("print low resolution: not allowed"), "\(shown)")
     }
 
+    /// Acrobat's "encrypt only file attachments" (PDF 1.6's /EFF): the pages open without a password, the
+    /// attachment needs it. qpdf would write the copy with everything encrypted (AES, where the original used
+    /// RC4 for the attachment alone), so the copy is refused, and said so.
+    @Test(arguments: ["", "s3cret"]) func attachmentsOnlyEncryptionIsNotWidened(password: String) throws {
+        let scratch = try ScratchDirectory()
+        let pdf = scratch.sub("with-attachment.pdf")
+        // Written by hand (no Debian tool writes this scope): RC4-128 (V 4, R 4), /StmF and /StrF /Identity.
+        let made = try Tool.run(["/usr/bin/python3", "-c", Self.attachmentsOnlyPDF, pdf, password])
+        try #require(made.status == 0, "\(made.output)")
+        let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", "--password=" + password, pdf]).output
+        try #require(shown.contains("stream encryption method: none") && shown.contains("file encryption method: RC4"), "\(shown)")
+        let attached = try Tool.run(["/usr/bin/qpdf", "--password=" + password, "--show-attachment=notes.txt", pdf])
+        try #require(attached.output == "The secret notes.\n", "\(attached.output)")
+        let before = try Data(contentsOf: URL(fileURLWithPath: pdf))
+
+        let run = try PDF.compress(["--no-notify", "--password-stdin", "with-attachment.pdf"], in: scratch.path, input: password + "\n")
+        #expect(run.status == 4, "\(run.stderr)")
+        #expect(run.stderr.contains("“with-attachment.pdf” encrypts only its attachments"), "\(run.stderr)")
+        #expect(PDF.names(in: scratch.path) == ["with-attachment.pdf"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: pdf)) == before)
+    }
+
+    /// python3 PATH USER-PASSWORD: a one-page PDF whose attached notes.txt alone is encrypted.
+    static let attachmentsOnlyPDF = #"""
+        import hashlib, struct, sys
+        PAD = bytes.fromhex('28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A')
+        def rc4(key, data):
+            s, j = list(range(256)), 0
+            for i in range(256):
+                j = (j + s[i] + key[i % len(key)]) % 256
+                s[i], s[j] = s[j], s[i]
+            out, i, j = bytearray(), 0, 0
+            for b in data:
+                i = (i + 1) % 256
+                j = (j + s[i]) % 256
+                s[i], s[j] = s[j], s[i]
+                out.append(b ^ s[(s[i] + s[j]) % 256])
+            return bytes(out)
+        # The standard security handler, revision 4 (ISO 32000-1, 7.6.3.3, algorithms 2, 3 and 5).
+        ID, P, user, owner = b'0123456789abcdef', -4, sys.argv[2].encode(), b'owner'
+        h = hashlib.md5((owner + PAD)[:32]).digest()
+        for _ in range(50): h = hashlib.md5(h).digest()
+        O = rc4(h, (user + PAD)[:32])
+        for i in range(1, 20): O = rc4(bytes(b ^ i for b in h), O)
+        key = hashlib.md5((user + PAD)[:32] + O + struct.pack('<i', P) + ID).digest()
+        for _ in range(50): key = hashlib.md5(key).digest()
+        U = rc4(key, hashlib.md5(PAD + ID).digest())
+        for i in range(1, 20): U = rc4(bytes(b ^ i for b in key), U)
+        U += bytes(16)
+        secret = rc4(hashlib.md5(key + (7).to_bytes(3, 'little') + b'\0\0').digest(), b'The secret notes.\n')
+        # Enough uncompressed text that a rewritten copy would be smaller.
+        content = (b'BT /F1 12 Tf 72 700 Td ' + b' '.join(b'(Only the attachment is encrypted, line %d.) Tj 0 -14 Td' % i
+                   for i in range(40)) + b' ET' + b' ' * 20000)
+        objects = [
+            b'<< /Type /Catalog /Pages 2 0 R /Names << /EmbeddedFiles << /Names [(notes.txt) 5 0 R] >> >> >>',
+            b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+            b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 6 0 R >> >> >>',
+            b'<< /Length %d >>\nstream\n' % len(content) + content + b'\nendstream',
+            b'<< /Type /Filespec /F (notes.txt) /UF (notes.txt) /EF << /F 7 0 R >> >>',
+            b'<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+            b'<< /Type /EmbeddedFile /Filter [/Crypt] /DecodeParms [<< /Type /CryptFilterDecodeParms /Name /StdCF >>]'
+            b' /Length %d >>\nstream\n' % len(secret) + secret + b'\nendstream',
+            b'<< /Filter /Standard /V 4 /R 4 /Length 128 /P %d /O <%s> /U <%s> /StmF /Identity /StrF /Identity /EFF /StdCF'
+            b' /CF << /StdCF << /Type /CryptFilter /CFM /V2 /AuthEvent /EFOpen /Length 16 >> >> >>' % (P, O.hex().encode(), U.hex().encode()),
+        ]
+        out, offsets = bytearray(b'%PDF-1.6\n%\xe2\xe3\xcf\xd3\n'), []
+        for n, body in enumerate(objects, 1):
+            offsets.append(len(out))
+            out += b'%d 0 obj\n' % n + body + b'\nendobj\n'
+        xref = len(out)
+        out += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
+        for offset in offsets: out += b'%010d 00000 n \n' % offset
+        out += b'trailer\n<< /Size %d /Root 1 0 R /Encrypt 8 0 R /ID [<%s> <%s>] >>\nstartxref\n%d\n%%%%EOF\n' % (
+            len(objects) + 1, ID.hex().encode(), ID.hex().encode(), xref)
+        open(sys.argv[1], 'wb').write(out)
+        """#
+
     @Test func notAPDFIsRefused() throws {
         let scratch = try ScratchDirectory()
         try "just words\n".write(toFile: scratch.sub("notes.pdf"), atomically: true, encoding: .utf8)
@@ -204,6 +281,19 @@ import Testing
         #expect(run.status == 5, "\(run.stderr)")
         #expect(run.stderr.contains("“cut.pdf” is damaged"), "\(run.stderr)")
         #expect(PDF.names(in: scratch.path) == ["cut.pdf"])
+    }
+
+    /// Found by fuzz-pdf-images: qpdf's repair finds no /Root, and the exception it threw while the pages were
+    /// listed ended the process (SIGABRT), leaving its hidden temporary.
+    @Test func aPDFWithoutARootIsDamagedAndLeavesNothing() throws {
+        let scratch = try ScratchDirectory()
+        let pdf = "%PDF-1.4\n1 0 obj\n<< /Type /Pages /Kids [] /Count 0 >>\nendobj\nxref\n0 2\n0000000000 65535 f \n"
+            + "0000000009 00000 n \ntrailer\n<< /Size 2 /Root 7 0 R >>\nstartxref\n58\n%%EOF\n"
+        try pdf.write(toFile: scratch.sub("rootless.pdf"), atomically: true, encoding: .ascii)
+        let run = try PDF.compress(["--no-notify", "rootless.pdf"], in: scratch.path)
+        #expect(run.status == 5, "\(run.stderr)")
+        #expect(run.stderr.contains("“rootless.pdf” is damaged"), "\(run.stderr)")
+        #expect(PDF.names(in: scratch.path) == ["rootless.pdf"])
     }
 
     @Test func repairablePDFIsRepairedWithAWarning() throws {

@@ -52,3 +52,10 @@ public func makeScratchFolder(holding folders: [String]) -> String {
     for folder in folders { mkdir(root + "/" + folder, 0o755) }
     return root
 }
+
+/// Writes `bytes` to `path` (created or truncated): a target's input as the file the code under test reads.
+public func writeFile(_ bytes: [UInt8], to path: String) {
+    guard let file = fopen(path, "wb") else { fatalError("cannot write \(path): errno \(errno)") }
+    if !bytes.isEmpty { fwrite(bytes, 1, bytes.count, file) }
+    fclose(file)
+}

@@ -70,6 +70,10 @@ typedef struct {
 pdfshim_status pdfshim_compress(const char *input, int output, const pdfshim_options *options,
                                 pdfshim_result *result);
 
+/** 1 when `input` encrypts its attached files only (PDF 1.6's /EFF, its streams and strings not encrypted),
+    else 0. qpdf's writer knows no such scope: a copy would encrypt the whole document. Needs no password. */
+int32_t pdfshim_encrypts_attachments_only(const char *input);
+
 /** Opens `input` (with `password`, which may be NULL) and counts the text-showing operators its pages draw
     into `text_operators` (and `pages`, `encrypted`) of `result`, writing nothing: a compressed copy keeps
     its text when its count is the input's. */
