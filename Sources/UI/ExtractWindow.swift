@@ -85,6 +85,8 @@ public final class ExtractWindow {
         for item in [testButton, propertiesToggle, addButton, renameButton, deleteButton] {
             gtk_widget_add_css_class(item, "flat")
             if let label = gtk_button_get_child(cast(item)) { gtk_label_set_xalign(cast(label), 0) }
+            // Looking at the archive above the line, changing it below.
+            if item == addButton { gtk_box_append(cast(items), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL)) }
             gtk_box_append(cast(items), item)
         }
         let popover = gtk_popover_new()!
