@@ -414,6 +414,31 @@ struct ExtractWindowTests {
         #expect(trashed == ["Edit.zip"], "one previous version for the window: \(trashed)")
     }
 
+    /// A format Archiver does not write (an ISO image, made by bsdtar): Delete says why on the window's
+    /// error page, in the tool's words, and the image is byte for byte what it was; Back returns to the tree.
+    @Test func aFormatThatCannotBeChangedSaysSo() throws {
+        let scratch = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: scratch.sub("in"), withIntermediateDirectories: true)
+        for name in ["a.txt", "b.txt"] { try "\(name)\n".write(toFile: scratch.sub("in/" + name), atomically: true, encoding: .utf8) }
+        let iso = scratch.sub("Disc.iso")
+        #expect(try Tool.run(["/usr/bin/bsdtar", "--format", "iso9660", "-cf", iso, "-C", scratch.sub("in"), "a.txt", "b.txt"]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: iso))
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, iso)
+        try session.waitForText("2 of 2 files", exact: false)
+        try session.focus("a.txt", role: "table row")
+        try session.press("Delete")
+        try session.click("Delete", role: "push button", first: true)
+        try session.waitForText("Could not change “Disc.iso”", exact: true, timeout: 30)
+        let said = try session.waitForText("cannot change", timeout: 5)
+        #expect(said.contains("Disc.iso") && said.contains("zip"), "\(said)")
+        try session.screenshot("extract-edit-read-only")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: iso)) == before)
+        try session.click("Back", role: "push button")
+        try session.waitForText("2 of 2 files", exact: false)
+    }
+
     /// Enter on a row opens its entry in the default application, from the archive's mount: a test
     /// application (a .desktop file and mimeapps.list in the session's XDG folders) appends a line, and the
     /// mount commits it into the archive. A change from the window then unmounts first (the mount holds the
