@@ -120,7 +120,14 @@ final class ExtractEditing {
             run(.rename(tree.tree.path(node), to: target))
         }
         gtk_window_present(cast(dialog))
-        gtk_widget_grab_focus(field)
+        // Once shown (the dialog gives its default button the focus first): the name without its extension
+        // selected, as the file manager does, so typing replaces just that.
+        let isFolder = tree.tree.nodes[node].isDirectory
+        Idle.run {
+            gtk_widget_grab_focus(fieldObj.p)
+            let dot = isFolder ? nil : old.dropFirst().lastIndex(of: ".")
+            gtk_editable_select_region(cast(fieldObj.p), 0, Int32(dot.map { old.distance(from: old.startIndex, to: $0) } ?? old.count))
+        }
     }
 
     /// Unmounts the window's own mount first (its daemon holds the lock), then runs the change.

@@ -403,6 +403,7 @@ struct ExtractWindowTests {
         // F2: a field with the name; the new name stays in the entry's folder.
         try session.focus("a.txt", role: "table row")
         try session.press("F2")
+        #expect(try eventually(within: 5) { try session.focused().name == "New name" }, "the field has the focus: \(String(describing: try? session.focused()))")
         try session.type("New name", "notes.txt")
         try session.click("Rename", role: "push button", first: true)
         try session.waitForText("notes.txt", exact: true, timeout: 30)
