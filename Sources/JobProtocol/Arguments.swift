@@ -101,6 +101,44 @@ extension Arguments {
         return arguments
     }
 
+    /// `edit-with-archiver`, as the Extract… window runs it: one change (add `files` into the folder `into`,
+    /// delete `entries`, or rename `from` to `to`); `keepPrevious`: the window's first change sends the
+    /// archive as it was to the trash (one previous version per window).
+    public static func edit(_ archive: FilePath, _ change: WindowEdit, keepPrevious: Bool) -> Arguments {
+        var arguments = Arguments(["--progress-json", "--no-notify", "--password-stdin"])
+        if keepPrevious { arguments.add("--keep-previous") }
+        switch change {
+        case .add(let files, let into):
+            if !into.isEmpty { arguments.add("--into", into) }
+            arguments.add("--add")
+            arguments.argv += files.map(\.bytes)
+        case .delete(let entries):
+            arguments.add("--delete")
+            arguments.argv += entries.map { Array($0.utf8) }
+        case .rename(let from, let to):
+            arguments.add("--rename")
+            arguments.argv += [Array(from.utf8), Array(to.utf8)]
+        }
+        // The values above end at the next flag: the archive after "--" is never taken for one of them.
+        arguments.operands([archive])
+        return arguments
+    }
+
+    /// `open-with-archiver --mount`, as the Extract… window mounts the archive to open an entry: no file
+    /// manager, no notification; a mount that is already there is reused.
+    public static func mount(_ archive: FilePath) -> Arguments {
+        var arguments = Arguments(["--mount", "--no-notify", "--password-stdin"])
+        arguments.operands([archive])
+        return arguments
+    }
+
+    /// `open-with-archiver --unmount`: waits until the changes made in the folder are in the archive.
+    public static func unmount(_ folder: FilePath) -> Arguments {
+        var arguments = Arguments(["--unmount"])
+        arguments.operands([folder])
+        return arguments
+    }
+
     /// `compress-pdf-with-archiver --estimate`.
     public static func estimatePDF(_ pdf: FilePath) -> Arguments {
         var arguments = Arguments(["--estimate", "--json", "--password-stdin"])
@@ -114,4 +152,14 @@ extension Arguments {
         arguments.operands([pdf])
         return arguments
     }
+}
+
+/// One change the Extract… window asks `edit-with-archiver` for.
+public enum WindowEdit: Sendable, Equatable {
+    /// Files and folders from the disk, into a folder of the archive ("" = the top).
+    case add([FilePath], into: String)
+    /// Entries (a folder with what it holds), as the listing named them.
+    case delete([String])
+    /// An entry to a new path.
+    case rename(String, to: String)
 }

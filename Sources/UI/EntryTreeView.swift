@@ -15,8 +15,12 @@ final class EntryTreeView {
     let view: UnsafeMutablePointer<GtkWidget>
     /// After the person checked or unchecked something, or entries arrived.
     var onChange: () -> Void = {}
-    /// Enter on a row (the window's Extract).
-    var onActivate: () -> Void = {}
+    /// Enter or a double click on a row: its node (nil when the row is gone).
+    var onActivate: (Int?) -> Void = { _ in }
+    /// A key pressed in the tree that the tree itself does not use (Delete, F2): answers whether it was handled.
+    var onOtherKey: (guint) -> Bool = { _ in false }
+    /// Files dropped on the tree, and the node of the row they were dropped on (nil: below the rows).
+    var onDrop: ([String], Int?) -> Bool = { _, _ in false }
     /// Tab (true) or Shift+Tab (false) in the tree: the window moves the focus to the control after or before
     /// it (GTK 4.8's list keeps Tab among its rows); answers whether it did.
     var onTab: (Bool) -> Bool = { _ in false }
@@ -71,7 +75,67 @@ final class EntryTreeView {
         context.view = self
         columns()
         keys()
-        onInt(view, "activate") { [unowned self] _ in onActivate() }
+        onInt(view, "activate") { [unowned self] position in onActivate(node(atPosition: position)) }
+        let drop = gtk_drop_target_new(gdk_file_list_get_type(), GDK_ACTION_COPY)!
+        onDropFiles(drop) { [unowned self] paths, x, y in
+            guard !paths.isEmpty else { return false }
+            return onDrop(paths, gtk_widget_pick(view, x, y, GTK_PICK_DEFAULT).flatMap(node(of:)))
+        }
+        gtk_widget_add_controller(view, cast(drop))
+    }
+
+    /// Empties the tree for a new listing of the same archive (after a change): new lists, no search.
+    func reset() {
+        if let whole {
+            g_object_unref(whole.selection.raw)
+            for (_, known) in whole.lists { g_object_unref(known.list.raw) }
+            g_object_unref(whole.topLevel.raw)
+            self.whole = nil
+        }
+        for (_, known) in lists { g_object_unref(known.list.raw) }
+        lists = [:]
+        g_object_unref(topLevel.raw)
+        shown = nil
+        search = EntrySearch()
+        tree = EntryTree()
+        dirty = []
+        topLevel = gtk_string_list_new(nil)!
+        g_object_ref(topLevel.raw)
+        model = gtk_tree_list_model_new(topLevel, 0, 1, createModel, Unmanaged.passUnretained(context).toOpaque(), nil)
+        let selection = gtk_no_selection_new(model)!
+        gtk_column_view_set_model(cast(view), cast(selection))
+        g_object_unref(selection.raw)
+    }
+
+    // MARK: - Rows and nodes
+
+    /// The node of the row that has the keyboard focus, if a row has it.
+    var focusedNode: Int? {
+        guard let root = gtk_widget_get_root(view), let focus = gtk_root_get_focus(root) else { return nil }
+        return node(of: focus)
+    }
+
+    /// The node of the row that holds `widget` (a row, a cell or anything in one); nil outside the rows.
+    func node(of widget: UnsafeMutablePointer<GtkWidget>) -> Int? {
+        var current: UnsafeMutablePointer<GtkWidget>? = widget
+        while let candidate = current, candidate != view, String(cString: gtk_widget_get_name(candidate)) != "GtkColumnListView" {
+            if let node = boundChecks[candidate.raw] { return node }
+            // A row holds its name cell's box; any other cell holds none, and its row is next up.
+            if let check = descendant(of: candidate, named: "GtkCheckButton"), let node = boundChecks[check.raw] { return node }
+            current = gtk_widget_get_parent(candidate)
+        }
+        return nil
+    }
+
+    /// The node shown at a position of the list (what `activate` gives).
+    private func node(atPosition position: Int32) -> Int? {
+        guard position >= 0, let selection = gtk_column_view_get_model(cast(view)),
+            let row = g_list_model_get_item(cast(selection), guint(position))
+        else { return nil }
+        defer { g_object_unref(row) }
+        guard let item = gtk_tree_list_row_get_item(OpaquePointer(row)) else { return nil }
+        defer { g_object_unref(item) }
+        return Self.node(ofString: item)
     }
 
     /// Moves the keyboard focus from the list itself to its first row, when the list has it: a row says its
@@ -374,12 +438,14 @@ final class EntryTreeView {
         for (label, node) in boundSizes where tree.nodes[node].isDirectory { showSize(cast(label), node) }
     }
 
-    /// Space on a row flips its checkbox (on the checkbox itself GTK does it); Tab leaves the tree.
+    /// Space on a row flips its checkbox (on the checkbox itself GTK does it); Tab leaves the tree; other keys
+    /// go to the window (`onOtherKey`).
     private func keys() {
         let controller = gtk_event_controller_key_new()!
         onKey(controller) { [unowned self] keyval, _ in
             if keyval == 0xFF09 || keyval == 0xFE20 { return onTab(keyval == 0xFF09) }  // Tab, ISO_Left_Tab
-            guard keyval == 0x20, let focus = gtk_root_get_focus(gtk_widget_get_root(view)) else { return false }
+            if keyval != 0x20 { return onOtherKey(keyval) }
+            guard let focus = gtk_root_get_focus(gtk_widget_get_root(view)) else { return false }
             if boundChecks[focus.raw] != nil { return false }
             guard let check = descendant(of: focus, named: "GtkCheckButton"), boundChecks[check.raw] != nil else { return false }
             gtk_check_button_set_active(cast(check), gtk_check_button_get_active(cast(check)) == 0 ? 1 : 0)

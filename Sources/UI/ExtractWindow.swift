@@ -12,7 +12,7 @@ import SystemPackage
 public final class ExtractWindow {
     /// `damaged`: the listing broke off; what was read is shown, and nothing can be extracted (the whole
     /// archive is read to extract any of it, and a failure writes nothing).
-    private enum Phase { case listing, locked, listed, damaged, failed, extracting, testing }
+    private enum Phase { case listing, locked, listed, damaged, failed, extracting, testing, editing }
 
     private let archive: FilePath
     private let name: String
@@ -32,6 +32,14 @@ public final class ExtractWindow {
     private let junkSwitch: UnsafeMutablePointer<GtkWidget>
     private let nestedSwitch: UnsafeMutablePointer<GtkWidget>
     private let testButton: UnsafeMutablePointer<GtkWidget>
+    /// "⋮" at the header line's end: Test, Properties, Add Files…, Rename…, Delete….
+    private let menuButton: UnsafeMutablePointer<GtkWidget>
+    private let addButton: UnsafeMutablePointer<GtkWidget>
+    private let renameButton: UnsafeMutablePointer<GtkWidget>
+    private let deleteButton: UnsafeMutablePointer<GtkWidget>
+    private let editing: ExtractEditing
+    /// The row that last had the focus: the menu's Rename… and Delete… act on it (the menu has the focus then).
+    private var lastFocused: Int?
     /// The phase a test returns to (a damaged listing can be tested too).
     private var beforeTest = Phase.listed
     private let searchToggle: UnsafeMutablePointer<GtkWidget>
@@ -61,18 +69,44 @@ public final class ExtractWindow {
         gtk_label_set_wrap_mode(message, PANGO_WRAP_WORD_CHAR)
         gtk_widget_set_visible(cast(message), 0)
 
-        // Beside the header line: Test, Properties (in the tree's place) and Search (Ctrl+F).
+        // Beside the header line: Search (Ctrl+F) and a menu with Test, Properties (in the tree's place) and
+        // the changes, so that the line fits a phone's 360 px at large text (the summary wraps).
         // TRANSLATORS: the Extract… window's button that reads the whole archive and checks it, writing nothing.
         testButton = Names.button(tr("Te_st").localized)
         propertiesToggle = gtk_toggle_button_new_with_mnemonic(tr("P_roperties").localized)
         Names.set(propertiesToggle, tr("P_roperties").localized)
+        // TRANSLATORS: the Extract… window's menu item that adds files from the disk to the archive.
+        addButton = Names.button(tr("_Add Files…").localized)
+        // TRANSLATORS: the Extract… window's menu item that renames the focused entry (F2).
+        renameButton = Names.button(tr("Re_name…").localized)
+        // TRANSLATORS: the Extract… window's menu item that deletes entries from the archive (Delete).
+        deleteButton = Names.button(tr("_Delete…").localized)
+        let items = gtk_box_new(GTK_ORIENTATION_VERTICAL, 2)!
+        for item in [testButton, propertiesToggle, addButton, renameButton, deleteButton] {
+            gtk_widget_add_css_class(item, "flat")
+            if let label = gtk_button_get_child(cast(item)) { gtk_label_set_xalign(cast(label), 0) }
+            // Looking at the archive above the line, changing it below.
+            if item == addButton { gtk_box_append(cast(items), gtk_separator_new(GTK_ORIENTATION_HORIZONTAL)) }
+            gtk_box_append(cast(items), item)
+        }
+        let popover = gtk_popover_new()!
+        gtk_popover_set_child(cast(popover), items)
+        menuButton = gtk_menu_button_new()!
+        gtk_menu_button_set_icon_name(cast(menuButton), "view-more-symbolic")
+        gtk_menu_button_set_popover(cast(menuButton), popover)
+        // TRANSLATORS: the Extract… window's menu button (⋮) holding Test, Properties, Add Files…, Rename… and Delete….
+        accessibleLabel(menuButton, tr("Archive actions").localized)
+        gtk_widget_set_tooltip_text(menuButton, tr("Archive actions").localized)
         searchToggle = gtk_toggle_button_new()
         gtk_button_set_icon_name(cast(searchToggle), "edit-find-symbolic")
         accessibleLabel(searchToggle, tr("Search").localized)
         gtk_widget_set_tooltip_text(searchToggle, tr("Search (Ctrl+F)").localized)
         let top = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
         gtk_widget_set_hexpand(cast(summary), 1)
-        for child in [widget(summary), testButton, propertiesToggle, searchToggle] { gtk_box_append(cast(top), child) }
+        gtk_label_set_wrap(summary, 1)
+        gtk_label_set_wrap_mode(summary, PANGO_WRAP_WORD_CHAR)
+        for child in [searchToggle, menuButton] { gtk_widget_set_valign(child, GTK_ALIGN_START) }
+        for child in [widget(summary), searchToggle, menuButton] { gtk_box_append(cast(top), child) }
         searchEntry = gtk_search_entry_new()
         accessibleLabel(searchEntry, tr("Search the names").localized)
         searchBar = gtk_search_bar_new()
@@ -120,15 +154,46 @@ public final class ExtractWindow {
         chrome = JobWindow(app: app, title: title, width: 640, height: 660, action: tr("_Extract").localized, form: form)
         extractButton = chrome.actionButton
         chrome.formFocus = tree.view
+        editing = ExtractEditing(archive: archive, name: name, chrome: chrome, tree: tree)
         updateDestination()
 
         // Behaviour.
         tree.onChange = { [unowned self] in refresh() }
         chrome.onBack = { [unowned self] in
-            if phase == .extracting { phase = .listed }
+            if phase == .extracting || phase == .editing { phase = .listed }
             refresh()
         }
-        tree.onActivate = { [unowned self] in start() }
+        // A row: its entry opened in its application (from the mount, so that saving there changes the archive).
+        tree.onActivate = { [unowned self] node in
+            if let node { editing.open(node) } else { start() }
+        }
+        tree.onOtherKey = { [unowned self] key in
+            switch key {
+            case 0xFFFF, 0xFF9F: editing.delete(tree.tree.deletionTargets(focused: tree.focusedNode))  // Delete, KP_Delete
+            case 0xFFBF: editing.rename(tree.focusedNode)  // F2
+            default: return false
+            }
+            return true
+        }
+        tree.onDrop = { [unowned self] paths, node in
+            guard phase == .listed else { return false }
+            editing.add(paths, into: tree.tree.dropFolder(on: node))
+            return true
+        }
+        onNotify(chrome.window, "focus-widget") { [unowned self] in
+            guard let focus = gtk_window_get_focus(chrome.window), let node = tree.node(of: focus) else { return }
+            lastFocused = node
+        }
+        editing.password = { [unowned self] in password }
+        editing.canEdit = { [unowned self] in phase == .listed }
+        editing.willChange = { [unowned self] in phase = .editing }
+        editing.changed = { [unowned self] in
+            gtk_search_bar_set_search_mode(cast(searchBar), 0)
+            tree.reset()
+            lastFocused = nil
+            list(password: password)
+        }
+        editing.say = { [unowned self] text, error in showMessage(text, error: error) }
         let changeObj = Obj(change)
         tree.onTab = { [unowned self] forward in
             let next = forward
@@ -148,7 +213,14 @@ public final class ExtractWindow {
             }
         }
         on(extractButton, "clicked") { [unowned self] in start() }
+        let popoverObj = Obj(popover)
+        for item in [testButton, propertiesToggle, addButton, renameButton, deleteButton] {
+            on(item, "clicked") { gtk_popover_popdown(cast(popoverObj.p)) }
+        }
         on(testButton, "clicked") { [unowned self] in test() }
+        on(addButton, "clicked") { [unowned self] in editing.chooseFiles() }
+        on(renameButton, "clicked") { [unowned self] in editing.rename(lastFocused) }
+        on(deleteButton, "clicked") { [unowned self] in editing.delete(tree.tree.deletionTargets(focused: lastFocused)) }
         onNotify(propertiesToggle, "active") { [unowned self] in
             let on = gtk_toggle_button_get_active(cast(propertiesToggle)) != 0
             gtk_stack_set_visible_child_name(views, on ? "properties" : "tree")
@@ -268,7 +340,7 @@ public final class ExtractWindow {
             gtk_label_set_text(summary, tr("Reading “%@”…", name).localized + "  " + total.localized)
         case .locked, .failed:
             gtk_label_set_text(summary, "")
-        case .listed, .extracting, .testing:
+        case .listed, .extracting, .testing, .editing:
             gtk_label_set_text(summary, total.localized)
         case .damaged:
             // TRANSLATORS: the Extract… window's header line when the archive is damaged: what could be read.
@@ -292,6 +364,7 @@ public final class ExtractWindow {
         let browsable = phase == .listed || phase == .damaged
         gtk_widget_set_sensitive(searchToggle, browsable ? 1 : 0)
         gtk_widget_set_sensitive(propertiesToggle, browsable && properties.known ? 1 : 0)
+        for item in [addButton, renameButton, deleteButton] { gtk_widget_set_sensitive(item, phase == .listed ? 1 : 0) }
     }
 
     private var password: [UInt8]? {
@@ -383,9 +456,9 @@ public final class ExtractWindow {
         if let result, let verdict {
             showMessage(verdict.text.localized, error: !verdict.intact)
             details.show(result.damaged.map { "\($0.path): \($0.reason)" })
-            // Said with the button that asked, which has the focus again.
-            cgtk_accessible_set_description(cast(testButton), verdict.text.localized)
-            gtk_widget_grab_focus(testButton)
+            // Said with the menu that asked, which has the focus again.
+            cgtk_accessible_set_description(cast(menuButton), verdict.text.localized)
+            gtk_widget_grab_focus(menuButton)
         } else {
             askPassword(password != nil ? outcome.stderr.trimmingSpaces : tr("“%@” needs a password.", name).localized)
         }

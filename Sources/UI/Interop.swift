@@ -139,21 +139,27 @@ public func onOpen(_ app: some GPtr, _ body: @escaping @MainActor ([String]) -> 
     return connect(app, "open", unsafeBitCast(thunk, to: GCallback.self), body)
 }
 
-/// GtkDropTarget's `drop` for a `GdkFileList` (target, GValue, x, y, data): the dropped files' paths;
-/// answers whether the drop was taken.
+/// GtkDropTarget's `drop` for a `GdkFileList` (target, GValue, x, y, data): the dropped files' paths and
+/// where they were dropped (in the target widget's coordinates); answers whether the drop was taken.
 @MainActor @discardableResult
-public func onDropFiles(_ target: some GPtr, _ body: @escaping @MainActor ([String]) -> Bool) -> gulong {
-    let thunk: @convention(c) (gpointer?, UnsafePointer<GValue>?, Double, Double, gpointer?) -> gboolean = { _, value, _, _, data in
-        let handler = Unmanaged<Handler<@MainActor ([String]) -> Bool>>.fromOpaque(data!).takeUnretainedValue()
+public func onDropFiles(_ target: some GPtr, _ body: @escaping @MainActor ([String], Double, Double) -> Bool) -> gulong {
+    let thunk: @convention(c) (gpointer?, UnsafePointer<GValue>?, Double, Double, gpointer?) -> gboolean = { _, value, x, y, data in
+        let handler = Unmanaged<Handler<@MainActor ([String], Double, Double) -> Bool>>.fromOpaque(data!).takeUnretainedValue()
         var paths: [String] = []
         var node = value.flatMap { g_value_get_boxed($0) }?.assumingMemoryBound(to: GSList.self)
         while let current = node {
             if let file = current.pointee.data, let path = takeString(g_file_get_path(OpaquePointer(file))) { paths.append(path) }
             node = current.pointee.next
         }
-        return MainActor.assumeIsolated { handler.body(paths) } ? 1 : 0
+        return MainActor.assumeIsolated { handler.body(paths, x, y) } ? 1 : 0
     }
     return connect(target, "drop", unsafeBitCast(thunk, to: GCallback.self), body)
+}
+
+/// The same, where the drop point does not matter.
+@MainActor @discardableResult
+public func onDropFiles(_ target: some GPtr, _ body: @escaping @MainActor ([String]) -> Bool) -> gulong {
+    onDropFiles(target) { paths, _, _ in body(paths) }
 }
 
 /// A signal whose handler answers "handled": GtkWindow's `close-request`.

@@ -168,11 +168,12 @@ struct ExtractWindowTests {
         #expect(try session.unnamedControls() == [])
         #expect(try session.tree().contains("[frame] \"Extract “Keys.zip”\""))
 
-        // The tree has the focus: Space flips the first row (the folder "report"), Enter extracts; Escape on
-        // the result closes.
+        // The tree has the focus: Space flips the first row (the folder "report"), Enter in the password field
+        // extracts (Enter on a row opens its entry); Escape on the result closes.
         try session.press("space")
         try session.waitForText("1 of 4 files", exact: false)
         try session.type("Password", "pw")
+        try session.focus("Password", role: "password text")
         try session.press("Return")
         try session.waitForText("Extracted “Keys.zip”", timeout: 30)
         #expect(extracted(scratch.path).count == 1 && extracted(scratch.path).first?.hasSuffix("readme.md") == true, "\(extracted(scratch.path))")
@@ -258,17 +259,22 @@ struct ExtractWindowTests {
         try start(session, zip)
         try session.waitForText("4 of 4 files", exact: false)
 
-        // Test: the password first, through the window's field; a wrong one is said there.
+        // Test (in the ⋮ menu): the password first, through the window's field; a wrong one is said there.
+        try session.click("Archive actions", role: "push button")
         #expect(try !session.isSensitive("Test", role: "push button"))
+        try session.press("Escape")
         try session.type("Password", "wrong")
+        try session.click("Archive actions", role: "push button")
         try session.click("Test", role: "push button")
         try session.waitForText("Wrong password", timeout: 30)
         try session.type("Password", "right")
+        try session.click("Archive actions", role: "push button")
         try session.click("Test", role: "push button")
         try session.waitForText("All 4 files are intact.", exact: true, timeout: 30)
         try session.screenshot("extract-test-intact")
 
         // Properties, in the tree's place (a toggle button, which GTK 4.8 reports as a push button).
+        try session.click("Archive actions", role: "push button")
         try session.click("Properties", role: "push button")
         try session.waitForText("Encrypted data", exact: true)
         let labels = try session.labels()
@@ -279,11 +285,14 @@ struct ExtractWindowTests {
         try session.waitForText(String(sum), exact: true, timeout: 20)
         try session.screenshot("extract-properties")
         try session.click("Copy SHA-256", role: "push button")
+        try session.click("Archive actions", role: "push button")
         try session.click("Properties", role: "push button")
 
-        // The search button opens the search field; a name, in another case, filters the tree.
-        try session.click("Search", role: "push button")
+        // Ctrl+F opens the search field (the focus in the tree); a name, in another case, filters the tree.
+        try session.focus("report", role: "table row")
+        try session.press("ctrl+f")
         try session.waitFor("Search the names")
+        #expect(try eventually(within: 5) { try session.focused().name == "Search the names" }, "\(String(describing: try? session.focused()))")
         try session.type("Search the names", "CHART")
         #expect(try eventually(within: 5) { try !session.labels().contains("readme.md") }, "the tree filters")
         let found = try session.labels()
@@ -321,6 +330,7 @@ struct ExtractWindowTests {
         defer { session.stop() }
         try start(session, zip)
         try session.waitForText("4 of 4 files", exact: false)
+        try session.click("Archive actions", role: "push button")
         try session.click("Test", role: "push button")
         let said = try session.waitForText("is damaged", timeout: 30)
         #expect(said.hasPrefix("“report/figures/chart.png” is damaged;") && said.contains("files were checked"), "\(said)")
@@ -328,6 +338,151 @@ struct ExtractWindowTests {
         try session.screenshot("extract-test-damaged")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Flipped.zip"])
         #expect(try session.isSensitive("Extract", role: "push button"), "the form is back")
+    }
+
+    /// The names in a zip and one member's text, as Python's zipfile reads them (and `testzip()` passes).
+    private func zipContents(_ zip: String, member: String? = nil) throws -> (names: [String], text: String) {
+        let script = #"""
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1]) as z:
+                assert z.testzip() is None
+                print("\n".join(z.namelist()))
+                if len(sys.argv) > 2:
+                    print("--")
+                    print(z.read(sys.argv[2]).decode(), end="")
+            """#
+        let read = try Tool.run(["/usr/bin/python3", "-c", script, zip] + (member.map { [$0] } ?? []))
+        #expect(read.status == 0, "\(read.output)")
+        let parts = read.output.components(separatedBy: "\n--\n")
+        return (parts[0].split(separator: "\n").map(String.init), parts.count > 1 ? parts[1] : "")
+    }
+
+    /// The window as an editor: Add Files… through the desktop's file chooser (driven by its keys), Delete with
+    /// its question naming the entry, F2 to rename; each change is in the archive (read by Python's zipfile
+    /// and unzip -t) and in the tree; the first change's previous version is in the trash, and only it.
+    @Test func addDeleteAndRenameChangeTheArchive() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch, "Edit.zip")
+        let extra = scratch.sub("disk/extra.txt")
+        try FileManager.default.createDirectory(atPath: scratch.sub("disk"), withIntermediateDirectories: true)
+        try "from the disk\n".write(toFile: extra, atomically: true, encoding: .utf8)
+        let session = try WindowSession()
+        defer { session.stop() }
+        // A data folder of the session's own: its trash is looked at below.
+        try start(session, zip, environment: ["XDG_DATA_HOME": session.folder + "/data"])
+        try session.waitForText("4 of 4 files", exact: false)
+
+        // Add Files…: the chooser, given the path as a person types it (Ctrl+L, the path, Enter) once its
+        // location field has the focus (typed earlier, the letters go to its search).
+        try session.click("Archive actions", role: "push button")
+        try session.click("Add Files…", role: "push button")
+        try session.waitFor("Add Files to “Edit.zip”")
+        #expect(try eventually(within: 15) {
+            try session.press("ctrl+l")
+            usleep(300_000)
+            return try session.focused().role == "text"
+        }, "the chooser's location field: \(String(describing: try? session.focused()))")
+        try session.typeKeys(extra)
+        usleep(500_000)
+        try session.press("Return")
+        try session.waitForText("5 of 5 files", exact: false, timeout: 30)
+        #expect(try session.labels().contains("extra.txt"))
+        #expect(try zipContents(zip).names.contains("extra.txt"), "at the top of the archive")
+        try session.screenshot("extract-edit-added")
+
+        // Delete on a row: the question names it; Delete removes it.
+        try session.focus("readme.md", role: "table row")
+        try session.press("Delete")
+        try session.waitForText("Delete 1 entry from “Edit.zip”?", exact: true)
+        try session.waitForText("“readme.md”", exact: true)
+        try session.screenshot("extract-edit-delete-question")
+        try session.click("Delete", role: "push button", first: true)
+        try session.waitForText("4 of 4 files", exact: false, timeout: 30)
+        #expect(try !zipContents(zip).names.contains("readme.md"))
+
+        // F2: a field with the name; the new name stays in the entry's folder.
+        try session.focus("a.txt", role: "table row")
+        try session.press("F2")
+        #expect(try eventually(within: 5) { try session.focused().name == "New name" }, "the field has the focus: \(String(describing: try? session.focused()))")
+        try session.type("New name", "notes.txt")
+        try session.click("Rename", role: "push button", first: true)
+        try session.waitForText("notes.txt", exact: true, timeout: 30)
+        let after = try zipContents(zip, member: "report/notes.txt")
+        #expect(after.text == "hi\n", "\(after)")
+        #expect(!after.names.contains("report/a.txt") && after.names.contains("report/figures/chart.png"), "\(after.names)")
+        #expect(try Tool.run(["/usr/bin/unzip", "-tq", zip]).status == 0)
+        let trashed = (try? FileManager.default.contentsOfDirectory(atPath: session.folder + "/data/Trash/files")) ?? []
+        #expect(trashed == ["Edit.zip"], "one previous version for the window: \(trashed)")
+    }
+
+    /// A format Archiver does not write (an ISO image, made by bsdtar): Delete says why on the window's
+    /// error page, in the tool's words, and the image is byte for byte what it was; Back returns to the tree.
+    @Test func aFormatThatCannotBeChangedSaysSo() throws {
+        let scratch = try ScratchDirectory()
+        try FileManager.default.createDirectory(atPath: scratch.sub("in"), withIntermediateDirectories: true)
+        for name in ["a.txt", "b.txt"] { try "\(name)\n".write(toFile: scratch.sub("in/" + name), atomically: true, encoding: .utf8) }
+        let iso = scratch.sub("Disc.iso")
+        #expect(try Tool.run(["/usr/bin/bsdtar", "--format", "iso9660", "-cf", iso, "-C", scratch.sub("in"), "a.txt", "b.txt"]).status == 0)
+        let before = try Data(contentsOf: URL(fileURLWithPath: iso))
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, iso)
+        try session.waitForText("2 of 2 files", exact: false)
+        try session.focus("a.txt", role: "table row")
+        try session.press("Delete")
+        try session.click("Delete", role: "push button", first: true)
+        try session.waitForText("Could not change “Disc.iso”", exact: true, timeout: 30)
+        let said = try session.waitForText("cannot change", timeout: 5)
+        #expect(said.contains("Disc.iso") && said.contains("zip"), "\(said)")
+        try session.screenshot("extract-edit-read-only")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: iso)) == before)
+        try session.click("Back", role: "push button")
+        try session.waitForText("2 of 2 files", exact: false)
+    }
+
+    /// Enter on a row opens its entry in the default application, from the archive's mount: a test
+    /// application (a .desktop file and mimeapps.list in the session's XDG folders) appends a line, and the
+    /// mount commits it into the archive. A change from the window then unmounts first (the mount holds the
+    /// archive's lock) and both are in the archive.
+    @Test func anEntryOpenedInItsApplicationIsSavedBackIntoTheArchive() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch, "Open.zip")
+        let session = try WindowSession()
+        defer { session.stop() }
+        let script = session.folder + "/append.sh"
+        try "#!/bin/sh\nprintf 'appended\\n' >> \"$1\"\n".write(toFile: script, atomically: true, encoding: .utf8)
+        chmod(script, 0o755)
+        let applications = session.folder + "/data/applications"
+        try FileManager.default.createDirectory(atPath: applications, withIntermediateDirectories: true)
+        try "[Desktop Entry]\nType=Application\nName=Append\nExec=\(script) %f\nMimeType=text/plain;\n"
+            .write(toFile: applications + "/archiver-test-append.desktop", atomically: true, encoding: .utf8)
+        try "[Default Applications]\ntext/plain=archiver-test-append.desktop\n"
+            .write(toFile: session.folder + "/config/mimeapps.list", atomically: true, encoding: .utf8)
+        let mounts = session.folder + "/runtime/archiver"
+        defer {
+            // The mount outlives the window (as Open as Folder does): unmounted here.
+            for folder in (try? FileManager.default.contentsOfDirectory(atPath: mounts)) ?? [] {
+                _ = try? Tool.run(["/usr/bin/fusermount3", "-u", mounts + "/" + folder])
+            }
+        }
+        try start(session, zip, environment: ["XDG_DATA_HOME": session.folder + "/data"])
+        try session.waitForText("4 of 4 files", exact: false)
+
+        try session.focus("a.txt", role: "table row")
+        try session.press("Return")
+        #expect(try eventually(within: 40) { try zipContents(zip, member: "report/a.txt").text == "hi\nappended\n" },
+                "the application's save is committed into the archive: \(String(describing: try? zipContents(zip, member: "report/a.txt")))")
+
+        // A change from the window while its mount is there.
+        try session.focus("readme.md", role: "table row")
+        try session.press("Delete")
+        try session.click("Delete", role: "push button", first: true)
+        try session.waitForText("3 of 3 files", exact: false, timeout: 30)
+        let after = try zipContents(zip, member: "report/a.txt")
+        #expect(!after.names.contains("readme.md") && after.text == "hi\nappended\n", "\(after)")
+        #expect(try Tool.run(["/usr/bin/unzip", "-tq", zip]).status == 0)
+        let table = (try? String(contentsOfFile: "/proc/self/mountinfo", encoding: .utf8)) ?? ""
+        #expect(!table.contains(mounts), "unmounted before the change: \((try? FileManager.default.contentsOfDirectory(atPath: mounts)) ?? [])")
     }
 
     /// Under the pseudo-locale made from the template, every label the window shows comes from the catalog.
@@ -361,10 +516,11 @@ struct ExtractWindowTests {
         let header = try session.waitForText("von 4 Dateien", exact: false)
         #expect(header.hasPrefix("4 von 4 Dateien, 20,0"), "\(header)")
         #expect(try session.tree().contains("[frame] \"„Bericht.zip“ entpacken\""))
+        try session.click("Archivaktionen", role: "push button")
         let labels = try session.labels()
         for german in ["Name", "Größe", "Geändert", "Entpacken nach", "Das Archiv danach in den Papierkorb verschieben",
                        "macOS-Zusatzdateien überspringen", "Abbrechen", "Entpacken", "Prüfen", "Eigenschaften",
-                       "Auch Archive darin entpacken"] {
+                       "Auch Archive darin entpacken", "Dateien hinzufügen …", "Umbenennen …", "Löschen …"] {
             #expect(labels.contains(german), "\(german) in \(labels)")
         }
         #expect(try session.tree().contains("\"Suchen\""), "the search button is named in German")
