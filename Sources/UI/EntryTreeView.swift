@@ -377,6 +377,14 @@ final class EntryTreeView {
         onChange()
     }
 
+    /// The archive was unlocked: the rows on screen ask again for the thumbnails they could not have.
+    func refreshThumbnails() {
+        for (check, node) in boundChecks {
+            guard let icon = gtk_widget_get_next_sibling(cast(check)) else { continue }
+            thumbnails?.bind(icon, node: node, entry: tree.nodes[node], path: tree.path(node), encrypted: encryptedFiles.contains(node))
+        }
+    }
+
     /// Pushes check states and folder sizes to the rows on screen.
     private func refreshRows() {
         for (check, node) in boundChecks { show(cast(check), node) }

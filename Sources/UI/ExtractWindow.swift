@@ -396,7 +396,10 @@ public final class ExtractWindow {
         if let result, let verdict {
             showMessage(verdict.text.localized, error: !verdict.intact)
             details.show(result.damaged.map { "\($0.path): \($0.reason)" })
-            if verdict.intact, let password { tree.thumbnails?.unlock(password) }
+            if verdict.intact, let password {
+                tree.thumbnails?.unlock(password)
+                tree.refreshThumbnails()
+            }
             // Said with the button that asked, which has the focus again.
             cgtk_accessible_set_description(cast(testButton), verdict.text.localized)
             gtk_widget_grab_focus(testButton)
