@@ -71,6 +71,11 @@ struct QuickLookTests {
         try session.waitUntilGone("Text of “notes.txt”")
         #expect(try eventually(within: 5) { try session.focused().name == "notes.txt" }, "\(String(describing: try? session.focused()))")
         #expect(try session.isChecked("notes.txt", role: "check box"), "Space looked; it did not uncheck the file")
+        // Ctrl+Space flips a file's box instead.
+        try session.press("ctrl+space")
+        try session.waitForText("4 of 5 files", exact: false)
+        try session.press("ctrl+space")
+        try session.waitForText("5 of 5 files", exact: false)
 
         // The PDF's first page as a picture; bytes that are none of these: "No preview".
         try focusRow(session, "report.pdf")
