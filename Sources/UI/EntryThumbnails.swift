@@ -83,8 +83,14 @@ final class EntryThumbnails {
 
     private func arrived(_ pixbuf: UInt?, for node: Int) {
         working = false
+        let owned = pixbuf.flatMap { OpaquePointer(bitPattern: $0) }
+        guard !bytes.control.isCancelled else {
+            // The window closed meanwhile: its rows are gone.
+            if let owned { g_object_unref(owned.raw) }
+            return
+        }
         var texture: OpaquePointer?
-        if let pixbuf, let owned = OpaquePointer(bitPattern: pixbuf) {
+        if let owned {
             texture = cast(gdk_texture_new_for_pixbuf(owned)!)
             g_object_unref(owned.raw)
         }

@@ -15,6 +15,8 @@ final class QuickLookWindow {
     private let note: OpaquePointer
     private let name: String
     private let size: Int64
+    /// Closed before the worker finished: its widgets are gone, what it found is dropped.
+    private var closed = false
     /// After the window closed (to drop the reference the Extract… window keeps).
     var onClose: () -> Void = {}
 
@@ -88,6 +90,7 @@ final class QuickLookWindow {
             cast(shortcuts), gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape"), gtk_named_action_new("window.close")))
         gtk_widget_add_controller(cast(window), shortcuts)
         onBool(window, "close-request") { [unowned self] in
+            closed = true
             onClose()
             return false
         }
@@ -104,6 +107,10 @@ final class QuickLookWindow {
     // MARK: - Showing
 
     private func show(_ look: Look) {
+        guard !closed else {
+            if case .picture(let address) = look, let pixbuf = OpaquePointer(bitPattern: address) { g_object_unref(pixbuf.raw) }
+            return
+        }
         switch look {
         case .picture(let address):
             guard let pixbuf = OpaquePointer(bitPattern: address) else { return }
