@@ -97,6 +97,27 @@ struct QuickLookTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Look.zip"])
     }
 
+    /// In German, and a picture's quick look: the first row (a PNG) has the focus after the listing.
+    @Test func germanThumbnailAndPictureLook() throws {
+        let scratch = try ScratchDirectory()
+        let zip = try archive(scratch)
+        let session = try WindowSession()
+        defer { session.stop() }
+        let settings = BuiltProducts.isolation.filter { ["GSETTINGS_SCHEMA_DIR", "GSETTINGS_BACKEND"].contains($0.key) }
+        try session.launch([ExtractBuilt.window!, zip], environment: settings.merging(try TestLanguages.german()) { $1 })
+        try session.waitForApp("archiver-extract")
+        try session.waitForText("5 von 5 Dateien", exact: false)
+        try session.waitFor("Vorschaubild von „photo.png“", timeout: 20)
+        try focusRow(session, "photo.png")
+        try session.press("space")
+        try session.waitFor("Bild von „photo.png“", timeout: 20)
+        #expect(try session.tree().contains("Vorschau von „photo.png“"))
+        try session.screenshot("extract-quick-look-picture-de")
+        try session.press("Escape")
+        try session.waitUntilGone("Bild von „photo.png“")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Look.zip"])
+    }
+
     /// An encrypted picture gets its thumbnail only once the archive was opened with its password (here by
     /// Test, which checks it).
     @Test func anEncryptedPictureWaitsForThePassword() throws {
