@@ -24,6 +24,12 @@ final class EntryTreeView {
     /// Tab (true) or Shift+Tab (false) in the tree: the window moves the focus to the control after or before
     /// it (GTK 4.8's list keeps Tab among its rows); answers whether it did.
     var onTab: (Bool) -> Bool = { _ in false }
+    /// Space on a file's row: the window's quick look; answers whether it opened one (else Space flips the box).
+    var onLook: (Int) -> Bool = { _ in false }
+    /// Thumbnails for the image rows on screen, when the window makes them.
+    var thumbnails: EntryThumbnails?
+    /// The encrypted files, which get no thumbnail before the archive is unlocked.
+    private var encryptedFiles: Set<Int> = []
 
     /// Replaced, with the top-level list, when the search changes what shows.
     private var model: OpaquePointer
@@ -155,6 +161,7 @@ final class EntryTreeView {
             path: entry.path, isDirectory: entry.type == "directory", size: entry.size ?? 0, modified: modified,
             encrypted: entry.encrypted)
         for node in made { dirty.insert(tree.nodes[node].parent) }
+        if entry.encrypted, let file = made.last { encryptedFiles.insert(file) }
         if !made.isEmpty, !flushQueued {
             flushQueued = true
             // After the lines already queued: one splice per folder per batch, not one per entry.
@@ -324,6 +331,7 @@ final class EntryTreeView {
             let entry = tree.nodes[node]
             gtk_label_set_text(cast(label), Self.shown(entry.name))
             Self.setIcon(icon, for: entry)
+            thumbnails?.bind(icon, node: node, entry: entry, path: tree.path(node), encrypted: encryptedFiles.contains(node))
             accessibleLabel(check, entry.name)
             boundChecks[check.raw] = node
             show(check, node)
@@ -333,6 +341,7 @@ final class EntryTreeView {
                 let check = gtk_widget_get_first_child(box)
             else { return }
             boundChecks.removeValue(forKey: check.raw)
+            if let icon = gtk_widget_get_next_sibling(check) { thumbnails?.unbind(icon) }
             gtk_tree_expander_set_list_row(cast(expander), nil)
         }
         let nameColumn = gtk_column_view_column_new(tr("Name").localized, cast(name))!
@@ -432,22 +441,31 @@ final class EntryTreeView {
         onChange()
     }
 
+    /// The archive was unlocked: the rows on screen ask again for the thumbnails they could not have.
+    func refreshThumbnails() {
+        for (check, node) in boundChecks {
+            guard let icon = gtk_widget_get_next_sibling(cast(check)) else { continue }
+            thumbnails?.bind(icon, node: node, entry: tree.nodes[node], path: tree.path(node), encrypted: encryptedFiles.contains(node))
+        }
+    }
+
     /// Pushes check states and folder sizes to the rows on screen.
     private func refreshRows() {
         for (check, node) in boundChecks { show(cast(check), node) }
         for (label, node) in boundSizes where tree.nodes[node].isDirectory { showSize(cast(label), node) }
     }
 
-    /// Space on a row flips its checkbox (on the checkbox itself GTK does it); Tab leaves the tree; other keys
-    /// go to the window (`onOtherKey`).
+    /// Space on a file's row opens its quick look, on a folder's (or with Ctrl) flips its checkbox (on the
+    /// checkbox itself GTK does it); Tab leaves the tree; other keys go to the window (`onOtherKey`).
     private func keys() {
         let controller = gtk_event_controller_key_new()!
-        onKey(controller) { [unowned self] keyval, _ in
+        onKey(controller) { [unowned self] keyval, modifiers in
             if keyval == 0xFF09 || keyval == 0xFE20 { return onTab(keyval == 0xFF09) }  // Tab, ISO_Left_Tab
             if keyval != 0x20 { return onOtherKey(keyval) }
             guard let focus = gtk_root_get_focus(gtk_widget_get_root(view)) else { return false }
             if boundChecks[focus.raw] != nil { return false }
-            guard let check = descendant(of: focus, named: "GtkCheckButton"), boundChecks[check.raw] != nil else { return false }
+            guard let check = descendant(of: focus, named: "GtkCheckButton"), let node = boundChecks[check.raw] else { return false }
+            if modifiers.rawValue & GDK_CONTROL_MASK.rawValue == 0, !tree.nodes[node].isDirectory, onLook(node) { return true }
             gtk_check_button_set_active(cast(check), gtk_check_button_get_active(cast(check)) == 0 ? 1 : 0)
             return true
         }

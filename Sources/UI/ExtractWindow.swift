@@ -49,6 +49,9 @@ public final class ExtractWindow {
     /// The tree, or the Properties view in its place.
     private let views: OpaquePointer
     private let properties = PropertiesView()
+    /// Entries' bytes in memory, for the thumbnails and the quick look.
+    private let entryBytes: EntryBytes
+    private var quickLook: QuickLookWindow?
 
     /// Builds the window for `path` (absolute, or relative to the current folder) and starts listing it.
     public init(app: UnsafeMutablePointer<GtkApplication>, path: FilePath) {
@@ -56,6 +59,8 @@ public final class ExtractWindow {
         name = archive.lastComponent?.string ?? path.string
         let settings = SettingsStore.shared.load().settings
         destination = Self.defaultDestination(for: self.archive, settings: settings)
+        entryBytes = EntryBytes(archive: archive)
+        tree.thumbnails = EntryThumbnails(bytes: entryBytes)
 
         // The total selected, what went wrong, the tree.
         let form = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12)!
@@ -190,10 +195,16 @@ public final class ExtractWindow {
         editing.changed = { [unowned self] in
             gtk_search_bar_set_search_mode(cast(searchBar), 0)
             tree.reset()
+            tree.thumbnails?.forget()
             lastFocused = nil
             list(password: password)
         }
         editing.say = { [unowned self] text, error in showMessage(text, error: error) }
+        tree.onLook = { [unowned self] node in look(node) }
+        onBool(chrome.window, "close-request") { [unowned self] in
+            entryBytes.control.cancel()  // a scan for a thumbnail stops
+            return false
+        }
         let changeObj = Obj(change)
         tree.onTab = { [unowned self] forward in
             let next = forward
@@ -265,6 +276,9 @@ public final class ExtractWindow {
     /// the entries arrive.
     private func list(password: [UInt8]?) {
         phase = .listing
+        // Names that need the password to be listed: it opens their data too, for the thumbnails (a wrong
+        // one only means none).
+        if let password { tree.thumbnails?.unlock(password) }
         refresh()
         // Always --password-stdin, empty when there is no password yet: the child must never open a dialog.
         let started = chrome.runner.start(
@@ -456,6 +470,10 @@ public final class ExtractWindow {
         if let result, let verdict {
             showMessage(verdict.text.localized, error: !verdict.intact)
             details.show(result.damaged.map { "\($0.path): \($0.reason)" })
+            if verdict.intact, let password {
+                tree.thumbnails?.unlock(password)
+                tree.refreshThumbnails()
+            }
             // Said with the menu that asked, which has the focus again.
             cgtk_accessible_set_description(cast(menuButton), verdict.text.localized)
             gtk_widget_grab_focus(menuButton)
@@ -484,6 +502,31 @@ public final class ExtractWindow {
             text = text.joined(ntr("%ld more is damaged.", "%ld more are damaged.", result.damaged.count - 1))
         }
         return (text, false)
+    }
+
+    // MARK: - Quick look
+
+    /// Space on a file: a look at it, read in memory; false while the archive is not listed yet.
+    private func look(_ node: Int) -> Bool {
+        guard phase == .listed || phase == .damaged, quickLook == nil else { return false }
+        let entry = tree.tree.nodes[node]
+        let window = QuickLookWindow(parent: chrome.window, name: entry.name, path: tree.tree.path(node), size: entry.size, bytes: entryBytes)
+        // Closed: this window again, with the focus on the row (without a window manager nothing gives it back).
+        let row = gtk_window_get_focus(chrome.window).map { Obj(g_object_ref($0.raw).assumingMemoryBound(to: GtkWidget.self)) }
+        window.onClose = { [unowned self] in
+            quickLook = nil
+            // Once the preview is gone.
+            Idle.run { [unowned self] in
+                gtk_window_present(chrome.window)
+                if let row {
+                    gtk_widget_grab_focus(row.p)
+                    g_object_unref(row.p.raw)
+                }
+            }
+        }
+        quickLook = window
+        window.present()
+        return true
     }
 
     // MARK: - Search
