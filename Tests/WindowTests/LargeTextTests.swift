@@ -66,10 +66,15 @@ struct LargeTextTests {
         for width in [0, 360] {
             if width > 0 {
                 let shown = try session.resizeWindow(of: program, width: width, height: 700)
-                // Known at 1.5× text: the app's window cannot be narrower than about 478 px, Compress… than
-                // 383 px (what holds them wide is not found yet); Extract… did fit once its tree scrolled sideways,
-                // until its header line gained Test, Properties and Search (558 px): see the closing note, issue 33.
-                withKnownIssue("at 1.5× text the window's minimum width is above 360 px", isIntermittent: true) {
+                if window == .extract {
+                    // Known at 1.5× text: Extract… did fit once its tree scrolled sideways, until its header line
+                    // gained Test, Properties and Search (558 px): see the closing note, issue 33.
+                    withKnownIssue("at 1.5× text the window's minimum width is above 360 px", isIntermittent: true) {
+                        #expect(shown == width, "the window took \(shown) px, not \(width)")
+                    }
+                } else {
+                    // The app's Home cards stack, Recent's search has its own line, Settings' Reset buttons are
+                    // two lines; Compress…'s title gives way to Cancel and Compress.
                     #expect(shown == width, "the window took \(shown) px, not \(width)")
                 }
             }
