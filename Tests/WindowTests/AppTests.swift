@@ -133,9 +133,9 @@ struct AppTests {
         }
         // mount-idle-timeout (issue 33: it was not on the page): a spin button in seconds, showing the key's value.
         let idle = "Seconds unused before unmounting"
-        #expect(try app.session.value(of: idle) == 300)
+        #expect(try app.session.value(of: idle, role: "spin button") == 300)
         try app.session.setValue(45, of: idle)
-        #expect(try eventually(within: 5) { app.session.storedSettings.contains("mount-idle-timeout=uint32 45") },
+        #expect(try eventually(within: 5) { app.session.storedSettings.contains("mount-idle-timeout=45") },
                 "\(app.session.storedSettings)")
         let unnamed = try app.session.unnamedControls()
         #expect(unnamed == [], "\(unnamed)")
