@@ -14,8 +14,11 @@ struct LeaveOutOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Leave out OS junk: .DS_Store, ._* beside a file, Thumbs.db, desktop.ini, .Trash-* (default: the exclude-junk setting, on).")))
     var excludeJunk: Bool?
 
-    @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Leave out node_modules, build and cache folders (__pycache__, target beside a Cargo.toml, a venv, .gradle, …) and editor leftovers (*~, .*.swp) (default: the exclude-caches setting, off).")))
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Leave out build and cache folders (__pycache__, target beside a Cargo.toml, a venv, .gradle, …) and editor leftovers (*~, .*.swp) (default: the exclude-caches setting, off).")))
     var excludeCaches: Bool?
+
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Leave out node_modules folders (default: the exclude-node-modules setting, off).")))
+    var excludeNodeModules: Bool?
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Leave out what git ignores, and .git, inside a git work tree: every .gitignore, .git/info/exclude and your core.excludesFile (default: the follow-gitignore setting, off).")))
     var gitignore: Bool?
@@ -31,7 +34,8 @@ struct LeaveOutOptions: ParsableArguments {
     /// The rules for this call: the settings, changed by the flags given.
     func choice(_ settings: ArchiverSettings) -> LeaveOutChoice {
         LeaveOutChoice.make(
-            settings: settings, vcs: excludeVcs, junk: excludeJunk, caches: excludeCaches, gitignore: gitignore,
+            settings: settings, vcs: excludeVcs, junk: excludeJunk, caches: excludeCaches, nodeModules: excludeNodeModules,
+            gitignore: gitignore,
             patterns: exclude.compactMap { IgnorePattern(line: Array($0.utf8)) })
     }
 }

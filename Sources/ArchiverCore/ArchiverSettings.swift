@@ -20,6 +20,7 @@ public struct ArchiverSettings: SettingsGroup, Equatable {
     public var excludeVCS = Setting.excludeVCS.defaultValue
     public var excludeJunk = Setting.excludeJunk.defaultValue
     public var excludeCaches = Setting.excludeCaches.defaultValue
+    public var excludeNodeModules = Setting.excludeNodeModules.defaultValue
     public var followGitignore = Setting.followGitignore.defaultValue
     /// Seconds; 0 means no limit.
     public var timeBudget = Double(Setting.timeBudget.defaultValue)
@@ -44,6 +45,8 @@ public struct ArchiverSettings: SettingsGroup, Equatable {
         case trashArchiveAfterExtract, skipJunk, timeBudget, notifications, rememberRecent, splitSize, pdfQuality
         case mountIdleTimeout, mountCommitDelay, mountReadOnly, verifyAfterCompress, extractNested
         case excludeVCS, excludeJunk, excludeCaches, followGitignore
+        // Last: the fuzz seeds pick a key by its index.
+        case excludeNodeModules
 
         public var setting: SettingKey {
             switch self {
@@ -69,6 +72,7 @@ public struct ArchiverSettings: SettingsGroup, Equatable {
             case .excludeJunk: Setting.excludeJunk.key
             case .excludeCaches: Setting.excludeCaches.key
             case .followGitignore: Setting.followGitignore.key
+            case .excludeNodeModules: Setting.excludeNodeModules.key
             }
         }
     }
@@ -103,6 +107,7 @@ public struct ArchiverSettings: SettingsGroup, Equatable {
         case (.excludeVCS, .bool(let flag)): excludeVCS = flag
         case (.excludeJunk, .bool(let flag)): excludeJunk = flag
         case (.excludeCaches, .bool(let flag)): excludeCaches = flag
+        case (.excludeNodeModules, .bool(let flag)): excludeNodeModules = flag
         case (.followGitignore, .bool(let flag)): followGitignore = flag
         case (.timeBudget, .number(let seconds)):
             guard seconds.isFinite, seconds >= 0 else { return false }

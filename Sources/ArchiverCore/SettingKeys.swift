@@ -123,7 +123,7 @@ public struct SettingKey: Hashable, Sendable {
         Setting.defaultFormat.key, Setting.compressionLevel.key, Setting.lastFormat.key, Setting.lastLevel.key,
         Setting.extractLocation.key, Setting.openFolderAfter.key, Setting.trashArchiveAfterExtract.key,
         Setting.skipJunk.key, Setting.extractNested.key, Setting.excludeVCS.key, Setting.excludeJunk.key, Setting.excludeCaches.key,
-        Setting.followGitignore.key, Setting.splitSize.key, Setting.verifyAfterCompress.key, Setting.timeBudget.key,
+        Setting.excludeNodeModules.key, Setting.followGitignore.key, Setting.splitSize.key, Setting.verifyAfterCompress.key, Setting.timeBudget.key,
         Setting.mountIdleTimeout.key, Setting.mountCommitDelay.key, Setting.mountReadOnly.key,
         Setting.notifications.key, Setting.rememberRecent.key, Setting.photoMaxSize.key, Setting.photoQuality.key,
         Setting.photoFormat.key, Setting.photoStripLocation.key, Setting.pdfQuality.key, Setting.colorScheme.key,
@@ -201,6 +201,8 @@ extension Setting where Value == Bool {
     public static var excludeVCS: Self { .init("exclude-vcs", false) }
     public static var excludeJunk: Self { .init("exclude-junk", true) }
     public static var excludeCaches: Self { .init("exclude-caches", false) }
+    /// node_modules on its own (a project's packages are often most of its size, and come back with `npm install`).
+    public static var excludeNodeModules: Self { .init("exclude-node-modules", false) }
     public static var followGitignore: Self { .init("follow-gitignore", false) }
     public static var notifications: Self { .init("notifications", true) }
     /// Also whether jobs are counted in the statistics.

@@ -16,10 +16,14 @@ package enum LeaveOutScan {
         /// Whether a selected folder is in a git work tree (the window offers "Follow .gitignore" then);
         /// known only when `.gitignore` or `.caches` was considered.
         package var inGitWorkTree: Bool
+        /// Up to `Sample.size` regular files that are kept, spread over the walk: what the window compresses a
+        /// little of to estimate the archive's size.
+        package var sample: [[UInt8]] = []
     }
 
-    /// How often a partial report is handed out, in items.
-    fileprivate static let reportEvery = 2048
+    /// How often a partial report is handed out: the window's live totals (issue 31: the first figures within
+    /// 0.5 s of the scan's start, whatever the size of the tree).
+    package static let reportEvery: Duration = .milliseconds(100)
 
     /// Scans `inputs`.
     /// - Parameters:
@@ -28,20 +32,23 @@ package enum LeaveOutScan {
     ///   - considering: the rules to count besides (the window counts all); `choice.rules` always are.
     ///   - environment: where the user's git ignore file is.
     ///   - control: checked as the walk goes; its stop ends the scan with its error.
-    ///   - progress: called with partial reports as the walk goes, on the scanning thread.
+    ///   - progress: called with partial reports as the walk goes (every `reportEvery`), on the scanning thread.
+    ///   - reportEvery: the time between partial reports, the first one included.
     /// - Throws: `ArchiverError` from `control` only: an unreadable folder is left for the writer to report.
     package static func run(
         _ inputs: [FilePath], choice: LeaveOutChoice, considering: Set<LeaveOutRule> = [],
         environment: ProcessEnvironment = .current, control: JobControl? = nil,
-        progress: ((LeaveOutReport) -> Void)? = nil
+        reportEvery: Duration = reportEvery, progress: ((LeaveOutReport) -> Void)? = nil
     ) throws(ArchiverError) -> Result {
         let walker = Walker(
             choice: choice, considering: considering.union(choice.rules), environment: environment, control: control,
-            progress: progress)
+            reportEvery: reportEvery, progress: progress)
         for input in inputs { try walker.scan(input) }
         walker.report.finished = true
         progress?(walker.report)
-        return Result(report: walker.report, leftOut: walker.leftOut, notes: walker.notes, inGitWorkTree: !walker.trees.isEmpty)
+        return Result(
+            report: walker.report, leftOut: walker.leftOut, notes: walker.notes, inGitWorkTree: !walker.trees.isEmpty,
+            sample: walker.sample.paths)
     }
 }
 
@@ -54,6 +61,9 @@ private final class Walker {
     let environment: ProcessEnvironment
     let control: JobControl?
     let progress: ((LeaveOutReport) -> Void)?
+    let reportEvery: Duration
+    var nextReport: ContinuousClock.Instant
+    var sample = Sample()
     let builtIn: Bool
     let patterns: IgnoreList?
     var report = LeaveOutReport()
@@ -65,8 +75,10 @@ private final class Walker {
 
     init(
         choice: LeaveOutChoice, considering: Set<LeaveOutRule>, environment: ProcessEnvironment, control: JobControl?,
-        progress: ((LeaveOutReport) -> Void)?
+        reportEvery: Duration, progress: ((LeaveOutReport) -> Void)?
     ) {
+        self.reportEvery = reportEvery
+        nextReport = .now + reportEvery
         self.choice = choice
         self.considering = considering
         self.environment = environment
@@ -147,10 +159,19 @@ private final class Walker {
         if let git = place.git, !git.ignored, let list = git.tree.list(of: place.path, relative: git.relative) {
             gitLists?.lists.insert(list, at: 0)
         }
+        // A folder's own entries first, then its subfolders: what sits at the top (node_modules, .git, junk) is
+        // in the first figures, not only once a large sibling has been walked.
+        var subfolders: [Place] = []
         for name in names {
             seen += 1
             if seen % 256 == 0 { try control?.check() }
-            if seen % LeaveOutScan.reportEvery == 0 { progress?(report) }
+            if seen % 32 == 0, progress != nil {
+                let now = ContinuousClock.now
+                if now >= nextReport {
+                    progress?(report)
+                    nextReport = now + reportEvery
+                }
+            }
             let path = place.bytes + [slash] + name
             var info = stat()
             guard withCString(path, { lstat($0, &info) }) == 0 else { continue }
@@ -197,14 +218,36 @@ private final class Walker {
                 if place.leftOutBy == nil { leftOut.insert(path) }
             } else {
                 report.kept.add(bytes: bytes)
+                if mode == S_IFREG { sample.offer(path) }
             }
             if isDirectory {
-                try visit(
+                subfolders.append(
                     Place(
                         path: FilePath(bytes: path), bytes: path, inSelection: inSelection, archiverLists: archiverLists,
                         git: childGit, inherited: matched,
                         leftOutBy: leftOutBy))
             }
         }
+        for folder in subfolders { try visit(folder) }
+    }
+}
+
+/// Every n-th file offered, n doubling each time the sample is full (half of it then goes): a sample spread
+/// over the whole walk, at most `size` paths, whatever the number of files.
+struct Sample {
+    static let size = 32
+    private(set) var paths: [[UInt8]] = []
+    private var stride = 1
+    private var offered = 0
+
+    mutating func offer(_ path: [UInt8]) {
+        offered += 1
+        guard offered % stride == 0 else { return }
+        if paths.count == Self.size {
+            paths = paths.enumerated().filter { $0.offset % 2 == 1 }.map(\.element)
+            stride *= 2
+            guard offered % stride == 0 else { return }
+        }
+        paths.append(path)
     }
 }

@@ -159,8 +159,12 @@ public final class CompressWindow: AppWindow {
         onNotify(formatRow, "selected") { [unowned self] in
             if editedName == nil { setNameField(defaultStem()) }
             refresh()
+            leaveOut.showTotal()
         }
-        onNotify(levelRow, "selected") { [unowned self] in refresh() }
+        onNotify(levelRow, "selected") { [unowned self] in
+            refresh()
+            leaveOut.showTotal()
+        }
         onNotify(encryptRow, "enable-expansion") { [unowned self] in
             refresh()
             if adw_expander_row_get_enable_expansion(encryptRow) != 0 { gtk_widget_grab_focus(passwordRow.entry) }
@@ -190,6 +194,7 @@ public final class CompressWindow: AppWindow {
         }
         if let convertRow { onNotify(convertRow.toggle, "active") { [unowned self] in refresh() } }
         leaveOut.onChange = { [unowned self] in refresh() }
+        leaveOut.chosen = { [unowned self] in (format, level) }
 
         refresh()
     }
@@ -350,6 +355,7 @@ public final class CompressWindow: AppWindow {
         let password = encrypting ? Array(passwordRow.text.utf8) : nil
         // Never the one-click defaults, never the password; a single-file format is not remembered.
         SettingsStore.shared.rememberChoice(format: format, level: level)
+        leaveOut.remember()
 
         let title = subject.say({ tr("Compressing “%@”", $0) }, { ntr("Compressing %ld item", "Compressing %ld items", $0) })
         chrome.startJob(

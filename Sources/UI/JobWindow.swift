@@ -37,6 +37,7 @@ final class JobWindow {
         gtk_widget_add_css_class(actionButton, "suggested-action")
         adw_header_bar_pack_start(cast(header), headerCancel)
         adw_header_bar_pack_end(cast(header), actionButton)
+        adw_header_bar_set_title_widget(cast(header), Self.title(of: window))
         gtk_window_set_default_widget(window, actionButton)
 
         pages = OpaquePointer(gtk_stack_new())
@@ -58,6 +59,23 @@ final class JobWindow {
         gtk_shortcut_controller_add_shortcut(
             cast(shortcuts), gtk_shortcut_new(gtk_shortcut_trigger_parse_string("Escape"), gtk_named_action_new("window.close")))
         gtk_widget_add_controller(cast(window), shortcuts)
+    }
+
+    /// The window's title, shortened while a few characters fit between the buttons, else left out: with text at
+    /// 1.5×, the title's "Com…" beside Cancel and Compress held the window at 383 px, wider than a phone (issue 33).
+    private static func title(of window: UnsafeMutablePointer<GtkWindow>) -> UnsafeMutablePointer<GtkWidget> {
+        let label = gtk_label_new(nil)!
+        gtk_label_set_ellipsize(cast(label), PANGO_ELLIPSIZE_END)
+        gtk_label_set_width_chars(cast(label), 8)
+        gtk_label_set_single_line_mode(cast(label), 1)
+        gtk_widget_add_css_class(label, "title")
+        g_object_bind_property(window.raw, "title", label.raw, "label", G_BINDING_SYNC_CREATE)
+        let squeezer = adw_squeezer_new()!
+        adw_squeezer_set_switch_threshold_policy(cast(squeezer), ADW_FOLD_THRESHOLD_POLICY_MINIMUM)
+        adw_squeezer_set_homogeneous(cast(squeezer), 0)
+        adw_squeezer_add(cast(squeezer), label)
+        adw_squeezer_add(cast(squeezer), gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0))
+        return squeezer
     }
 
     /// After Back on the error page, with the form shown again.

@@ -125,8 +125,13 @@ private func context(siblings: [String] = [], children: [String] = [], gitIgnore
         settings.excludeCaches = true
         settings.followGitignore = true
         let choice = LeaveOutChoice.make(settings: settings, vcs: true, junk: false, gitignore: false, patterns: [pattern("*.o")].compactMap { $0 })
-        #expect(choice.rules == [.vcs, .nodeModules, .caches, .editor, .archiverignore, .pattern])
+        #expect(choice.rules == [.vcs, .caches, .editor, .archiverignore, .pattern])
         #expect(LeaveOutChoice.make(settings: settings, caches: false).rules == [.junk, .gitignore, .archiverignore])
+        // node_modules is its own choice (issue 31), apart from the caches.
+        #expect(LeaveOutChoice.make(settings: settings, caches: false, nodeModules: true).rules == [.junk, .gitignore, .archiverignore, .nodeModules])
+        settings.excludeNodeModules = true
+        #expect(LeaveOutChoice.make(settings: settings).rules.isSuperset(of: [.nodeModules, .caches]))
+        #expect(!LeaveOutChoice.make(settings: settings, nodeModules: false).rules.contains(.nodeModules))
     }
 
     @Test func theReportPutsEachItemDownOnce() {
@@ -137,5 +142,23 @@ private func context(siblings: [String] = [], children: [String] = [], gitIgnore
         #expect(report.totalLeftOut == LeaveOutFigures(items: 212, bytes: 1_300_000))
         #expect(report.summary?.localized == "Left out 212 items (1.3 MB)")
         #expect(LeaveOutRule.vcs < .nodeModules && LeaveOutRule.gitignore < .pattern)
+    }
+}
+
+/// The archive's size estimated from a deflated sample (issue 31).
+@Suite struct SizeEstimateTests {
+    @Test func theSampleRatioScalesTheBytesByFormatAndLevel() {
+        let zip = SizeEstimate.archive(bytes: 1_000_000, sampled: 64_000, deflated: 16_000, format: .zip, level: .normal)
+        #expect(zip == 250_000)
+        let sevenZip = SizeEstimate.archive(bytes: 1_000_000, sampled: 64_000, deflated: 16_000, format: .sevenZip, level: .normal)
+        #expect(sevenZip.map { $0 < 250_000 && $0 > 150_000 } == true, "\(String(describing: sevenZip))")
+        let fast = SizeEstimate.archive(bytes: 1_000_000, sampled: 64_000, deflated: 16_000, format: .tarGz, level: .fast)
+        #expect(fast.map { $0 > 250_000 } == true)
+        // No compression: the bytes themselves, sample or not.
+        #expect(SizeEstimate.archive(bytes: 1_000_000, sampled: 0, deflated: 0, format: .tar, level: .normal) == 1_000_000)
+        #expect(SizeEstimate.archive(bytes: 1_000_000, sampled: 0, deflated: 0, format: .zip, level: .store) == 1_000_000)
+        // Never larger than what goes in (incompressible photos), nothing to go on without a sample.
+        #expect(SizeEstimate.archive(bytes: 1_000_000, sampled: 64_000, deflated: 64_100, format: .zip, level: .fast) == 1_000_000)
+        #expect(SizeEstimate.archive(bytes: 1_000_000, sampled: 0, deflated: 0, format: .zip, level: .normal) == nil)
     }
 }

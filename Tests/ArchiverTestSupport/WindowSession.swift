@@ -404,7 +404,9 @@ public final class WindowSession {
         let words = name.split(separator: " ")
         if words.isEmpty { return "no name" }
         if name.range(of: "^(Gtk|Adw)[A-Z][A-Za-z]*$", options: .regularExpression) != nil { return "a class name, \(name)" }
-        if name.contains("_") { return "a mnemonic underscore in \"\(name)\"" }
+        // Names that are spelt with one (node_modules, __pycache__) are not a mnemonic's leftover.
+        let spelt = ["node_modules", "__pycache__"].reduce(name) { $0.replacingOccurrences(of: $1, with: "") }
+        if spelt.contains("_") { return "a mnemonic underscore in \"\(name)\"" }
         if words.count % 2 == 0, words.count >= 2, words[..<(words.count / 2)] == words[(words.count / 2)...] {
             return "said twice: \"\(name)\""
         }

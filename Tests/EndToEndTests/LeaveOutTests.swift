@@ -80,7 +80,7 @@ import Testing
                 try s.write("p/" + path, "data of \(path)")
             }
             let out = try s.compress(
-                ["--exclude-caches", "--exclude-vcs", "--format", "tar", "--name", "p.tar", s.path("p/web"), s.path("p/py"),
+                ["--exclude-caches", "--exclude-node-modules", "--exclude-vcs", "--format", "tar", "--name", "p.tar", s.path("p/web"), s.path("p/py"),
                  s.path("p/rs"), s.path("p/lib"), s.path("p/node_modules")])
             #expect(out.status == 0, "\(out)")
             let listing = try E2E.python(
@@ -94,9 +94,10 @@ import Testing
             // web 5, py 8, rs 10 (its lone `._lonely` stays: nothing beside it).
             #expect(out.stdout.contains("Left out 23 items ("), "\(out.stdout)")
 
+            // node_modules has its own flag (issue 31): the caches alone leave out .next and its file, not node_modules' 3 items.
             let german = try s.compress(
                 ["--exclude-caches", "--format", "tar", s.path("p/web")], env: try TestLanguages.german().mapValues { $0 as String? })
-            #expect(german.status == 0 && german.stdout.contains("5 Objekte ausgelassen ("), "\(german)")
+            #expect(german.status == 0 && german.stdout.contains("2 Objekte ausgelassen ("), "\(german)")
         }
     }
 

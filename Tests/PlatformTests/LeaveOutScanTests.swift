@@ -87,4 +87,29 @@ import Testing
         }
         #expect(disagreements.isEmpty, "\(disagreements)")
     }
+
+    /// Issue 31: the first figures come before the scan ends, timed rather than counted, and they already hold
+    /// what sits at the top of the selection (node_modules, .DS_Store) however large its siblings are.
+    @Test func firstFiguresComeEarlyAndHoldTheTop() throws {
+        let scratch = try ScratchDirectory()
+        var files: [String: Int] = ["app/node_modules/a.js": 5, "app/.DS_Store": 3]
+        for index in 0..<600 { files["app/src/part-\(index / 20)/file-\(index % 20).ts"] = 10 }
+        try write(scratch, files)
+        var reports: [LeaveOutReport] = []
+        let result = try LeaveOutScan.run(
+            [FilePath(scratch.sub("app"))], choice: LeaveOutChoice(rules: [.junk, .nodeModules]), considering: [.nodeModules, .junk],
+            reportEvery: .zero
+        ) { reports.append($0) }
+        let first = try #require(reports.first)
+        #expect(!first.finished && reports.count > 2, "\(reports.count) reports")
+        #expect(first.available[.nodeModules]?.items ?? 0 >= 1 && first.available[.junk] == LeaveOutFigures(items: 1, bytes: 3),
+                "\(first.available)")
+        #expect(result.report.kept.items == 1 + 1 + 30 + 600 && result.report.finished)
+        // The default: a partial report at least every 0.5 s of scanning.
+        #expect(LeaveOutScan.reportEvery <= .milliseconds(500))
+        // The sample for the size estimate: kept regular files only, spread over the walk, at most 32.
+        #expect(result.sample.count > 16 && result.sample.count <= 32)
+        #expect(result.sample.allSatisfy { String(decoding: $0, as: UTF8.self).hasSuffix(".ts") })
+        #expect(Set(result.sample.map { String(decoding: $0, as: UTF8.self).split(separator: "/").dropLast().last! }).count > 8)
+    }
 }

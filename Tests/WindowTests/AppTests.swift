@@ -114,8 +114,8 @@ struct AppTests {
         #expect(try eventually(within: 5) { !app.session.storedSettings.contains("default-format='7z'") })
     }
 
-    /// The defaults of --verify, --nested and the leave-out flags are on the page (issue 33: they were missing):
-    /// each a named switch showing its key's value, and a flip is stored at once.
+    /// The defaults of --verify, --nested, the leave-out flags and the mount's idle timeout are on the page (issue
+    /// 33: they were missing): each a named control showing its key's value, and a change is stored at once.
     @Test func verifyNestedAndLeaveOutSwitchesAreBoundToTheirKeys() throws {
         let app = try app()
         defer { app.session.stop() }
@@ -131,6 +131,12 @@ struct AppTests {
             #expect(try eventually(within: 5) { app.session.storedSettings.contains("\(key)=\(!byDefault)") },
                     "\(key): \(app.session.storedSettings)")
         }
+        // mount-idle-timeout (issue 33: it was not on the page): a spin button in seconds, showing the key's value.
+        let idle = "Seconds unused before unmounting"
+        #expect(try app.session.value(of: idle, role: "spin button") == 300)
+        try app.session.setValue(45, of: idle)
+        #expect(try eventually(within: 5) { app.session.storedSettings.contains("mount-idle-timeout=45") },
+                "\(app.session.storedSettings)")
         let unnamed = try app.session.unnamedControls()
         #expect(unnamed == [], "\(unnamed)")
     }

@@ -13,13 +13,14 @@ public struct LeaveOutChoice: Equatable, Sendable {
     /// The rules `settings` turn on, changed by the flags given (nil: not given). `.archiverignore` files
     /// are always followed: someone wrote them for this.
     public static func make(
-        settings: ArchiverSettings, vcs: Bool? = nil, junk: Bool? = nil, caches: Bool? = nil, gitignore: Bool? = nil,
-        patterns: [IgnorePattern] = []
+        settings: ArchiverSettings, vcs: Bool? = nil, junk: Bool? = nil, caches: Bool? = nil, nodeModules: Bool? = nil,
+        gitignore: Bool? = nil, patterns: [IgnorePattern] = []
     ) -> LeaveOutChoice {
         var rules: Set<LeaveOutRule> = [.archiverignore]
         if vcs ?? settings.excludeVCS { rules.insert(.vcs) }
         if junk ?? settings.excludeJunk { rules.insert(.junk) }
-        if caches ?? settings.excludeCaches { rules.formUnion([.nodeModules, .caches, .editor]) }
+        if caches ?? settings.excludeCaches { rules.formUnion([.caches, .editor]) }
+        if nodeModules ?? settings.excludeNodeModules { rules.insert(.nodeModules) }
         if gitignore ?? settings.followGitignore { rules.insert(.gitignore) }
         if !patterns.isEmpty { rules.insert(.pattern) }
         return LeaveOutChoice(rules: rules, patterns: patterns)

@@ -3,7 +3,7 @@
 public enum LeaveOutRule: String, CaseIterable, Sendable, Hashable, Comparable {
     /// Version-control folders: `.git`, `.hg`, `.svn`, … (setting `exclude-vcs`).
     case vcs
-    /// `node_modules` (setting `exclude-caches`).
+    /// `node_modules` (setting `exclude-node-modules`).
     case nodeModules = "node_modules"
     /// Build and cache folders: `__pycache__`, `target` beside a `Cargo.toml`, … (setting `exclude-caches`).
     case caches

@@ -38,12 +38,16 @@ final class HomePage {
         for child in [icon, heading, hint] { gtk_box_append(cast(zone), child) }
         gtk_box_append(cast(box), zone)
 
-        // The four large actions, two by two: archives above, smaller PDFs and photos below.
-        let actions = gtk_grid_new()!
-        gtk_grid_set_column_homogeneous(cast(actions), 1)
-        gtk_grid_set_row_homogeneous(cast(actions), 1)
-        gtk_grid_set_column_spacing(cast(actions), 12)
-        gtk_grid_set_row_spacing(cast(actions), 12)
+        // The four large actions, two by two: archives above, smaller PDFs and photos below; one above the
+        // other when two do not fit (issue 33: two columns of large text held the window at 478 px).
+        let actions = gtk_flow_box_new()!
+        gtk_flow_box_set_homogeneous(cast(actions), 1)
+        gtk_flow_box_set_min_children_per_line(cast(actions), 1)
+        gtk_flow_box_set_max_children_per_line(cast(actions), 2)
+        gtk_flow_box_set_selection_mode(cast(actions), GTK_SELECTION_NONE)
+        gtk_flow_box_set_column_spacing(cast(actions), 12)
+        gtk_flow_box_set_row_spacing(cast(actions), 12)
+        gtk_widget_set_focusable(actions, 0)
         let buttons: [(title: Text, detail: Text, icon: String, action: String)] = [
             (tr("Compress Files…"), tr("Put files and folders into an archive"), "package-x-generic-symbolic", "app.compress"),
             (tr("Extract Archive…"), tr("Take the files out of an archive"), "folder-open-symbolic", "app.extract"),
@@ -52,9 +56,17 @@ final class HomePage {
             // TRANSLATORS: a large button of the app's Home; it opens the Compress Photos… window.
             (tr("Compress Photos…"), tr("Smaller copies, or find the large ones"), "image-x-generic-symbolic", "app.compress-photos"),
         ]
-        for (index, button) in buttons.enumerated() {
+        for button in buttons {
             let widget = Self.bigButton(title: button.title.localized, detail: button.detail.localized, icon: button.icon, action: button.action)
-            gtk_grid_attach(cast(actions), widget, gint(index % 2), gint(index / 2), 1, 1)
+            // A narrow wish, so that two cards share a line wherever two fit: the flow box counts by the
+            // cards' natural widths (one line of text each) and the children's 3 px padding.
+            let clamp = adw_clamp_new()!
+            adw_clamp_set_maximum_size(cast(clamp), 250)
+            adw_clamp_set_tightening_threshold(cast(clamp), 250)
+            adw_clamp_set_child(cast(clamp), widget)
+            gtk_flow_box_append(cast(actions), clamp)
+            // The button takes the focus, not the box's unnamed child around it.
+            if let child = gtk_widget_get_parent(clamp) { gtk_widget_set_focusable(child, 0) }
         }
         gtk_box_append(cast(box), actions)
 

@@ -24,7 +24,6 @@ final class RecentPage {
         let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 12)!
         Widgets.margins(box, 24)
 
-        let bar = gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 6)!
         search = gtk_search_entry_new()!
         gtk_widget_set_hexpand(search, 1)
         cgtk_set_string_property(search.raw, "placeholder-text", tr("Search by name").localized)
@@ -32,9 +31,10 @@ final class RecentPage {
         clear = Names.button(tr("C_lear History…").localized)
         gtk_widget_add_css_class(clear, "destructive-action")
         accessibleLabel(clear, tr("Clear History…").localized)
-        gtk_box_append(cast(bar), search)
-        gtk_box_append(cast(bar), clear)
-        gtk_box_append(cast(box), bar)
+        // The search has the line to itself, Clear History… comes under the list: side by side at a phone's
+        // width and 1.5× text, the field kept room for "…" only (issue 33).
+        gtk_widget_set_halign(clear, GTK_ALIGN_END)
+        gtk_box_append(cast(box), search)
 
         list = gtk_list_box_new()!
         gtk_list_box_set_selection_mode(cast(list), GTK_SELECTION_NONE)
@@ -52,6 +52,7 @@ final class RecentPage {
         gtk_stack_add_named(content, list, "list")
         gtk_stack_add_named(content, emptyPage, "empty")
         gtk_box_append(cast(box), cast(content))
+        gtk_box_append(cast(box), clear)
 
         root = Widgets.page(box, width: 720)
 

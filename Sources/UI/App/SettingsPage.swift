@@ -38,13 +38,16 @@ final class SettingsPage {
             switchRow(.verifyAfterCompress, tr("Test each new archive").localized,
                       subtitle: tr("Before it takes its name; one that does not read back is removed").localized),
         ])
-        // The defaults of --exclude-junk, --exclude-vcs, --exclude-caches and --gitignore (LeaveOutChoice).
+        // The defaults of --exclude-junk, --exclude-vcs, --exclude-node-modules, --exclude-caches and --gitignore
+        // (LeaveOutChoice); the Compress… window writes its switches back to them.
         group(ptr("settings group", "Left out of new archives").localized, rows: [
             switchRow(.excludeJunk, tr("System leftovers").localized,
                       subtitle: tr(".DS_Store, ._ files, Thumbs.db, desktop.ini, .Trash folders").localized),
             switchRow(.excludeVCS, tr("Version-control folders").localized, subtitle: tr(".git, .hg, .svn and the like").localized),
+            switchRow(.excludeNodeModules, tr("node__modules folders").localized,
+                      subtitle: tr("A project’s JavaScript packages; npm install brings them back").localized),
             switchRow(.excludeCaches, tr("Dependency, build and cache folders").localized,
-                      subtitle: tr("node_modules, __pycache__, a venv, target beside a Cargo.toml, editor leftovers").localized),
+                      subtitle: tr("__pycache__, a venv, target beside a Cargo.toml, editor leftovers").localized),
             switchRow(.followGitignore, tr("What git ignores").localized,
                       subtitle: tr("Inside a git work tree: what its .gitignore files name, and .git").localized),
         ])
@@ -56,6 +59,10 @@ final class SettingsPage {
                       subtitle: tr("Only when everything was extracted").localized),
             switchRow(.extractNested, tr("Also extract the archives inside").localized,
                       subtitle: tr("Each in its place, up to 8 levels deep; never documents or packages such as .docx").localized),
+        ])
+        group(tr("Open as Folder").localized, rows: [
+            numberRow(.mountIdleTimeout, tr("Seconds unused before unmounting").localized,
+                      subtitle: tr("An archive opened as a folder closes once nothing in it was open or read for this long; 0 means never").localized),
         ])
         group(tr("PDFs").localized, rows: [
             choiceRow(.pdfQuality, tr("PDF quality").localized, PDFQuality.allCases.map { ($0, $0.label.localized) }),
@@ -91,19 +98,22 @@ final class SettingsPage {
         adw_preferences_group_set_title(cast(group), title)
         let reset = Names.button(tr("_Reset to Defaults").localized)
         gtk_widget_add_css_class(reset, "flat")
-        gtk_widget_set_valign(reset, GTK_ALIGN_CENTER)
-        // Two lines rather than a window wider than a phone's 360 px at large text (issue 33).
+        // Under the group's rows, at its end: as the title's neighbour it took the room first, and at a phone's
+        // width with 1.5× text the titles read "Appe…" and "Comp…" (issue 33).
+        gtk_widget_set_halign(reset, GTK_ALIGN_END)
+        gtk_widget_set_margin_top(reset, 6)
         if let words = gtk_button_get_child(cast(reset)) {
             gtk_label_set_wrap(cast(words), 1)
             gtk_label_set_justify(cast(words), GTK_JUSTIFY_CENTER)
         }
         accessibleLabel(reset, tr("Reset %@ to defaults", Text.verbatim(title)).localized)
-        adw_preferences_group_set_header_suffix(cast(group), reset)
         let keys = rows.map(\.key) + extraKeys
         on(reset, "clicked") { [unowned self] in
             for key in keys { settings.reset(key) }
         }
         for row in rows where settings.has(row.key) { adw_preferences_group_add(cast(group), row.widget) }
+        // Not a row: the group puts it below its list.
+        adw_preferences_group_add(cast(group), reset)
         adw_preferences_page_add(cast(root), cast(group))
     }
 

@@ -52,6 +52,8 @@ private func checkApplied(_ key: ArchiverSettings.Key, _ value: ArchiverSettings
         require(seconds.isFinite && seconds >= 0 && settings.mountIdleTimeout == seconds, "mount idle timeout \(seconds)")
     case (.mountCommitDelay, .number(let seconds)):
         require(seconds.isFinite && seconds >= 0 && settings.mountCommitDelay == seconds, "mount commit delay \(seconds)")
+    case (.excludeNodeModules, .bool(let flag)):
+        require(LeaveOutChoice.make(settings: settings).rules.contains(.nodeModules) == flag, "exclude-node-modules \(flag)")
     case (_, .string), (_, .bool): break
     case (_, .number): require(false, "\(key) took a number")
     }
