@@ -36,6 +36,10 @@ static inline long cp_copy_file_range(int from, long long *fromOffset, int to, l
     return (long)syscall(SYS_copy_file_range, from, (loff_t *)fromOffset, to, (loff_t *)toOffset, count, 0u);
 }
 
+/* pidfd_open (Linux 5.3; glibc 2.36 wraps it under _GNU_SOURCE only): a descriptor that becomes readable once
+   the process `pid` has ended, whoever's child it is. -1 with ENOSYS on older kernels. */
+static inline int cp_pidfd_open(int pid) { return (int)syscall(434 /* SYS_pidfd_open, the same on every architecture */, pid, 0u); }
+
 /* sched_getaffinity through its system call (glibc declares the wrapper and CPU_COUNT under _GNU_SOURCE only):
    how many CPUs the calling thread may run on, as nproc counts them (taskset, cgroup cpusets); 0 when the
    kernel refuses. The kernel copies its own mask size, a multiple of a long. */

@@ -60,6 +60,7 @@ enum Daemon {
         for text in index.refused { Log.line(text.english) }
         let ready: @Sendable () -> Void = {
             if !say(.ready) { DispatchQueue.global().async { MountPoints.unmount(folder) } }
+            DeathWatch.start(folder: folder)
             // The starter has what it waited for; nothing more goes to it.
             let null = open("/dev/null", O_RDWR)
             dup2(null, STDIN_FILENO)

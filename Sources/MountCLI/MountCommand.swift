@@ -43,6 +43,10 @@ public struct MountCommand: ParsableCommand {
     @Flag(help: .hidden)
     var serve = false
 
+    /// The watcher a daemon starts: PID FOLDER (it detaches the folder if the daemon dies and leaves it).
+    @Flag(help: .hidden)
+    var watch = false
+
     /// With --serve: the folder was there before (the person's own), so the daemon leaves it when it goes.
     @Flag(help: .hidden)
     var keepFolder = false
@@ -72,6 +76,7 @@ public struct MountCommand: ParsableCommand {
         var raw = RawArguments.current()
         let given = paths.map { raw.path(for: $0).madeAbsolute }
         if unmount { try Mounting.unmount(given[0]); return }
+        if watch, paths.count == 2, let daemon = pid_t(paths[0]) { DeathWatch.run(daemon: daemon, folder: given[1]) }
         let idle = idleTimeout ?? UserSettings.current.mountIdleTimeout
         if serve { try Daemon.run(
                 archive: given[0], folder: given[1], idleTimeout: idle, keepFolder: keepFolder, readOnly: readOnly, notify: notifyCommits) }

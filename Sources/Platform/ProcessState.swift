@@ -11,6 +11,19 @@ package enum ProcessState {
     /// `malloc_trim`.
     package static func releaseFreeMemory() { cp_release_free_memory() }
 
+    /// Returns once the process `pid` (anyone's, not only a child) has ended, its files closed; without a
+    /// pidfd (kernels before 5.3) it is asked after every second. The corresponding C call is `pidfd_open`.
+    package static func waitForEnd(of pid: Int32) {
+        let descriptor = cp_pidfd_open(pid)
+        guard descriptor >= 0 else {
+            while kill(pid, 0) == 0 || errno == EPERM { sleep(1) }
+            return
+        }
+        defer { close(descriptor) }
+        var wanted = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+        while poll(&wanted, 1, -1) < 0, errno == EINTR {}
+    }
+
     /// How many CPUs the calling thread may run on: fewer than the machine has under `taskset` or a
     /// container's cpuset, where more workers would only take turns. New threads inherit the set, so this is
     /// the process's own count unless a thread changed its set. The corresponding C function is
