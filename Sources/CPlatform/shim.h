@@ -36,6 +36,12 @@ static inline long cp_copy_file_range(int from, long long *fromOffset, int to, l
     return (long)syscall(SYS_copy_file_range, from, (loff_t *)fromOffset, to, (loff_t *)toOffset, count, 0u);
 }
 
+/* sync_file_range(SYNC_FILE_RANGE_WRITE) (glibc declares it under _GNU_SOURCE only): starts writing the range's
+   dirty pages to disk without waiting for them, so that a later fsync has less left to wait for. */
+static inline int cp_start_writeback(int descriptor, long long offset, long long count) {
+    return (int)syscall(SYS_sync_file_range, descriptor, (loff_t)offset, (loff_t)count, 2u /* SYNC_FILE_RANGE_WRITE */);
+}
+
 /* sched_getaffinity through its system call (glibc declares the wrapper and CPU_COUNT under _GNU_SOURCE only):
    how many CPUs the calling thread may run on, as nproc counts them (taskset, cgroup cpusets); 0 when the
    kernel refuses. The kernel copies its own mask size, a multiple of a long. */
