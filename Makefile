@@ -13,7 +13,7 @@ APT_PACKAGES = libarchive-dev libzstd-dev zstd bzip2 xz-utils zlib1g-dev libisal
 	libvips-dev libexif-dev libvips-tools libqpdf-dev qpdf poppler-utils libimage-exiftool-perl libheif-examples python3-reportlab python3-pil \
 	gettext locales \
 	libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick gir1.2-gtk-4.0 x11-utils xsettingsd xdotool \
-	dosfstools exfatprogs exfat-fuse \
+	dosfstools exfatprogs exfat-fuse xfsprogs \
 	libfuse3-dev fuse3 appstream e2fsprogs lz4 libsquashfs-dev squashfs-tools libpoppler-glib-dev \
 	dpkg-dev patchelf help2man lintian mmdebstrap git pigz libdeflate-dev ghostscript
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -17,7 +17,7 @@ enum TarEditing {
             while let entry = try input.nextEntry() {
                 try context.control.check()
                 if let path = entry.path { entries.append(.init(path: path, isFolder: entry.isFolder)) }
-                try input.pass(entry.paddedSize) { _ throws(ArchiverError) in }
+                try input.skip(entry.paddedSize)
             }
         }
         let plan = try context.plan(entries)
@@ -38,21 +38,20 @@ enum TarEditing {
                 try writer.add(path: path, isFolder: isFolder, item: source.map { context.items[$0] }, mode: mode, modified: modified, control: context.control)
             case .old(let index, let name, let mode, let modified):
                 while true {
+                    let start = input.offset
                     guard let entry = try input.nextEntry() else { throw input.broken() }
                     guard entry.path != nil else {
                         // A global pax header or a volume label: kept where it was.
-                        try output.write(entry.headers)
-                        try input.pass(entry.paddedSize) { bytes throws(ArchiverError) in try output.write(bytes) }
+                        try input.keep(entry, from: start, to: output)
                         continue
                     }
                     number += 1
                     guard number - 1 == index else {
-                        try input.pass(entry.paddedSize) { _ throws(ArchiverError) in }
+                        try input.skip(entry.paddedSize)
                         continue
                     }
                     if name == nil, mode == nil, modified == nil {
-                        try output.write(entry.headers)
-                        try input.copy(entry.paddedSize, to: output)
+                        try input.keep(entry, from: start, to: output)
                     } else {
                         try writer.rewrite(entry, name: name, mode: mode, modified: modified, from: &input)
                     }
@@ -165,6 +164,11 @@ struct TarInput: ~Copyable {
     private var buffer: UnsafeRawBufferPointer = .init(start: nil, count: 0)
     private let name: String
     private(set) var ended = false
+    /// The next refill reads one block's worth, not a buffer's: the data before it was skipped, and what
+    /// follows may well be one header and more data to skip.
+    private var afterSkip = false
+    /// A plain tar's size.
+    private var fileSize: Int64 = 0
 
     /// - Parameter plain: the descriptor of a tar that is not compressed, read directly.
     init(_ path: FilePath, name: String, plain: Int32? = nil) throws(ArchiverError) {
@@ -172,6 +176,8 @@ struct TarInput: ~Copyable {
         if let plain {
             (handle, file) = (nil, plain)
             own = .allocate(byteCount: 1 << 20, alignment: 16)
+            var info = stat()
+            fileSize = fstat(plain, &info) == 0 ? Int64(info.st_size) : 0
             return
         }
         (file, own) = (-1, nil)
@@ -197,10 +203,15 @@ struct TarInput: ~Copyable {
     /// Bytes of the archive file read so far.
     var bytesRead: Int64 { handle.map { archive_filter_bytes($0, -1) } ?? fileOffset }
 
+    /// Where in a plain tar's file the next byte lies.
+    var offset: Int64 { fileOffset - Int64(buffer.count) }
+
     private mutating func refill() throws(ArchiverError) -> Bool {
         if ended { return false }
         if let own {
-            guard let got = FileSystem.readFully(file, into: own.baseAddress!, count: own.count, at: fileOffset) else {
+            let want = afterSkip ? Int(FileSystem.cloneBlock) : own.count
+            afterSkip = false
+            guard let got = FileSystem.readFully(file, into: own.baseAddress!, count: want, at: fileOffset) else {
                 throw ArchiverError(.inputUnreadable, tr("Reading “%1$@” failed: %2$@.", name, TextValue.systemError(errno)))
             }
             fileOffset += Int64(got)
@@ -239,23 +250,29 @@ struct TarInput: ~Copyable {
         }
     }
 
-    /// Copies the next `count` bytes to `output`: from a plain tar to a plain tar inside the kernel, past
-    /// what is buffered already.
-    mutating func copy(_ count: Int64, to output: TarOutput) throws(ArchiverError) {
-        guard own != nil, let target = output.plainDescriptor, count > Int64(buffer.count) else {
-            return try pass(count) { bytes throws(ArchiverError) in try output.write(bytes) }
+    /// Passes over the next `count` bytes: in a plain tar without reading them.
+    mutating func skip(_ count: Int64) throws(ArchiverError) {
+        guard own != nil, count > Int64(buffer.count) else {
+            return try pass(count) { _ throws(ArchiverError) in }
         }
-        let rest = count - Int64(buffer.count)
-        try output.write(buffer)
-        buffer = .init(start: nil, count: 0)
-        var info = stat()
-        guard fstat(file, &info) == 0, fileOffset + rest <= Int64(info.st_size) else {
+        guard offset + count <= fileSize else {
             throw ArchiverError(.corrupt, tr("“%@” ends in the middle of an entry, so it cannot be changed.", name), hint: tr("Test it with “bsdtar -tf”."))
         }
-        guard FileSystem.copyRange(from: file, at: fileOffset, count: rest, to: target) else {
-            throw FileSystem.destinationError(errno, output.folder)
+        fileOffset = offset + count
+        buffer = .init(start: nil, count: 0)
+        afterSkip = true
+    }
+
+    /// Writes `entry`, whose headers were just read from `start` on, to `output` as it is, headers, data and
+    /// padding: from a plain tar to a plain tar by a copy inside the kernel, held back while the next
+    /// entries continue it.
+    mutating func keep(_ entry: TarEntry, from start: Int64, to output: TarOutput) throws(ArchiverError) {
+        guard own != nil, output.plainDescriptor != nil else {
+            try output.write(entry.headers)
+            return try pass(entry.paddedSize) { bytes throws(ArchiverError) in try output.write(bytes) }
         }
-        fileOffset += rest
+        try skip(entry.paddedSize)
+        try output.copy(from: file, at: start, count: offset - start)
     }
 
     /// The next `count` bytes; fewer only at the end.
@@ -341,6 +358,9 @@ final class TarOutput {
 
     private let compressor: Compression?
     private let sink: OutputSink
+    /// Bytes of the old tar to copy as they lie, held back while the next entries continue them: a run of
+    /// untouched entries is one copy (and on btrfs and xfs one shared range).
+    private var run: (source: Int32, offset: Int64, count: Int64)?
 
     init(pending: PendingFile, folder: FilePath, filter: ArchiveFormat.Filter, level: Int32?, control: JobControl) throws(ArchiverError) {
         descriptor = pending.descriptor
@@ -375,6 +395,7 @@ final class TarOutput {
 
     func write(_ bytes: UnsafeRawBufferPointer) throws(ArchiverError) {
         guard !bytes.isEmpty else { return }
+        try flush()
         if let compressor {
             try compressor.writer.writeData(bytes, folder: folder.string)
         } else if sink.write(bytes) < 0 {
@@ -387,7 +408,27 @@ final class TarOutput {
         try result.get()
     }
 
+    /// Copies `count` bytes at `offset` of `source`, a plain tar, into a plain tar.
+    func copy(from source: Int32, at offset: Int64, count: Int64) throws(ArchiverError) {
+        guard count > 0 else { return }
+        if let held = run, held.source == source, held.offset + held.count == offset {
+            run = (source, held.offset, held.count + count)
+        } else {
+            try flush()
+            run = (source, offset, count)
+        }
+    }
+
+    private func flush() throws(ArchiverError) {
+        guard let held = run else { return }
+        run = nil
+        guard FileSystem.copyRange(from: held.source, at: held.offset, count: held.count, to: descriptor) else {
+            throw FileSystem.destinationError(errno, folder)
+        }
+    }
+
     func finish() throws(ArchiverError) {
+        try flush()
         try compressor?.writer.close(folder: folder.string)
     }
 }

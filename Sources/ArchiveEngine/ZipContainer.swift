@@ -112,6 +112,25 @@ enum ZipExtra {
         join(fields(extra).filter { !ids.contains($0.id) })
     }
 
+    /// `header` (a local header with its name and extra fields) with its padding field (0xD935, as Android's
+    /// zipalign writes it: the alignment, then zeros) made as long as moves its data on by `shift` bytes
+    /// modulo 4096; nil when the extra fields would grow past what their 16-bit length can say.
+    static func aligned(_ header: [UInt8], nameLength: Int, shift: Int64) -> [UInt8]? {
+        let block = Int(FileSystem.cloneBlock)
+        let extra = Array(header[(30 + nameLength)...])
+        // Extra fields that are no list of fields (old zipaligns padded with bare zeros) are left as they are.
+        guard join(fields(extra)) == extra else { return nil }
+        let kept = removing([0xD935], from: extra)
+        // The old padding goes: the new one moves the data by `shift` from where it was.
+        var length = ((Int(shift) + extra.count - kept.count) % block + block) % block
+        if length == 0 { return kept.count == extra.count ? nil : Array(header[..<28]) + ZipBytes.u16(kept.count) + header[30..<(30 + nameLength)] + kept }
+        // The field is at least its 4-byte head and the 2-byte alignment.
+        if length < 6 { length += block }
+        guard kept.count + length <= 0xFFFF else { return nil }
+        let padding = join([(0xD935, ZipBytes.u16(block) + [UInt8](repeating: 0, count: length - 6))])
+        return Array(header[..<28]) + ZipBytes.u16(kept.count + length) + header[30..<(30 + nameLength)] + kept + padding
+    }
+
     /// The extended timestamp (0x5455) with the modification time only.
     static func timestamp(_ modified: Int64) -> (id: Int, data: [UInt8]) {
         (0x5455, [1] + ZipBytes.u32(UInt32(truncatingIfNeeded: modified)))
@@ -172,7 +191,11 @@ struct ZipContainerWriter {
     }
 
     private let output: Output
+    /// Where the next byte goes: after the held-back run too.
     private var position: Int64
+    /// Bytes of a file to be copied as they lie, held back while the next copy continues them: a run of
+    /// untouched members is one copy (and on btrfs and xfs one shared range), not one per member.
+    private var run: (source: Int32, offset: Int64, count: Int64)?
     private var directory: [UInt8] = []
     private var count = 0
     /// The folder written into, for messages.
@@ -204,6 +227,7 @@ struct ZipContainerWriter {
     }
 
     private mutating func write(_ bytes: [UInt8]) throws(ArchiverError) {
+        try flush()
         switch output {
         case .file(let descriptor): guard FileSystem.writeAll(descriptor, bytes[...]) else { throw failure() }
         case .sink(let sink): guard bytes.withUnsafeBytes({ $0.isEmpty || sink.write($0) >= 0 }) else { throw failure() }
@@ -213,6 +237,7 @@ struct ZipContainerWriter {
 
     /// Writes `bytes` at the end: a member's data between `begin` and `end`.
     mutating func append(_ bytes: UnsafeRawBufferPointer) throws(ArchiverError) {
+        try flush()
         switch output {
         case .file(let descriptor): guard FileSystem.writeAll(descriptor, Array(bytes)[...]) else { throw failure() }
         case .sink(let sink): guard bytes.isEmpty || sink.write(bytes) >= 0 else { throw failure() }
@@ -220,11 +245,25 @@ struct ZipContainerWriter {
         position += Int64(bytes.count)
     }
 
-    /// Copies `count` bytes at `offset` of `source` as they are.
+    /// Copies `count` bytes at `offset` of `source` as they are (held back while later copies continue them;
+    /// `source` stays open until the next write or `finish`).
     mutating func copyBytes(from source: Int32, at offset: Int64, count: Int64) throws(ArchiverError) {
         guard count > 0 else { return }
-        guard FileSystem.copyRange(from: source, at: offset, count: count, to: descriptor) else { throw failure() }
+        _ = descriptor
+        if let held = run, held.source == source, held.offset + held.count == offset {
+            run = (source, held.offset, held.count + count)
+        } else {
+            try flush()
+            run = (source, offset, count)
+        }
         position += count
+    }
+
+    /// Copies the run held back.
+    private mutating func flush() throws(ArchiverError) {
+        guard let held = run else { return }
+        run = nil
+        guard FileSystem.copyRange(from: held.source, at: held.offset, count: held.count, to: descriptor) else { throw failure() }
     }
 
     /// Copies `member` of the zip open as `source` without recompressing it.
@@ -232,10 +271,14 @@ struct ZipContainerWriter {
     ///   - name: a new name, else its own.
     ///   - mode: new permission bits, else its own.
     ///   - modified: a new modification time, else its own.
-    /// Only its local header is rewritten, and only for a new name or time.
-    mutating func copy(_ member: ZipMembers.Member, from source: Int32, name: [UInt8]? = nil, mode: UInt32? = nil, modified: Int64? = nil)
-        throws(ArchiverError)
-    {
+    ///   - aligning: it starts a long run of untouched members (`alignsRun`): where its data would not lie
+    ///     as in `source` within a 4 KiB block, its local header gets padding (`ZipExtra.alignment`) so
+    ///     that the run is shared with `source` on btrfs and xfs rather than copied.
+    /// Only its local header is rewritten, and only for a new name or time, or for that padding.
+    mutating func copy(
+        _ member: ZipMembers.Member, from source: Int32, name: [UInt8]? = nil, mode: UInt32? = nil, modified: Int64? = nil,
+        aligning: Bool = false
+    ) throws(ArchiverError) {
         var record = member
         record.offset = position
         guard let local = FileSystem.bytes(source, at: member.offset, count: 30), ZipDirectory.u32(local, 0) == 0x0403_4B50 else {
@@ -243,7 +286,15 @@ struct ZipContainerWriter {
         }
         let nameLength = ZipDirectory.u16(local, 26), extraLength = ZipDirectory.u16(local, 28)
         let headerLength = Int64(30 + nameLength + extraLength)
-        if name == nil, modified == nil {
+        let continues = run.map { $0.source == source && $0.offset + $0.count == member.offset } ?? false
+        let shift = ((member.offset - position) % FileSystem.cloneBlock + FileSystem.cloneBlock) % FileSystem.cloneBlock
+        if name == nil, modified == nil, aligning, !continues, shift != 0,
+            let header = FileSystem.bytes(source, at: member.offset, count: Int(headerLength)),
+            let padded = ZipExtra.aligned(header, nameLength: nameLength, shift: shift)
+        {
+            try write(padded)
+            try copyBytes(from: source, at: member.offset + headerLength, count: member.end - member.offset - headerLength)
+        } else if name == nil, modified == nil {
             try copyBytes(from: source, at: member.offset, count: member.end - member.offset)
         } else {
             guard var header = FileSystem.bytes(source, at: member.offset, count: Int(headerLength)) else {

@@ -35,13 +35,14 @@ enum ZipEditing {
         try writer.copyBytes(from: context.descriptor, at: 0, count: zip.prefixEnd)
         let total = context.size + context.newBytes
         var done = zip.prefixEnd
+        let runs = runLengths(plan, zip)
         context.progress(0, total)
-        for step in plan.steps {
+        for (number, step) in plan.steps.enumerated() {
             try context.control.check()
             switch step {
             case .old(let index, let name, let mode, let modified):
                 let member = zip.members[index]
-                try writer.copy(member, from: context.descriptor, name: name, mode: mode, modified: modified)
+                try writer.copy(member, from: context.descriptor, name: name, mode: mode, modified: modified, aligning: runs[number] >= alignedRun)
                 done += member.end - member.offset
             case .new(let path, let isFolder, let source, let mode, let modified):
                 let item = source.map { context.items[$0] }
@@ -82,6 +83,28 @@ enum ZipEditing {
         }
         try writer.finish(comment: zip.comment)
         return (plan, warnings)
+    }
+
+    /// A run of untouched members this long is worth up to 4 KiB of padding before it, so that it is shared
+    /// with the old archive on btrfs and xfs; a shorter one is copied, and a small edit does not grow the zip.
+    static let alignedRun: Int64 = 1 << 20
+
+    /// For each step, the bytes of the run of untouched members it starts: members copied as they are
+    /// that lie one after another in the old archive, as one copy takes them.
+    static func runLengths(_ plan: EditPlan, _ zip: ZipMembers) -> [Int64] {
+        var lengths = [Int64](repeating: 0, count: plan.steps.count)
+        var following: ZipMembers.Member?
+        for (number, step) in plan.steps.enumerated().reversed() {
+            guard case .old(let index, nil, _, nil) = step else {
+                following = nil
+                continue
+            }
+            let member = zip.members[index]
+            lengths[number] = member.end - member.offset
+            if let following, following.offset == member.end { lengths[number] += lengths[number + 1] }
+            following = member
+        }
+        return lengths
     }
 
     /// The archive's password, checked against every encrypted member: one that opens only some of them
