@@ -60,7 +60,6 @@ enum Daemon {
         for text in index.refused { Log.line(text.english) }
         let ready: @Sendable () -> Void = {
             if !say(.ready) { DispatchQueue.global().async { MountPoints.unmount(folder) } }
-            DeathWatch.start(folder: folder)
             // The starter has what it waited for; nothing more goes to it.
             let null = open("/dev/null", O_RDWR)
             dup2(null, STDIN_FILENO)
@@ -72,6 +71,8 @@ enum Daemon {
                 dup2(null, STDERR_FILENO)
             }
             close(null)
+            // After the descriptors above: the watcher shares our standard error, never the starter's pipe.
+            DeathWatch.start(folder: folder)
             // Kept for the next opening once this one is served.
             if cached == nil { DispatchQueue.global(qos: .utility).async { IndexCache.store(index) } }
         }
