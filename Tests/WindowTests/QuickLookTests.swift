@@ -141,6 +141,7 @@ struct QuickLookTests {
         // Listed, but not readable yet: no thumbnail comes (a few seconds are far more than one takes above).
         #expect(try !eventually(within: 4) { try session.nodes().contains { $0.name.hasPrefix("Thumbnail of") } })
         try session.type("Password", "pw")
+        try session.click("Archive actions", role: "push button")
         try session.click("Test", role: "push button")
         try session.waitForText("intact", timeout: 30)
         try session.waitFor("Thumbnail of “secret.png”", timeout: 20)
