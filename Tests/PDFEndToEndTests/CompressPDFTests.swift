@@ -192,7 +192,7 @@ import Testing
         let scratch = try ScratchDirectory()
         let pdf = scratch.sub("with-attachment.pdf")
         // Written by hand (no Debian tool writes this scope): RC4-128 (V 4, R 4), /StmF and /StrF /Identity.
-        let made = try Tool.run(["/usr/bin/python3", "-c", Self.attachmentsOnlyPDF, pdf, password])
+        let made = try Tool.run(["/usr/bin/python3", "-c", PythonHelpers.prelude + Self.attachmentsOnlyPDF, pdf, password])
         try #require(made.status == 0, "\(made.output)")
         let shown = try Tool.run(["/usr/bin/qpdf", "--show-encryption", "--password=" + password, pdf]).output
         try #require(shown.contains("stream encryption method: none") && shown.contains("file encryption method: RC4"), "\(shown)")
@@ -210,6 +210,7 @@ import Testing
     /// python3 PATH USER-PASSWORD: a one-page PDF whose attached notes.txt alone is encrypted.
     static let attachmentsOnlyPDF = #"""
         import hashlib, struct, sys
+        from handmade_pdf import handmade
         PAD = bytes.fromhex('28BF4E5E4E758A4164004E56FFFA01082E2E00B6D0683E802F0CA9FE6453697A')
         def rc4(key, data):
             s, j = list(range(256)), 0
@@ -250,16 +251,7 @@ import Testing
             b'<< /Filter /Standard /V 4 /R 4 /Length 128 /P %d /O <%s> /U <%s> /StmF /Identity /StrF /Identity /EFF /StdCF'
             b' /CF << /StdCF << /Type /CryptFilter /CFM /V2 /AuthEvent /EFOpen /Length 16 >> >> >>' % (P, O.hex().encode(), U.hex().encode()),
         ]
-        out, offsets = bytearray(b'%PDF-1.6\n%\xe2\xe3\xcf\xd3\n'), []
-        for n, body in enumerate(objects, 1):
-            offsets.append(len(out))
-            out += b'%d 0 obj\n' % n + body + b'\nendobj\n'
-        xref = len(out)
-        out += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
-        for offset in offsets: out += b'%010d 00000 n \n' % offset
-        out += b'trailer\n<< /Size %d /Root 1 0 R /Encrypt 8 0 R /ID [<%s> <%s>] >>\nstartxref\n%d\n%%%%EOF\n' % (
-            len(objects) + 1, ID.hex().encode(), ID.hex().encode(), xref)
-        open(sys.argv[1], 'wb').write(out)
+        handmade(sys.argv[1], objects, version=b'1.6', trailer=b'/Encrypt 8 0 R /ID [<%s> <%s>]' % (ID.hex().encode(), ID.hex().encode()))
         """#
 
     @Test func notAPDFIsRefused() throws {

@@ -8,7 +8,7 @@ import Testing
     @Test func thumbnailsPrivateDataUnusedResourcesAndDuplicateFontsGo() throws {
         let scratch = try ScratchDirectory()
         let pdf = scratch.sub("joined.pdf")
-        let made = try Tool.run(["/usr/bin/python3", "-c", Self.bloatedPDF, pdf, "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"])
+        let made = try Tool.run(["/usr/bin/python3", "-c", PythonHelpers.prelude + Self.bloatedPDF, pdf, "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"])
         try #require(made.status == 0, "\(made.output)")
         let before = try Self.objects(pdf)
         try #require(before.fontFiles == 2 && before.thumbnails == 2 && before.privateData == 2 && before.images == 2, "\(before)")
@@ -50,6 +50,7 @@ import Testing
     /// whole font, a thumbnail, Illustrator's private data and an image in its resources it never draws.
     static let bloatedPDF = #"""
         import random, sys, zlib
+        from handmade_pdf import handmade
         random.seed(3)
         font = open(sys.argv[2], 'rb').read()
         objects = []
@@ -79,14 +80,6 @@ import Testing
                             % (pages, content, f, unused, thumb, private)))
         objects[catalog - 1] = b'<< /Type /Catalog /Pages %d 0 R >>' % pages
         objects[pages - 1] = b'<< /Type /Pages /Kids [%s] /Count %d >>' % (b' '.join(b'%d 0 R' % k for k in kids), len(kids))
-        out, offsets = bytearray(b'%PDF-1.5\n%\xe2\xe3\xcf\xd3\n'), []
-        for n, body in enumerate(objects, 1):
-            offsets.append(len(out))
-            out += b'%d 0 obj\n' % n + body + b'\nendobj\n'
-        xref = len(out)
-        out += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
-        for offset in offsets: out += b'%010d 00000 n \n' % offset
-        out += b'trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, catalog, xref)
-        open(sys.argv[1], 'wb').write(out)
+        handmade(sys.argv[1], objects, version=b'1.5')  # the catalog is object 1
         """#
 }

@@ -8,9 +8,10 @@ def stream(head, data):
     return b'<< ' + head + b' /Length %d >>\nstream\n' % len(data) + data + b'\nendstream'
 
 
-def handmade(path, objects):
-    """Writes `objects` (numbered from 1; the first is the catalog) with their cross-reference table."""
-    pdf = bytearray(b'%PDF-1.4\n')
+def handmade(path, objects, version=b'1.4', trailer=b''):
+    """Writes `objects` (numbered from 1; the first is the catalog) with their cross-reference table;
+    `trailer`'s entries go into the trailer besides /Size and /Root (an /Encrypt and its /ID)."""
+    pdf = bytearray(b'%PDF-' + version + b'\n')
     offsets = []
     for number, body in enumerate(objects, 1):
         offsets.append(len(pdf))
@@ -18,5 +19,5 @@ def handmade(path, objects):
     xref = len(pdf)
     pdf += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1)
     pdf += b''.join(b'%010d 00000 n \n' % o for o in offsets)
-    pdf += b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, xref)
+    pdf += b'trailer\n<< /Size %d /Root 1 0 R %s>>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, trailer + b' ' if trailer else b'', xref)
     open(path, 'wb').write(pdf)
