@@ -23,11 +23,7 @@ enum DeathWatch {
         // another daemon has mounted it again meanwhile (then it answers).
         if MountPoints.isOurs(folder), MountPoints.isDead(folder) {
             MountPoints.detach(folder)
-            if let runtime = ProcessEnvironment.current.variables["XDG_RUNTIME_DIR"], !runtime.isEmpty,
-                folder.starts(with: FilePath(runtime).appending("archiver"))
-            {
-                _ = folder.withPlatformString { rmdir($0) }
-            }
+            if MountPoints.isOwnFolder(folder) { _ = folder.withPlatformString { rmdir($0) } }
         }
         exit(0)
     }

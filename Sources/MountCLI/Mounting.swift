@@ -76,9 +76,7 @@ enum Mounting {
         // The daemon removes a folder it made as it leaves; wait a little for it, then remove one under
         // $XDG_RUNTIME_DIR/archiver here (always ours). A folder the person named is never removed here.
         for _ in 0..<50 where MountPoints.isOurs(folder) { usleep(20_000) }
-        if let runtime = ProcessEnvironment.current.variables["XDG_RUNTIME_DIR"], !runtime.isEmpty,
-            folder.starts(with: FilePath(runtime).appending("archiver"))
-        {
+        if MountPoints.isOwnFolder(folder) {
             for _ in 0..<50 where folder.withPlatformString({ access($0, F_OK) }) == 0 { usleep(20_000) }
             _ = folder.withPlatformString { rmdir($0) }
         }

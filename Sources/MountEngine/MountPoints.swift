@@ -86,8 +86,19 @@ public enum LayerPlace {
         (runtime ?? FilePath("/tmp").appending("archiver-\(getuid())")).appending("results").appending(ArchiveLock.key(for: folder.bytes))
     }
 
-    private static var runtime: FilePath? {
-        guard let runtime = ProcessEnvironment.current.variables["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
-        return FilePath(runtime).appending("archiver")
+    private static var runtime: FilePath? { archiverRuntimeFolder }
+}
+
+/// `$XDG_RUNTIME_DIR/archiver`, where Archiver makes its own folders; nil without a runtime folder.
+private var archiverRuntimeFolder: FilePath? {
+    guard let runtime = ProcessEnvironment.current.variables["XDG_RUNTIME_DIR"], !runtime.isEmpty else { return nil }
+    return FilePath(runtime).appending("archiver")
+}
+
+extension MountPoints {
+    /// Whether `folder` is one Archiver made under $XDG_RUNTIME_DIR/archiver (always ours to remove); a folder
+    /// the person named is not.
+    public static func isOwnFolder(_ folder: FilePath) -> Bool {
+        archiverRuntimeFolder.map { folder.starts(with: $0) } ?? false
     }
 }
