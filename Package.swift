@@ -148,7 +148,9 @@ let package = Package(
         .testTarget(name: "JobKitTests", dependencies: ["JobKit", "ArchiverCore"]),
         .testTarget(name: "ArchiverCLITests", dependencies: ["ArchiverCLI", "ArchiverCore"]),
         .testTarget(name: "DesktopTests", dependencies: ["Desktop", "ArchiverCore", "ArchiverTestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["ArchiverTestSupport"]),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["ArchiverTestSupport", "JobProtocol", .product(name: "SystemPackage", package: "swift-system")]),
         .testTarget(name: "DesktopIntegrationTests", dependencies: ["ArchiverTestSupport"]),
         .testTarget(name: "PhotoEngineTests", dependencies: ["PhotoEngine", "ArchiverCore", "ArchiverTestSupport"]),
         .testTarget(name: "PhotoEndToEndTests", dependencies: ["ArchiverTestSupport"]),

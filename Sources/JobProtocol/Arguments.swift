@@ -13,21 +13,20 @@ public struct Arguments: Sendable, Equatable {
     /// A flag or any other word.
     public mutating func add(_ word: String) { argv.append(Array(word.utf8)) }
 
+    // An option and its value are one word, `--option=value`: a value that starts with "-" (an entry called
+    // "-notes.txt", a comment "- draft") is never taken for a flag, and never leaves the option without one.
     public mutating func add(_ option: String, _ value: String) {
-        add(option)
-        add(value)
+        add(option, bytes: Array(value.utf8))
     }
 
     /// An option whose value is a path, byte for byte.
     public mutating func add(_ option: String, path: FilePath) {
-        add(option)
-        argv.append(path.bytes)
+        add(option, bytes: path.bytes)
     }
 
     /// An option whose value is raw bytes (an entry name of an archive).
     public mutating func add(_ option: String, bytes: [UInt8]) {
-        add(option)
-        argv.append(bytes)
+        argv.append(Array("\(option)=".utf8) + bytes)
     }
 
     /// `--` then the operands: nothing after it is read as a flag, whatever its name.
@@ -110,16 +109,13 @@ extension Arguments {
         switch change {
         case .add(let files, let into):
             if !into.isEmpty { arguments.add("--into", into) }
-            arguments.add("--add")
-            arguments.argv += files.map(\.bytes)
+            for file in files { arguments.add("--add", path: file) }
         case .delete(let entries):
-            arguments.add("--delete")
-            arguments.argv += entries.map { Array($0.utf8) }
+            for entry in entries { arguments.add("--delete", entry) }
         case .rename(let from, let to):
-            arguments.add("--rename")
-            arguments.argv += [Array(from.utf8), Array(to.utf8)]
+            arguments.add("--rename", from)
+            arguments.add("--rename", to)
         }
-        // The values above end at the next flag: the archive after "--" is never taken for one of them.
         arguments.operands([archive])
         return arguments
     }

@@ -351,7 +351,7 @@ public final class CompressWindow: AppWindow {
             ? Arguments.convert(inputs[0].path, format: format, level: level, encrypt: encrypting)
             : Arguments.compress(
                 inputs.map(\.path), format: format, level: level, output: output, split: splitting ? partSize : nil, encrypt: encrypting,
-                options: leaveOut.arguments + portability.arguments + (comment.map { ["--comment", $0] } ?? []))
+                options: leaveOut.arguments + portability.arguments + (comment.map { ["--comment=\($0)"] } ?? []))
         let password = encrypting ? Array(passwordRow.text.utf8) : nil
         // Never the one-click defaults, never the password; a single-file format is not remembered.
         SettingsStore.shared.rememberChoice(format: format, level: level)

@@ -1,5 +1,7 @@
 import ArchiverTestSupport
 import Foundation
+import JobProtocol
+import SystemPackage
 import Testing
 
 /// `edit-with-archiver` run as built: its flags, clashes, missing and hostile names, JSON, German, and a
@@ -83,6 +85,32 @@ import Testing
             let out = try edit(s, [zip] + add + flags)
             #expect(out.status == 2, "\(out)")
             #expect(E2E.read(zip) == original)
+        }
+    }
+
+    /// The windows' command lines (`Arguments.edit`, `.extract`) carry names that start with "-": each value
+    /// is one word with its option, never taken for a flag (the Extract… window could not rename to "-x").
+    @Test func theWindowsCommandLinesCarryNamesThatStartWithADash() throws {
+        try E2E.withScratch { s in
+            try s.mkdir("w")
+            let zip = s.path("w/x.zip")
+            try E2E.python(
+                "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'w') as z:\n z.writestr('-a.txt', 'alpha')\n z.writestr('-b.txt', 'bravo')",
+                [zip])
+            try s.write("-new.txt", "new")
+            func words(_ arguments: Arguments) -> [String] { arguments.argv.map { String(decoding: $0, as: UTF8.self) } }
+            let changes: [WindowEdit] = [.rename("-a.txt", to: "-moved/-a.txt"), .delete(["-b.txt"]), .add([FilePath(s.path("-new.txt"))], into: "-in")]
+            for change in changes {
+                let out = try edit(s, words(.edit(FilePath(zip), change, keepPrevious: false)))
+                #expect(out.status == 0, "\(change): \(out)")
+            }
+            let after = Set(try names(zip))
+            #expect(after.isSuperset(of: ["-moved/-a.txt", "-in/-new.txt"]) && !after.contains("-a.txt") && !after.contains("-b.txt"), "\(after)")
+            let extract = Arguments.extract(FilePath(zip), to: FilePath(s.path("out")), entries: ["-in/-new.txt"], trash: false, skipJunk: false)
+            let out = try s.run(E2E.ours(E2E.extractName), words(extract), localeUTF8: false)
+            #expect(out.status == 0, "\(out)")
+            let extracted = FileManager.default.enumerator(atPath: s.path("out"))?.allObjects as? [String] ?? []
+            #expect(extracted.contains { $0.hasSuffix("-in/-new.txt") } && !extracted.contains { $0.hasSuffix("-moved/-a.txt") }, "\(extracted)")
         }
     }
 
