@@ -153,8 +153,20 @@ enum Daemon {
         close(descriptor)
     }
 
-    /// "Saved 3 changes to “x.zip”", or why they could not be.
+    /// "Saved 3 changes to “x.zip”" (with Undo while the trash holds the version before the folder's first
+    /// commit, shown by a process of its own that outlives us: `UndoOffer`), or why they could not be saved.
     private static func notify(_ outcome: CommitOutcome, archive: FilePath) {
+        if case .saved(let changes, let result) = outcome, !result.savedBeside, let written = result.written {
+            let previous = previousVersion.withLock { kept in
+                kept = kept ?? result.previousVersion
+                return kept
+            }
+            if let previous {
+                UndoOffer.start(UndoOffer.Offer(
+                    archive: archive, changes: changes, written: written, previous: previous, body: result.warnings.last?.text.localized ?? ""))
+                return
+            }
+        }
         guard let notifier = Notifier.connect() else { return }
         let name = archive.lastComponent?.string ?? archive.string
         switch outcome {
@@ -202,6 +214,9 @@ enum Daemon {
         remembered.secret = secret
         return secret
     }
+
+    /// The version the session's first commit moved to the trash: every later commit's Undo puts it back.
+    private static let previousVersion = Mutex<FileIdentity?>(nil)
 
     /// The password the folder was opened with, for the commits.
     private static let remembered = RememberedPassword()
