@@ -96,9 +96,12 @@ enum Daemon {
                 let outcome = fileSystem.commit()
                 switch outcome {
                 case .failed(let error):
-                    // The changes stay in the layer; `--unmount` says why.
+                    // The changes stay in the layer; `--unmount` says why, and where they went.
                     Log.line(error.message.english)
-                    report(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""), to: result)
+                    // TRANSLATORS: after the reason a folder's changes could not be saved into the archive %@.
+                    let kept = tr("The changes are kept, and saved when “%@” is opened as a folder again.", archive.lastComponent?.string ?? archive.string)
+                    let hint = [error.hint?.localized, kept.localized].compactMap { $0 }.joined(separator: " ")
+                    report(.failed(code: error.code.exitStatus, message: error.message.localized, hint: hint), to: result)
                 case .saved(_, let edited) where edited.savedBeside:
                     let warning = edited.warnings.last?.text.localized ?? ""
                     report(.failed(code: ExitStatus.warnings, message: warning, hint: ""), to: result)

@@ -280,6 +280,7 @@ struct WritableMountTests {
         let unmounted = try mounts.run(["--unmount", folder])
         #expect(unmounted.status == 7, "\(mounts.errors)")
         #expect(mounts.errors.contains("full"), "\(mounts.errors)")
+        #expect(mounts.errors.contains("The changes are kept, and saved when “x.zip” is opened as a folder again."), "\(mounts.errors)")
         #expect(FileManager.default.contents(atPath: archive) == before)
         #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).sorted() == ["filler", "x.zip"])
         let layers = mounts.cache + "/io.github.archiver/layers"
