@@ -24,6 +24,10 @@ public struct EditResult: Sendable {
     public var previous: FilePath?
     /// The archive changed while it was being edited: the result was saved beside it.
     public var savedBeside = false
+    /// The version this commit put in the trash (`previous`), and the archive it wrote in its place: an undo
+    /// puts the one back only while the other is still there.
+    package var previousVersion: FileIdentity?
+    package var written: FileIdentity?
     public var added: [[UInt8]] = []
     public var replaced: [[UInt8]] = []
     public var deleted: [[UInt8]] = []
@@ -122,11 +126,13 @@ public final class ArchiveEditSession {
                 tr("“%1$@” was changed by another program meanwhile; the edited archive was saved as “%2$@”.", name, result.output.lastComponent?.string ?? "")))
             return result
         }
+        let written = FileIdentity.of(pending.path)
         if let keepPrevious {
             // The old archive goes first, and the new one takes its name at once; a failure puts it back.
             try keepPrevious.keep(archive)
             self.keepPrevious = nil
             result.previous = archive
+            result.previousVersion = FileIdentity(before)
             do throws(ArchiverError) {
                 try pending.replace(archive)
             } catch {
@@ -136,6 +142,7 @@ public final class ArchiveEditSession {
         } else {
             try pending.replace(archive)
         }
+        result.written = written
         return result
     }
 }

@@ -73,22 +73,21 @@ public struct EditPlan: Sendable, Equatable {
     public static func make(archive: String, entries: [Existing], changes: [ArchiveChange], replacing: Bool, lenient: Bool = false)
         throws(ArchiverError) -> EditPlan
     {
-        var items: [Item] = entries.enumerated().map { index, entry in
-            Item(key: key(entry.path), isFolder: entry.isFolder, origin: .old(index), id: index)
-        }
-        var lastID = entries.count
+        var items = Items(entries.enumerated().map { index, entry in Item(key: key(entry.path), isFolder: entry.isFolder, origin: .old(index)) })
         var plan = EditPlan(steps: [])
-        func matching(_ name: [UInt8]) throws(ArchiverError) -> (key: [UInt8], indices: [Int]) {
+        func matching(_ name: [UInt8]) throws(ArchiverError) -> (key: [UInt8], positions: [Int]) {
             let wanted = key(name)
-            let indices = items.indices.filter { items[$0].key == wanted || items[$0].isInside(wanted) }
-            guard !wanted.isEmpty, !indices.isEmpty else {
-                throw Suggestions.missingEntry(archive: archive, name: name, in: items.map(\.key))
+            let positions = wanted.isEmpty ? [] : items.standing(wanted)
+            guard !positions.isEmpty else {
+                throw Suggestions.missingEntry(archive: archive, name: name, in: items.live.map(\.key))
             }
-            return (wanted, indices)
+            return (wanted, positions)
         }
         /// Removes what stands at `target` (an entry of that name, or a folder's content), or says it clashes.
+        /// - Returns: the position of the entry left standing there (the one of that name, else the first one
+        ///   inside), for the caller to replace or remove; -1 when `merging` a folder into a folder of that name.
         func clear(_ target: [UInt8], keeping: Set<Int>, merging folder: Bool = false) throws(ArchiverError) -> Int? {
-            let standing = items.indices.filter { !keeping.contains($0) && (items[$0].key == target || items[$0].isInside(target)) }
+            let standing = items.standing(target).filter { !keeping.contains($0) }
             if standing.isEmpty { return nil }
             if folder, let only = standing.first(where: { items[$0].key == target }), items[only].isFolder { return -1 }
             guard replacing else {
@@ -98,8 +97,8 @@ public struct EditPlan: Sendable, Equatable {
                     hint: tr("Add --replace to replace it, or choose another name."))
             }
             let position = standing.first { items[$0].key == target } ?? standing[0]
-            for index in standing.reversed() where index != position { items.remove(at: index) }
-            return position - standing.filter { $0 < position }.count
+            for other in standing where other != position { items.remove(at: other) }
+            return position
         }
         for change in changes {
             if lenient {
@@ -107,16 +106,16 @@ public struct EditPlan: Sendable, Equatable {
                 case .delete(let name), .rename(let name, _), .setAttributes(let name, _, _): name
                 default: nil
                 }
-                if let name, !items.contains(where: { $0.key == key(name) || $0.isInside(key(name)) }) { continue }
+                if let name, !items.has(key(name)) { continue }
             }
             switch change {
             case .delete(let name):
-                let (_, indices) = try matching(name)
-                for index in indices.reversed() { items.remove(at: index) }
+                let (_, positions) = try matching(name)
+                for position in positions { items.remove(at: position) }
                 plan.deleted.append(name)
             case .rename(let name, let to):
                 try checkName(to)
-                let (from, indices) = try matching(name)
+                let (from, positions) = try matching(name)
                 let target = key(to)
                 if target == from { continue }
                 if Item(key: target, isFolder: false, origin: .made).isInside(from) {
@@ -125,26 +124,22 @@ public struct EditPlan: Sendable, Equatable {
                         hint: tr("Choose a name outside it."))
                 }
                 try checkParents(of: target, archive: archive, items: items)
-                let moving = Set(indices.map { items[$0].id })
-                if let position = try clear(target, keeping: Set(indices)) {
+                if let position = try clear(target, keeping: Set(positions)) {
                     plan.replaced.append(to)
                     items.remove(at: position)
                 }
-                for index in items.indices where moving.contains(items[index].id) {
-                    items[index].key = target + items[index].key.dropFirst(from.count)
-                }
+                for position in positions { items.move(position, to: target + items[position].key.dropFirst(from.count)) }
                 plan.renamed.append((name, to))
             case .add(let path, let isFolder, let source):
                 try checkName(path)
                 let target = key(path)
                 try checkParents(of: target, archive: archive, items: items)
-                lastID += 1
-                let item = Item(key: target, isFolder: isFolder, origin: .new(source), id: lastID)
+                let item = Item(key: target, isFolder: isFolder, origin: .new(source))
                 let position = try clear(target, keeping: [], merging: isFolder)
                 if position == -1 {
                     continue  // a folder that is there already: its content merges
                 } else if let position {
-                    items[position] = item
+                    items.put(item, at: position)
                     plan.replaced.append(path)
                 } else {
                     items.append(item)
@@ -152,34 +147,34 @@ public struct EditPlan: Sendable, Equatable {
                 }
             case .replaceContent(let path, let source):
                 let (target, _) = try matching(path)
-                guard let position = items.firstIndex(where: { $0.key == target && !$0.isFolder }) else {
+                guard let position = items.named(target).first(where: { !items[$0].isFolder }) else {
                     throw ArchiverError(.usage, tr("“%@” is a folder; only a file's content can be replaced.", path.displayName))
                 }
-                lastID += 1
-                items[position] = Item(key: target, isFolder: false, origin: .new(source), id: lastID)
+                items.put(Item(key: target, isFolder: false, origin: .new(source)), at: position)
                 plan.replaced.append(path)
             case .makeFolder(let path):
                 try checkName(path)
                 let target = key(path)
                 try checkParents(of: target, archive: archive, items: items)
-                if let existing = items.first(where: { $0.key == target }) {
-                    if existing.isFolder { continue }
+                if let existing = items.named(target).first {
+                    if items[existing].isFolder { continue }
                     throw ArchiverError(
                         .destination, tr("“%1$@” already has “%2$@”; nothing was changed.", archive, path.displayName),
                         hint: tr("Add --replace to replace it, or choose another name."))
                 }
-                lastID += 1
-                items.append(Item(key: target, isFolder: true, origin: .made, id: lastID))
+                items.append(Item(key: target, isFolder: true, origin: .made))
                 plan.added.append(path)
             case .setAttributes(let path, let mode, let modified):
-                let (target, indices) = try matching(path)
-                for index in indices where items[index].key == target {
-                    if let mode { items[index].mode = mode }
-                    if let modified { items[index].modified = modified }
+                let (target, _) = try matching(path)
+                for position in items.named(target) {
+                    items.update(position) { item in
+                        if let mode { item.mode = mode }
+                        if let modified { item.modified = modified }
+                    }
                 }
             }
         }
-        plan.steps = steps(items, entries: entries)
+        plan.steps = steps(items.live, entries: entries)
         return plan
     }
 
@@ -222,10 +217,10 @@ public struct EditPlan: Sendable, Equatable {
     }
 
     /// Refuses a target whose parent is a file of the archive.
-    private static func checkParents(of target: [UInt8], archive: String, items: [Item]) throws(ArchiverError) {
+    private static func checkParents(of target: [UInt8], archive: String, items: Items) throws(ArchiverError) {
         let probe = Item(key: target, isFolder: false, origin: .made)
         for parent in probe.parents {
-            if items.contains(where: { $0.key == parent && !$0.isFolder }) {
+            if items.named(parent).contains(where: { !items[$0].isFolder }) {
                 throw ArchiverError(
                     .destination, tr("“%1$@” is a file in “%2$@”, so nothing can go inside it; nothing was changed.", parent.displayName, archive),
                     hint: tr("Choose another folder."))
@@ -254,11 +249,9 @@ public struct EditPlan: Sendable, Equatable {
         var origin: Origin
         var mode: UInt32?
         var modified: Int64?
-        /// Tells items apart while they move.
-        let id: Int
 
-        init(key: [UInt8], isFolder: Bool, origin: Origin, id: Int = -1) {
-            (self.key, self.isFolder, self.origin, self.id) = (key, isFolder, origin, id)
+        init(key: [UInt8], isFolder: Bool, origin: Origin) {
+            (self.key, self.isFolder, self.origin) = (key, isFolder, origin)
         }
 
         func isInside(_ folder: [UInt8]) -> Bool {
@@ -271,6 +264,76 @@ public struct EditPlan: Sendable, Equatable {
         }
 
         func name(folder: Bool) -> [UInt8] { folder ? key + [slash] : key }
+    }
+
+    /// The entries while the changes apply to them: in the new archive's order, a removed one leaving a
+    /// hole so that positions stay, each found by its name and each folder's content counted, so that a
+    /// change costs what its names hold, not the archive's length (1,000 files added to an archive of
+    /// 20,000 entries once took 20 million comparisons).
+    private struct Items {
+        private var list: [Item?]
+        /// The positions of the entries of each name (an archive may hold a name twice), in no order.
+        private var byKey: [[UInt8]: [Int]] = [:]
+        /// How many entries lie inside each folder name, at any depth.
+        private var inside: [[UInt8]: Int] = [:]
+
+        init(_ items: [Item]) {
+            list = []
+            list.reserveCapacity(items.count)
+            for item in items { append(item) }
+        }
+
+        subscript(position: Int) -> Item { list[position]! }
+
+        /// The entries left, in order.
+        var live: [Item] { list.compactMap { $0 } }
+
+        /// The positions of the entries named `key`, in order.
+        func named(_ key: [UInt8]) -> [Int] { (byKey[key] ?? []).sorted() }
+
+        /// The positions of the entries named `key` or inside it, in order. Only a folder with content
+        /// costs a walk over all entries.
+        func standing(_ key: [UInt8]) -> [Int] {
+            guard inside[key, default: 0] > 0 else { return named(key) }
+            return list.indices.filter { list[$0].map { $0.key == key || $0.isInside(key) } ?? false }
+        }
+
+        /// Whether an entry is named `key` or lies inside it.
+        func has(_ key: [UInt8]) -> Bool { !(byKey[key]?.isEmpty ?? true) || inside[key, default: 0] > 0 }
+
+        mutating func append(_ item: Item) {
+            list.append(nil)
+            put(item, at: list.count - 1)
+        }
+
+        /// Puts `item` at `position`, in place of the entry there, if any.
+        mutating func put(_ item: Item, at position: Int) {
+            if list[position] != nil { remove(at: position) }
+            list[position] = item
+            byKey[item.key, default: []].append(position)
+            for parent in item.parents { inside[parent, default: 0] += 1 }
+        }
+
+        mutating func remove(at position: Int) {
+            guard let item = list[position] else { return }
+            list[position] = nil
+            byKey[item.key]?.removeAll { $0 == position }
+            if byKey[item.key]?.isEmpty == true { byKey[item.key] = nil }
+            for parent in item.parents { inside[parent, default: 0] -= 1 }
+        }
+
+        /// Gives the entry at `position` a new name, where it is.
+        mutating func move(_ position: Int, to key: [UInt8]) {
+            guard var item = list[position] else { return }
+            remove(at: position)
+            item.key = key
+            put(item, at: position)
+        }
+
+        mutating func update(_ position: Int, _ change: (inout Item) -> Void) {
+            guard list[position] != nil else { return }
+            change(&list[position]!)
+        }
     }
 }
 

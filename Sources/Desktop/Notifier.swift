@@ -115,6 +115,17 @@ public final class Notifier: @unchecked Sendable {
         interaction.wait(timeout: .now() + timeout) == .success
     }
 
+    /// Takes the notification away (a button whose process is leaving would do nothing).
+    public func close() {
+        let closed = DispatchSemaphore(value: 0)
+        MainLoop.perform { [self] in
+            defer { closed.signal() }
+            var error: UnsafeMutablePointer<GError>?
+            if notify_notification_close(notification, &error) == 0 { g_clear_error(&error) }
+        }
+        closed.wait()
+    }
+
     private func replaceActions(_ actions: [Action]) {
         notify_notification_clear_actions(notification)
         // The boxes of the old actions were freed by libnotify through `release` below.

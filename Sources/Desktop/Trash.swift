@@ -22,17 +22,23 @@ public enum Trash {
             hint: tr("The files were extracted; delete the archive yourself if you no longer need it."), path: file.string)
     }
 
-    /// Puts back the newest item the home trash holds from `original` (the undo of `move`): the trash's
-    /// `info/*.trashinfo` say where each item came from (freedesktop Trash spec).
+    /// Puts back the newest item the home trash holds from `original` (the undo of `move`).
     /// - Returns: false when no such item is in the home trash, or `original` is taken again.
     @discardableResult
     public static func restore(_ original: FilePath) -> Bool {
+        guard let newest = items(from: original).max(by: { $0.date < $1.date }) else { return false }
+        return putBack(newest.file, at: original)
+    }
+
+    /// The items of the home trash that came from `original`: the trash's `info/*.trashinfo` say where
+    /// each item came from and when it was trashed (freedesktop Trash spec).
+    public static func items(from original: FilePath) -> [(file: FilePath, date: String)] {
         let trash = FilePath(bytes: CString.bytes(g_get_user_data_dir())).appending("Trash")
         let info = trash.appending("info")
-        guard let folder = info.withPlatformString({ g_dir_open($0, 0, nil) }) else { return false }
+        guard let folder = info.withPlatformString({ g_dir_open($0, 0, nil) }) else { return [] }
         defer { g_dir_close(folder) }
         let wanted = original.lexicallyNormalized()
-        var newest: (name: String, date: String)?
+        var found: [(file: FilePath, date: String)] = []
         while let entry = g_dir_read_name(folder) {
             let name = String(cString: entry)
             guard name.hasSuffix(".trashinfo") else { continue }
@@ -44,12 +50,17 @@ public enum Trash {
             else { continue }
             // ISO 8601 local times compare as text.
             let date = takeString(g_key_file_get_string(keys, "Trash Info", "DeletionDate", nil)) ?? ""
-            if newest.map({ date >= $0.date }) ?? true { newest = (name, date) }
+            found.append((trash.appending("files").appending(String(name.dropLast(".trashinfo".count))), date))
         }
-        guard let newest, access(original.string, F_OK) != 0 else { return false }
-        let item = trash.appending("files").appending(String(newest.name.dropLast(".trashinfo".count)))
-        guard rename(item.string, original.string) == 0 else { return false }
-        _ = unlink(info.appending(newest.name).string)
+        return found
+    }
+
+    /// Moves the trash's `item` (one of `items(from:)`) back to `original`, and forgets its info.
+    /// - Returns: false when `original` is taken or the move fails.
+    public static func putBack(_ item: FilePath, at original: FilePath) -> Bool {
+        guard access(original.string, F_OK) != 0, rename(item.string, original.string) == 0 else { return false }
+        let trash = item.removingLastComponent().removingLastComponent()
+        _ = unlink(trash.appending("info").appending((item.lastComponent?.string ?? "") + ".trashinfo").string)
         return true
     }
 }

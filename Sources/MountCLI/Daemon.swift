@@ -96,9 +96,12 @@ enum Daemon {
                 let outcome = fileSystem.commit()
                 switch outcome {
                 case .failed(let error):
-                    // The changes stay in the layer; `--unmount` says why.
+                    // The changes stay in the layer; `--unmount` says why, and where they went.
                     Log.line(error.message.english)
-                    report(.failed(code: error.code.exitStatus, message: error.message.localized, hint: error.hint?.localized ?? ""), to: result)
+                    // TRANSLATORS: after the reason a folder's changes could not be saved into the archive %@.
+                    let kept = tr("The changes are kept, and saved when “%@” is opened as a folder again.", archive.lastComponent?.string ?? archive.string)
+                    let hint = [error.hint?.localized, kept.localized].compactMap { $0 }.joined(separator: " ")
+                    report(.failed(code: error.code.exitStatus, message: error.message.localized, hint: hint), to: result)
                 case .saved(_, let edited) where edited.savedBeside:
                     let warning = edited.warnings.last?.text.localized ?? ""
                     report(.failed(code: ExitStatus.warnings, message: warning, hint: ""), to: result)
@@ -153,8 +156,20 @@ enum Daemon {
         close(descriptor)
     }
 
-    /// "Saved 3 changes to “x.zip”", or why they could not be.
+    /// "Saved 3 changes to “x.zip”" (with Undo while the trash holds the version before the folder's first
+    /// commit, shown by a process of its own that outlives us: `UndoOffer`), or why they could not be saved.
     private static func notify(_ outcome: CommitOutcome, archive: FilePath) {
+        if case .saved(let changes, let result) = outcome, !result.savedBeside, let written = result.written {
+            let previous = previousVersion.withLock { kept in
+                kept = kept ?? result.previousVersion
+                return kept
+            }
+            if let previous {
+                UndoOffer.start(UndoOffer.Offer(
+                    archive: archive, changes: changes, written: written, previous: previous, body: result.warnings.last?.text.localized ?? ""))
+                return
+            }
+        }
         guard let notifier = Notifier.connect() else { return }
         let name = archive.lastComponent?.string ?? archive.string
         switch outcome {
@@ -202,6 +217,9 @@ enum Daemon {
         remembered.secret = secret
         return secret
     }
+
+    /// The version the session's first commit moved to the trash: every later commit's Undo puts it back.
+    private static let previousVersion = Mutex<FileIdentity?>(nil)
 
     /// The password the folder was opened with, for the commits.
     private static let remembered = RememberedPassword()

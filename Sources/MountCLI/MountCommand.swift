@@ -21,7 +21,7 @@ public struct MountCommand: ParsableCommand {
             version: archiverVersion(library: ArchiveEngineSetup.libarchiveVersion))
     }
 
-    @Flag(help: ArgumentHelp(tr("Mount without opening the file manager or notifying, and print the folder: open-with-archiver --mount ARCHIVE [FOLDER].")))
+    @Flag(help: ArgumentHelp(tr("Mount without opening the file manager or notifying (unless --notify), and print the folder: open-with-archiver --mount ARCHIVE [FOLDER].")))
     var mount = false
 
     @Flag(help: ArgumentHelp(tr("Unmount a folder opened by Archiver and remove it: open-with-archiver --unmount FOLDER.")))
@@ -46,6 +46,11 @@ public struct MountCommand: ParsableCommand {
     /// The watcher a daemon starts: PID FOLDER (it detaches the folder if the daemon dies and leaves it).
     @Flag(help: .hidden)
     var watch = false
+
+    /// The Undo of a commit's notification, offered by a process of its own: CHANGES WRITTEN PREVIOUS BODY
+    /// ARCHIVE (`UndoOffer`).
+    @Flag(help: .hidden)
+    var offerUndo = false
 
     /// With --serve: the folder was there before (the person's own), so the daemon leaves it when it goes.
     @Flag(help: .hidden)
@@ -77,6 +82,7 @@ public struct MountCommand: ParsableCommand {
         let given = paths.map { raw.path(for: $0).madeAbsolute }
         if unmount { try Mounting.unmount(given[0]); return }
         if watch, paths.count == 2, let daemon = pid_t(paths[0]) { DeathWatch.run(daemon: daemon, folder: given[1]) }
+        if offerUndo, let offer = UndoOffer.Offer(paths, archive: given[given.count - 1]) { UndoOffer.run(offer) }
         let idle = idleTimeout ?? UserSettings.current.mountIdleTimeout
         if serve { try Daemon.run(
                 archive: given[0], folder: given[1], idleTimeout: idle, keepFolder: keepFolder, readOnly: readOnly, notify: notifyCommits) }

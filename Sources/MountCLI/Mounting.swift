@@ -34,7 +34,7 @@ enum Mounting {
                 do throws(ArchiverError) {
                     try start(
                         archive, at: folder, keepFolder: !made, idleTimeout: idleTimeout, readOnly: readOnly,
-                        notifyCommits: !script && (notify ?? UserSettings.current.notifications), passwords: passwords, feedback: feedback)
+                        notifyCommits: script ? notify == true : notify ?? UserSettings.current.notifications, passwords: passwords, feedback: feedback)
                 } catch {
                     // A folder the person named and had made stays, even empty: only our own goes.
                     if made { _ = folder.withPlatformString { rmdir($0) } }

@@ -33,10 +33,38 @@ extension FileSystem {
 
     /// Whether `path` is still the file described by `before`: same inode, size and modification time.
     package static func isUnchanged(_ path: FilePath, since before: Glibc.stat) -> Bool {
-        guard let now = status(path) else { return false }
-        return now.st_dev == before.st_dev && now.st_ino == before.st_ino && now.st_size == before.st_size
-            && now.st_mtim.tv_sec == before.st_mtim.tv_sec && now.st_mtim.tv_nsec == before.st_mtim.tv_nsec
+        status(path).map { FileIdentity($0) } == FileIdentity(before)
     }
+}
+
+/// One version of a file, told from others without reading it: the file itself (device and inode, which a
+/// replacement by rename changes, and a move into the trash keeps) and its size and modification time
+/// (which a write in place changes).
+package struct FileIdentity: Sendable, Equatable {
+    var device: UInt64
+    var inode: UInt64
+    var size: Int64
+    var seconds: Int64
+    var nanoseconds: Int64
+
+    package init(_ status: Glibc.stat) {
+        (device, inode, size) = (UInt64(status.st_dev), UInt64(status.st_ino), Int64(status.st_size))
+        (seconds, nanoseconds) = (Int64(status.st_mtim.tv_sec), Int64(status.st_mtim.tv_nsec))
+    }
+
+    /// `device.inode.size.seconds.nanoseconds`, to hand to another process.
+    package var text: String { "\(device).\(inode).\(size).\(seconds).\(nanoseconds)" }
+
+    package init?(text: some StringProtocol) {
+        let fields = text.split(separator: ".", omittingEmptySubsequences: false)
+        guard fields.count == 5, let device = UInt64(fields[0]), let inode = UInt64(fields[1]), let size = Int64(fields[2]),
+            let seconds = Int64(fields[3]), let nanoseconds = Int64(fields[4])
+        else { return nil }
+        (self.device, self.inode, self.size, self.seconds, self.nanoseconds) = (device, inode, size, seconds, nanoseconds)
+    }
+
+    /// The identity of what is at `path` now (not following a symlink there), or nil.
+    package static func of(_ path: FilePath) -> FileIdentity? { FileSystem.status(path).map { FileIdentity($0) } }
 }
 
 extension PendingFile {

@@ -223,4 +223,119 @@ struct WritableMountTests {
         #expect(shown["d/a2"] == Data("a\n".utf8))
         #expect(shown["new.txt"] == Data("new\n".utf8))
     }
+
+    /// A file copied into the folder of an AES zip (password from standard input) goes into the archive
+    /// AES-encrypted with the same password; the old members stay byte for byte; and the layer that held
+    /// the plain bytes meanwhile was under $XDG_RUNTIME_DIR, never $XDG_CACHE_HOME.
+    @Test func aFileCopiedIntoAnEncryptedZipIsEncryptedWithTheSamePassword() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let tree = mounts.scratch.sub("tree")
+        try FileManager.default.createDirectory(atPath: tree + "/docs", withIntermediateDirectories: true)
+        for name in ["a.txt", "docs/b.txt"] { try Data(String(repeating: "\(name) ", count: 300).utf8).write(to: URL(fileURLWithPath: tree + "/" + name)) }
+        let archive = mounts.scratch.sub("secret.zip")
+        let password = "correct horse 42"
+        try #require(try Tool.run(["/usr/bin/7zz", "a", "-bd", "-tzip", "-mem=AES256", "-p" + password, archive, tree + "/."]).status == 0)
+        let before = try Self.rawMembers(archive)
+        let marker = "PLAIN-\(UInt64.random(in: 1..<UInt64.max))"
+        let outside = mounts.scratch.sub("plain.txt")
+        try Data(String(repeating: marker + "\n", count: 200).utf8).write(to: URL(fileURLWithPath: outside))
+
+        let folder = try mounts.mount(archive, ["--password-stdin"], input: password + "\n")
+        #expect(try Tool.run(["/usr/bin/cp", outside, folder + "/docs/new.txt"]).status == 0)
+        #expect(FileManager.default.contents(atPath: folder + "/docs/new.txt") == FileManager.default.contents(atPath: outside))
+        #expect(!Self.filesHolding(marker, under: mounts.runtime + "/archiver/layers").isEmpty, "the layer is not under $XDG_RUNTIME_DIR")
+        #expect(Self.filesHolding(marker, under: mounts.cache).isEmpty)
+        #expect(try mounts.run(["--unmount", folder]).status == 0, "\(mounts.errors)")
+
+        let after = try Self.rawMembers(archive)
+        let added = try #require(after["docs/new.txt"], "\(after.keys)")
+        // Method 99 with the WinZip AES extra field (0x9901, strength 3 = AES-256), flag bit 0: encrypted.
+        #expect(added.method == 99 && added.flags & 1 == 1 && added.aesStrength == 3, "\(added)")
+        #expect(try Tool.run(["/usr/bin/7zz", "t", "-p" + password, archive]).status == 0)
+        #expect(try Tool.run(["/usr/bin/7zz", "t", "-pwrong", archive]).status != 0)
+        let extracted = try Tool.run(["/usr/bin/7zz", "x", "-so", "-p" + password, archive, "docs/new.txt"], mergingErrors: false)
+        #expect(extracted.output == String(decoding: FileManager.default.contents(atPath: outside) ?? Data(), as: UTF8.self))
+        for (name, member) in before { #expect(after[name]?.raw == member.raw, "\(name) was rewritten") }
+        #expect(Self.filesHolding(marker, under: mounts.cache).isEmpty)
+        #expect(Self.filesHolding(marker, under: mounts.runtime).isEmpty, "a layer was left")
+    }
+
+    /// A commit that fails (the archive's disk is full): `--unmount` says why with exit 7, the archive is
+    /// as it was, the changes stay in the layer, and the next mount commits them.
+    @Test(.enabled(if: TinyDisk.available, "skipped: needs root to mount a small tmpfs"))
+    func aFailedCommitKeepsTheChangesForTheNextMount() throws {
+        let mounts = try Mounts()
+        defer { mounts.cleanUp() }
+        let disk = try #require(TinyDisk(in: mounts.scratch, options: "size=1m"))
+        let archive = disk.path + "/x.zip"
+        try FileManager.default.copyItem(atPath: try Self.makeZip(mounts), toPath: archive)
+        let before = FileManager.default.contents(atPath: archive)
+        try disk.leave(free: 64 * 1024)
+        var generator = SystemRandomNumberGenerator()
+        let bytes = Data((0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+
+        var folder = try mounts.mount(archive)
+        try bytes.write(to: URL(fileURLWithPath: folder + "/big.bin"))
+        let unmounted = try mounts.run(["--unmount", folder])
+        #expect(unmounted.status == 7, "\(mounts.errors)")
+        #expect(mounts.errors.contains("full"), "\(mounts.errors)")
+        #expect(mounts.errors.contains("The changes are kept, and saved when “x.zip” is opened as a folder again."), "\(mounts.errors)")
+        #expect(FileManager.default.contents(atPath: archive) == before)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: disk.path).sorted() == ["filler", "x.zip"])
+        let layers = mounts.cache + "/io.github.archiver/layers"
+        #expect(!Self.filesHolding(bytes.prefix(64), under: layers).isEmpty, "the changes are not in the layer")
+
+        try FileManager.default.removeItem(atPath: disk.path + "/filler")
+        folder = try mounts.mount(archive)
+        #expect(FileManager.default.contents(atPath: folder + "/big.bin") == bytes)
+        #expect(try mounts.run(["--unmount", folder]).status == 0, "\(mounts.errors)")
+        #expect(try Tool.run(["/usr/bin/unzip", "-tq", archive]).status == 0)
+        #expect(try Self.read(archive)["big.bin"]?.data.unicodeScalars.map { UInt8($0.value) } == Array(bytes))
+        #expect((try? FileManager.default.contentsOfDirectory(atPath: layers)) ?? [] == [])
+    }
+
+    /// Each member's local header fields and raw bytes (header to the end of its data), read without
+    /// decrypting: name → (method, flags, AES strength from the 0x9901 extra field or 0, raw hex).
+    static func rawMembers(_ archive: String) throws -> [String: (method: Int, flags: Int, aesStrength: Int, raw: String)] {
+        let listed = try Tool.run(["/usr/bin/python3", "-c", """
+            import sys, zipfile, json, struct
+            out = {}
+            with zipfile.ZipFile(sys.argv[1]) as z, open(sys.argv[1], 'rb') as f:
+                for i in z.infolist():
+                    f.seek(i.header_offset)
+                    head = f.read(30)
+                    flags, method = struct.unpack('<HH', head[6:10])
+                    n, e = struct.unpack('<HH', head[26:30])
+                    f.read(n)
+                    extra = f.read(e)
+                    strength, at = 0, 0
+                    while at + 4 <= len(extra):
+                        tag, size = struct.unpack('<HH', extra[at:at + 4])
+                        if tag == 0x9901: strength = extra[at + 8]
+                        at += 4 + size
+                    f.seek(i.header_offset)
+                    out[i.filename] = [method, flags, strength, f.read(30 + n + e + i.compress_size).hex()]
+            print(json.dumps(out))
+            """, archive])
+        try #require(listed.status == 0, "\(listed.output)")
+        let object = try JSONSerialization.jsonObject(with: Data(listed.output.utf8)) as! [String: [Any]]
+        return object.mapValues { ($0[0] as! Int, $0[1] as! Int, $0[2] as! Int, $0[3] as! String) }
+    }
+
+    /// The regular files under `root` (not following symlinks or crossing into mounts) that hold `needle`.
+    static func filesHolding(_ needle: some DataProtocol, under root: String) -> [String] {
+        let wanted = Data(needle)
+        guard let walker = FileManager.default.enumerator(atPath: root) else { return [] }
+        var found: [String] = []
+        while let name = walker.nextObject() as? String {
+            let path = root + "/" + name
+            var info = stat()
+            guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            if FileManager.default.contents(atPath: path)?.range(of: wanted) != nil { found.append(path) }
+        }
+        return found
+    }
+
+    static func filesHolding(_ needle: String, under root: String) -> [String] { filesHolding(Data(needle.utf8), under: root) }
 }
