@@ -270,7 +270,7 @@ extension UnRAR {
         let run = try run("t", archive: archive, password: password, control: control)
         if run.status == 0 { return [] }
         guard run.status == 3 else { throw readFailure(run, archive: archive) }
-        return [TestResult.Damaged(path: ToolArchive.displayName(archive), reason: summary(run.errors).english)]
+        return [TestResult.Damaged(path: ToolArchive.displayName(archive), detail: summary(run.errors).english)]
     }
 
     /// True when the run succeeded, false when unrar said the password is wrong.

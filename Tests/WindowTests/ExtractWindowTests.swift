@@ -317,7 +317,7 @@ struct ExtractWindowTests {
     }
 
     /// Test on a zip with one flipped byte in a member's data: the window names that entry and how many files
-    /// were checked, the reader's words go under Details, and nothing is written.
+    /// were checked; under Details, what is wrong in our words and the reader's own under them; nothing is written.
     @Test func testNamesTheFirstDamagedEntry() throws {
         let scratch = try ScratchDirectory()
         let zip = try archive(scratch, "Flipped.zip")
@@ -338,6 +338,9 @@ struct ExtractWindowTests {
         let said = try session.waitForText("is damaged", timeout: 30)
         #expect(said.hasPrefix("“report/figures/chart.png” is damaged;") && said.contains("files were checked"), "\(said)")
         try session.waitFor("Details")
+        try session.click("Details")
+        let details = try session.waitForText("a checksum does not match", timeout: 10)
+        #expect(details.hasPrefix("“report/figures/chart.png”: a checksum does not match\n") && details.contains("ZIP bad CRC"), "\(details)")
         try session.screenshot("extract-test-damaged")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Flipped.zip"])
         #expect(try session.isSensitive("Extract", role: "push button"), "the form is back")
