@@ -346,6 +346,24 @@ struct ExtractWindowTests {
         #expect(try session.isSensitive("Extract", role: "push button"), "the form is back")
     }
 
+    /// A rar's comment shows under Properties as a zip's does: a RAR5 made header by header (no rar writer
+    /// exists here), its comment read from the archive itself.
+    @Test func aRarCommentShowsUnderProperties() throws {
+        let scratch = try ScratchDirectory()
+        let rar = scratch.sub("Notes.rar")
+        try HandmadeRar.make(rar, name: "notes.txt", text: "hello rar\n", comment: "Q1 figures, from a rar")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, rar)
+        try session.waitForText("notes.txt", exact: true)
+        try session.click("Archive actions", role: "push button")
+        try session.click("Properties", role: "push button")
+        try session.waitForText("Encrypted data", exact: true)
+        let labels = try session.labels()
+        #expect(labels.contains("Comment") && labels.contains("Q1 figures, from a rar"), "\(labels)")
+        try session.screenshot("extract-properties-rar")
+    }
+
     /// The names in a zip and one member's text, as Python's zipfile reads them (and `testzip()` passes).
     private func zipContents(_ zip: String, member: String? = nil) throws -> (names: [String], text: String) {
         let script = #"""
