@@ -24,7 +24,7 @@ public enum ArchiveFinishing {
             throw notVerified(name, reason: error.message)
         }
         if let first = result.damaged.first {
-            // TRANSLATORS: %1$@ is an entry of the archive, %2$@ the reader's reason (English).
+            // TRANSLATORS: %1$@ is an entry of the archive, %2$@ what is wrong with it (“a checksum does not match”).
             throw notVerified(name, reason: tr("“%1$@”: %2$@", first.path, first.reason))
         }
     }

@@ -85,7 +85,7 @@ public enum ArchiveTester {
         while true {
             let (_, count) = stream.read()
             if count < 0 {
-                result.damaged.append(.init(path: entry, reason: stream.lastMessage))
+                result.damaged.append(.init(path: entry, detail: stream.lastMessage))
                 break
             }
             if count == 0 { break }
@@ -142,7 +142,7 @@ public enum ArchiveTester {
                 guard error.code == .corrupt else { throw error }
                 // A stream broken inside an entry also breaks the header after it: one damage, not two.
                 if result.damaged.last?.path != last || last == nil {
-                    result.damaged.append(.init(path: last ?? reader.displayName, reason: reader.lastMessage))
+                    result.damaged.append(.init(path: last ?? reader.displayName, detail: reader.lastMessage))
                 }
                 break
             }
@@ -167,12 +167,12 @@ public enum ArchiveTester {
                 }
             } catch {
                 guard error.code == .corrupt || (error.code == .password && decrypting) else { throw error }
-                result.damaged.append(.init(path: name, reason: reader.lastMessage))
+                result.damaged.append(.init(path: name, detail: reader.lastMessage))
                 continue
             }
             // libarchive ends some entries early without an error (the first part of a multi-volume rar).
             if let size = info.size, end < size, !reader.mayEndInHole {
-                result.damaged.append(.init(path: name, reason: "stops after \(end) of its \(size) bytes"))
+                result.damaged.append(.init(path: name, problem: .endsEarly, detail: "stops after \(end) of its \(size) bytes"))
             }
         }
         progress(reader.fileSize, reader.fileSize)

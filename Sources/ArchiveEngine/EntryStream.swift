@@ -29,6 +29,37 @@ public final class EntryStream: @unchecked Sendable {
         try lock.withLock { _ throws(ArchiverError) in try state.read(into: buffer, at: offset) }
     }
 
+    /// The entry's bytes from its start, in order, a chunk at a time, up to `limit` bytes (all of them when
+    /// nil): what a thumbnail or a preview reads (its first few MiB), and what the writable mount copies into
+    /// its layer (all). `each` returns false to stop there.
+    /// - Throws: `ArchiverError` when the entry cannot be read (damaged, truncated), or `control` stops.
+    public func readFromStart(
+        limit: Int64? = nil, chunk: Int = 1 << 20, control: JobControl? = nil, _ each: (UnsafeRawBufferPointer) -> Bool
+    ) throws(ArchiverError) {
+        let end = limit ?? .max
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunk), alignment: 16)
+        defer { buffer.deallocate() }
+        var offset: Int64 = 0
+        while offset < end {
+            try control?.check()
+            let wanted = Int(min(Int64(buffer.count), end - offset))
+            let count = try read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[..<wanted]), at: offset)
+            if count == 0 { return }
+            guard each(UnsafeRawBufferPointer(rebasing: buffer[..<count])) else { return }
+            offset += Int64(count)
+        }
+    }
+
+    /// The entry's first `limit` bytes, or all of them when it is smaller.
+    public func prefix(_ limit: Int, control: JobControl? = nil) throws(ArchiverError) -> [UInt8] {
+        var bytes: [UInt8] = []
+        try readFromStart(limit: Int64(limit), chunk: min(limit, 1 << 20), control: control) { chunk in
+            bytes.append(contentsOf: chunk)
+            return true
+        }
+        return bytes
+    }
+
     private struct State: ~Copyable {
         let index: ArchiveIndex
         let entry: Int

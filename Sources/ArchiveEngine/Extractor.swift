@@ -228,6 +228,7 @@ public enum Extractor {
             var properties = ArchiveFacts(entries: entries, packedSize: volumes.totalSize)
             properties.format = encrypted.formatName
             properties.encryptedNames = encrypted.encryption == .names
+            if encrypted.tool == .unrar { properties.comment = RarComment.read(volumes.parts[0], control: control) }
             return (encrypted.formatName, entries, nil, properties)
         }
         do throws(ArchiverError) {
@@ -253,7 +254,11 @@ public enum Extractor {
             var properties = ArchiveFacts(entries: final, packedSize: volumes.totalSize)
             properties.format = reader.formatName
             properties.filters = reader.filterNames
-            if reader.family == .zip { properties.comment = ZipComment.read(archive) }
+            switch reader.family {
+            case .zip: properties.comment = ZipComment.read(archive)
+            case .rar: properties.comment = RarComment.read(volumes.parts[0], control: control)
+            default: break
+            }
             return (reader.formatName, final, decoder?.encoding, properties)
         } catch {
             throw EncryptedArchive.unrarFailure(volumes.parts[0], replacing: error, control: control)

@@ -34,7 +34,7 @@ struct GzipTrailerCheck {
         if let (stored, length) = trailer(), stored == UInt32(truncatingIfNeeded: crc), length == size { return }
         let result = try ArchiveTester.testGzip(archive, entry: entry, format: "gzip", control: control) { _, _ in }
         if let damaged = result.damaged.first {
-            throw FailureClassifier.describeReadFailure(message: damaged.reason, archive: displayName, place: .at(entry))
+            throw FailureClassifier.describeReadFailure(message: damaged.detail, archive: displayName, place: .at(entry))
         }
     }
 

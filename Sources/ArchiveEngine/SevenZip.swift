@@ -264,7 +264,7 @@ extension SevenZip {
         if run.status == 0 { return [] }
         let damaged = run.errors.split(whereSeparator: \.isNewline).compactMap { line -> TestResult.Damaged? in
             guard line.hasPrefix("ERROR: "), let colon = line.ranges(of: " : ").last else { return nil }
-            return TestResult.Damaged(path: String(line[colon.upperBound...]), reason: String(line[line.index(line.startIndex, offsetBy: 7)..<colon.lowerBound]))
+            return TestResult.Damaged(path: String(line[colon.upperBound...]), detail: String(line[line.index(line.startIndex, offsetBy: 7)..<colon.lowerBound]))
         }
         guard !damaged.isEmpty else { throw readFailure(run, archive: archive) }
         return damaged

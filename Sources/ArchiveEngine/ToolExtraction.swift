@@ -76,27 +76,8 @@ struct ToolRun {
 enum ToolArchive {
     static func displayName(_ archive: FilePath) -> String { archive.lastComponent?.string ?? archive.string }
 
-    /// The damage 7-Zip and unrar name, in our words.
-    enum Damage {
-        case endsEarly, headers, checksum, data
-
-        var reason: Text {
-            switch self {
-            case .endsEarly: tr("it ends too early")
-            case .headers: tr("its headers are damaged")
-            case .checksum: tr("a checksum does not match")
-            case .data: tr("its data is damaged")
-            }
-        }
-
-        /// "“x.7z” is damaged or incomplete: it ends too early."
-        func error(_ archive: String, path: String) -> ArchiverError {
-            ArchiverError(
-                // TRANSLATORS: %1$@ is the archive, %2$@ what is wrong with it (“it ends too early”).
-                .corrupt, tr("“%1$@” is damaged or incomplete: %2$@.", archive, reason),
-                hint: tr("Download or copy it again; nothing was extracted."), path: path)
-        }
-    }
+    /// The damage 7-Zip and unrar name, in our words (the same as `--test`'s).
+    typealias Damage = DamagedEntry.Problem
 
     static func passwordNeeded(_ archive: FilePath) -> ArchiverError {
         ArchiverError(
@@ -239,5 +220,15 @@ enum StagingSweep {
                 if let childInfo = FileSystem.status(child) { forget(child, childInfo, from: &result) }
             }
         }
+    }
+}
+
+extension DamagedEntry.Problem {
+    /// "“x.7z” is damaged or incomplete: it ends too early."
+    func error(_ archive: String, path: String) -> ArchiverError {
+        ArchiverError(
+            // TRANSLATORS: %1$@ is the archive, %2$@ what is wrong with it (“it ends too early”).
+            .corrupt, tr("“%1$@” is damaged or incomplete: %2$@.", archive, text),
+            hint: tr("Download or copy it again; nothing was extracted."), path: path)
     }
 }

@@ -229,7 +229,8 @@ extension UnRAR {
         throws(ArchiverError) -> Listing
     {
         try ToolArchive.checkReadable(archive)
-        let run = try run("lt", ["-v"], archive: archive, password: password, control: control)
+        // -c-: no archive comment before the listing, whose lines it could otherwise imitate.
+        let run = try run("lt", ["-v", "-c-"], archive: archive, password: password, control: control)
         let listed = parseListing(run.output)
         // 1 is a warning (a damaged end, say) after a listing that is still worth having: the extraction
         // meets the damage and says so.
@@ -270,7 +271,27 @@ extension UnRAR {
         let run = try run("t", archive: archive, password: password, control: control)
         if run.status == 0 { return [] }
         guard run.status == 3 else { throw readFailure(run, archive: archive) }
-        return [TestResult.Damaged(path: ToolArchive.displayName(archive), reason: summary(run.errors).english)]
+        return [TestResult.Damaged(path: ToolArchive.displayName(archive), detail: summary(run.errors).english)]
+    }
+
+    /// The archive comment, which `unrar l` shows before the listing (a RAR 2.9–4.x comment is compressed, so
+    /// only unrar reads it); nil when there is none, or unrar would not show it (it hides comments holding
+    /// terminal escapes).
+    static func comment(_ archive: FilePath, control: JobControl?) throws(ArchiverError) -> String? {
+        try ToolArchive.checkReadable(archive)
+        return parseComment(try run("l", archive: archive, password: nil, control: control).output, archive: archive.bytes)
+    }
+
+    /// The comment in the output of `unrar l` on `archive` (the name as given): everything before the
+    /// `Archive:` line naming it, after unrar 7's "Archive comment:" line (earlier versions have none).
+    static func parseComment(_ output: [UInt8], archive: [UInt8]) -> String? {
+        guard let end = output.firstRange(of: Array("\n\nArchive: ".utf8) + archive + [UInt8(ascii: "\n")]) else { return nil }
+        var comment = output[..<end.lowerBound]
+        for label in ["\nArchive comment:\n", "\n"] where comment.starts(with: Array(label.utf8)) {
+            comment = comment.dropFirst(label.utf8.count)
+            break
+        }
+        return comment.isEmpty ? nil : String(decoding: comment, as: UTF8.self)
     }
 
     /// True when the run succeeded, false when unrar said the password is wrong.

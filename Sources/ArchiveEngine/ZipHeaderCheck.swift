@@ -39,36 +39,41 @@ enum ZipHeaderCheck {
             if central.compressedSize == 0xFFFF_FFFF { checked.compressedSize = wide?.compressedSize ?? -1 }
             var offset = Int64(ZipDirectory.u32(directory, at + 42))
             if offset == 0xFFFF_FFFF { offset = wide?.offset ?? -1 }
-            let reason: String?
+            let found: Found?
             if offset < 0 || checked.size < 0 || checked.compressedSize < 0 {
-                reason = "its central directory record's Zip64 field is missing or short"
+                found = (.headers, "its central directory record's Zip64 field is missing or short")
             } else {
-                reason = mismatch(checked, flags: ZipDirectory.u16(directory, at + 8), in: descriptor, headerAt: offset + end.shift)
+                found = mismatch(checked, flags: ZipDirectory.u16(directory, at + 8), in: descriptor, headerAt: offset + end.shift)
             }
-            if let reason { damaged.append(DamagedEntry(path: Array(central.name).displayName, reason: reason)) }
+            if let found { damaged.append(DamagedEntry(path: Array(central.name).displayName, problem: found.problem, detail: found.detail)) }
         }
         return damaged
     }
 
+    /// What is wrong, and the check's own words for it (English, the `detail` of the damaged entry).
+    typealias Found = (problem: DamagedEntry.Problem, detail: String)
+
     /// What disagrees between `central` and the member whose local header is at `offset`; nil when nothing.
-    private static func mismatch(_ central: Fields, flags: Int, in descriptor: Int32, headerAt offset: Int64) -> String? {
+    private static func mismatch(_ central: Fields, flags: Int, in descriptor: Int32, headerAt offset: Int64) -> Found? {
         guard let fixed = FileSystem.bytes(descriptor, at: offset, count: 30), ZipDirectory.u32(fixed, 0) == 0x0403_4B50 else {
-            return "no local header where its central directory record says (\(offset))"
+            return (.headers, "no local header where its central directory record says (\(offset))")
         }
         let nameLength = ZipDirectory.u16(fixed, 26), extraLength = ZipDirectory.u16(fixed, 28)
         guard let header = FileSystem.bytes(descriptor, at: offset, count: 30 + nameLength + extraLength) else {
-            return "its local header is cut off"
+            return (.headers, "its local header is cut off")
         }
         let local = localFields(header)
         let dataStart = offset + Int64(header.count)
         let sizesFollow = ZipDirectory.u16(header, 6) & 8 != 0
-        if local.name != central.name { return "its local header has another name" }
-        if local.method != central.method { return "its central directory says method \(central.method), its local header \(local.method)" }
+        if local.name != central.name { return (.headerMismatch, "its local header has another name") }
+        if local.method != central.method {
+            return (.headerMismatch, "its central directory says method \(central.method), its local header \(local.method)")
+        }
         if sizesFollow {
             // The local header's CRC and sizes are (mostly) zeros: the data descriptor after the data has them.
             return descriptorMismatch(central, in: descriptor, at: dataStart + central.compressedSize)
         }
-        return differences(central, local, where: "local header")
+        return differences(central, local, where: "local header").map { (DamagedEntry.Problem.headerMismatch, $0) }
     }
 
     /// The name, method, CRC and sizes of a local header, Zip64's sizes read when the 32-bit ones overflow.
@@ -93,11 +98,11 @@ enum ZipHeaderCheck {
 
     /// A data descriptor (its signature optional; sizes of 4 or 8 bytes, as the writer chose) at `at`,
     /// compared with `central`.
-    private static func descriptorMismatch(_ central: Fields, in descriptor: Int32, at: Int64) -> String? {
+    private static func descriptorMismatch(_ central: Fields, in descriptor: Int32, at: Int64) -> Found? {
         var all = [UInt8](repeating: 0, count: 24)
         let got = all.withUnsafeMutableBytes { FileSystem.readFully(descriptor, into: $0.baseAddress!, count: 24, at: at) } ?? 0
         all.removeLast(24 - got)
-        guard all.count >= 12 else { return "its data descriptor is cut off" }
+        guard all.count >= 12 else { return (.headers, "its data descriptor is cut off") }
         let start = ZipDirectory.u32(all, 0) == 0x0807_4B50 ? 4 : 0
         func narrow() -> Fields? {
             guard start + 12 <= all.count else { return nil }
@@ -112,8 +117,8 @@ enum ZipHeaderCheck {
                 compressedSize: Int64(bitPattern: ZipDirectory.u64(all, start + 4)), size: Int64(bitPattern: ZipDirectory.u64(all, start + 12)))
         }
         if narrow() == central || wide() == central { return nil }
-        guard let found = narrow() else { return "its data descriptor is cut off" }
-        return differences(central, found, where: "data descriptor") ?? "its data descriptor disagrees with its central directory record"
+        guard let found = narrow() else { return (.headers, "its data descriptor is cut off") }
+        return (.headerMismatch, differences(central, found, where: "data descriptor") ?? "its data descriptor disagrees with its central directory record")
     }
 
     /// The first field in which `central` and `other` differ, said for the test's report.

@@ -28,7 +28,7 @@ extension ExtractCommand {
                 session.endProgress()
                 outcome.format = result.format
                 outcome.checked = Int64(result.checked)
-                outcome.damaged = result.damaged.map { .init(path: $0.path, reason: $0.reason) }
+                outcome.damaged = result.damaged
                 if let error = Self.damage(archive, result) {
                     session.itemFailed(error)
                     failures.append(error)
@@ -71,9 +71,9 @@ extension ExtractCommand {
         let name = archive.lastComponent?.string ?? archive.string
         let message =
             first.path == name
-            // TRANSLATORS: %1$ld files were checked; %2$@ is the archive, %3$@ the reader's reason (English).
+            // TRANSLATORS: %1$ld files were checked; %2$@ is the archive, %3$@ what is wrong (“a checksum does not match”).
             ? ntr("“%2$@” is damaged: %3$@ (%1$ld file checked).", "“%2$@” is damaged: %3$@ (%1$ld files checked).", result.checked, name, first.reason)
-            // TRANSLATORS: %1$ld files were checked; %2$@ is the archive, %3$@ its first damaged entry, %4$@ the reader's reason (English).
+            // TRANSLATORS: %1$ld files were checked; %2$@ is the archive, %3$@ its first damaged entry, %4$@ what is wrong (“a checksum does not match”).
             : ntr("“%2$@” is damaged at “%3$@”: %4$@ (%1$ld file checked).", "“%2$@” is damaged at “%3$@”: %4$@ (%1$ld files checked).", result.checked, name, first.path, first.reason)
         let hint =
             result.damaged.count > 1

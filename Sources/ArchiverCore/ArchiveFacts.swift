@@ -16,7 +16,7 @@ public struct ArchiveFacts: Sendable, Equatable {
     public var encryptedNames = false
     /// Whether any entry's data is encrypted.
     public var encryptedData = false
-    /// The archive comment (zip); 7z has none.
+    /// The archive comment (zip, rar); 7z has none.
     public var comment: String?
     /// SHA-256 of the archive file, lowercase hex; computed only when asked (`--checksum`, the view's button).
     public var sha256: String?

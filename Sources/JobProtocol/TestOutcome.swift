@@ -20,7 +20,13 @@ public struct TestOutcome: JobOutcome {
         var json: JSON {
             .object([
                 ("archive", .string(archive)), ("format", .optional(format)), ("checked", .int(checked)),
-                ("damaged", .array(damaged.map { .object([("path", .string($0.path)), ("reason", .string($0.reason))]) })),
+                // `reason` in our words (English), `reasonCode` for scripts, `detail` in the reader's.
+                ("damaged", .array(damaged.map {
+                    .object([
+                        ("path", .string($0.path)), ("reason", .string($0.reason.english)), ("reasonCode", .string($0.problem.code)),
+                        ("detail", .string($0.detail)),
+                    ])
+                })),
                 ("error", error.json),
             ])
         }
@@ -31,7 +37,10 @@ public struct TestOutcome: JobOutcome {
             format = json["format"]?.string
             checked = json["checked"]?.int ?? 0
             damaged = json["damaged"]?.array.compactMap { item in
-                item["path"]?.string.map { Damaged(path: $0, reason: item["reason"]?.string ?? "") }
+                guard let path = item["path"]?.string else { return nil }
+                let detail = item["detail"]?.string ?? item["reason"]?.string ?? ""
+                let problem = item["reasonCode"]?.string.map(Damaged.Problem.init(code:)) ?? Damaged.Problem(readerMessage: detail)
+                return Damaged(path: path, problem: problem, detail: detail)
             } ?? []
             error = ErrorReport(json["error"])
         }

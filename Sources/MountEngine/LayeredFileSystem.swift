@@ -262,20 +262,21 @@ public final class LayeredFileSystem: @unchecked Sendable {
         let descriptor = file.withPlatformString { Glibc.open($0, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600) }
         guard descriptor >= 0 else { return -errno }
         if !truncating, let origin = node.origin {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-            defer { buffer.deallocate() }
             do throws(ArchiverError) {
-                let stream = try EntryStream(state.tree.index, node: origin)
                 var offset: Int64 = 0
-                while true {
-                    let count = try stream.read(into: buffer, at: offset)
-                    if count == 0 { break }
-                    let written = pwrite(descriptor, buffer.baseAddress, count, off_t(offset))
-                    guard written == count else {
-                        close(descriptor)
-                        return -(written < 0 ? errno : ENOSPC)
+                var failure: Int32 = 0
+                try EntryStream(state.tree.index, node: origin).readFromStart { chunk in
+                    let written = pwrite(descriptor, chunk.baseAddress, chunk.count, off_t(offset))
+                    guard written == chunk.count else {
+                        failure = written < 0 ? errno : ENOSPC
+                        return false
                     }
-                    offset += Int64(count)
+                    offset += Int64(chunk.count)
+                    return true
+                }
+                if failure != 0 {
+                    close(descriptor)
+                    return -failure
                 }
             } catch {
                 Log.line(error.message.english)

@@ -46,18 +46,7 @@ final class EntryBytes: Sendable {
         guard let index = index(), let node = index.lookup(Array(path.utf8)), index.nodes[node].kind == .file,
             let stream = try? EntryStream(index, node: node)
         else { return nil }
-        let wanted = Int(min(index.nodes[node].size, Int64(limit)))
-        var bytes = [UInt8](repeating: 0, count: wanted)
-        var filled = 0
-        while filled < wanted, !control.isCancelled {
-            let got = bytes.withUnsafeMutableBytes { buffer in
-                try? stream.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]), at: Int64(filled))
-            }
-            guard let got else { return nil }
-            if got == 0 { break }
-            filled += got
-        }
-        return Array(bytes[..<filled])
+        return try? stream.prefix(limit, control: control)
     }
 
     /// The index, scanned once (under the lock: two workers asking at once wait for the one scan).

@@ -469,7 +469,8 @@ public final class ExtractWindow {
         chrome.showForm()
         if let result, let verdict {
             showMessage(verdict.text.localized, error: !verdict.intact)
-            details.show(result.damaged.map { "\($0.path): \($0.reason)" })
+            // Each damaged entry in our words, and under it the reader's own (English, for a bug report).
+            details.show(result.damaged.flatMap { [tr("“%1$@”: %2$@", $0.path, $0.reason).localized] + ($0.detail.isEmpty ? [] : ["    " + $0.detail]) })
             if verdict.intact, let password {
                 tree.thumbnails?.unlock(password)
                 tree.refreshThumbnails()

@@ -122,4 +122,17 @@ import Testing
         #expect(solid.solid && !solid.encryptedNames)
         #expect(solid.entries.count == 1 && solid.entries[0].linkTarget == nil && solid.entries[0].encrypted)
     }
+
+    /// The archive comment that `unrar l` prints before the listing: unrar 7 under a label of its own, earlier
+    /// versions alone after a blank line; nothing when there is none. Lines that only look like the end of it
+    /// stay in it.
+    @Test func readsTheCommentBeforeTheListing() {
+        let archive = Array("/tmp/a b.rar".utf8)
+        let seven = "\nArchive comment:\nQ1 figures\nArchive: elsewhere.rar\n\n\nArchive: /tmp/a b.rar\nDetails: RAR 4\n\n Attributes      Size     Date    Time   Name\n"
+        #expect(UnRAR.parseComment(Array(seven.utf8), archive: archive) == "Q1 figures\nArchive: elsewhere.rar\n")
+        let six = "\nOld comment\n\nArchive: /tmp/a b.rar\nDetails: RAR 4\n"
+        #expect(UnRAR.parseComment(Array(six.utf8), archive: archive) == "Old comment")
+        let none = "\nArchive: /tmp/a b.rar\nDetails: RAR 5\n\n Attributes      Size     Date    Time   Name\n"
+        #expect(UnRAR.parseComment(Array(none.utf8), archive: archive) == nil)
+    }
 }

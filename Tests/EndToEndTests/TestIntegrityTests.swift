@@ -129,7 +129,39 @@ import Testing
         #expect(out.stderr.contains("“x.zip” is damaged at “\(name)”"), "\(out.stderr)")
         let damaged = Self.results(json).first?["damaged"] as? [[String: Any]]
         #expect(damaged?.first?["path"] as? String == name)
-        #expect((damaged?.first?["reason"] as? String)?.contains("packed") == true, "\(out.stdout)")
+        #expect(damaged?.first?["reasonCode"] as? String == "header-mismatch", "\(out.stdout)")
+        #expect(damaged?.first?["reason"] as? String == "its central directory and its local header disagree")
+        #expect((damaged?.first?["detail"] as? String)?.contains("packed") == true, "which field: \(out.stdout)")
+    }
+
+    /// What is wrong is said in our words, in German as in English, never with the reader's English inside the
+    /// sentence; `--json` keeps the reader's own words apart, in `detail`, with a stable `reasonCode`.
+    @Test func theReasonIsInOurWordsAndTheReadersStayInDetail() throws {
+        let s = try ScratchDirectory()
+        let offset = try E2E.python(
+            """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], 'w', zipfile.ZIP_STORED) as z:
+                for n in ['a.txt', 'b.txt', 'c.txt']: z.writestr(n, (n * 2000).encode())
+            with zipfile.ZipFile(sys.argv[1]) as z:
+                i = z.getinfo('b.txt')
+                print(i.header_offset + 30 + len(i.filename) + len(i.extra) + 100)
+            """, [s.sub("x.zip")]
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        try Self.flip(s.sub("x.zip"), at: try #require(Int(offset)))
+        let german = try E2E.run("extract-with-archiver", ["--test", s.sub("x.zip")], environment: try TestLanguages.german())
+        #expect(german.status == 5, "\(german.stderr)")
+        #expect(german.stderr.contains("„x.zip“ ist bei „b.txt“ beschädigt: eine Prüfsumme stimmt nicht (3 Dateien geprüft)."), "\(german.stderr)")
+        #expect(!german.stderr.contains("CRC"), "no reader's English in a German sentence: \(german.stderr)")
+        let english = try E2E.run("extract-with-archiver", ["--test", s.sub("x.zip")])
+        #expect(english.stderr.contains("“x.zip” is damaged at “b.txt”: a checksum does not match (3 files checked)."), "\(english.stderr)")
+
+        let (_, json) = try Self.test([s.sub("x.zip")])
+        let damaged = try #require((Self.results(json).first?["damaged"] as? [[String: Any]])?.first)
+        #expect(damaged["path"] as? String == "b.txt")
+        #expect(damaged["reason"] as? String == "a checksum does not match")
+        #expect(damaged["reasonCode"] as? String == "checksum")
+        #expect((damaged["detail"] as? String)?.contains("CRC") == true, "libarchive's own words: \(damaged)")
     }
 
     /// No false alarms from that comparison: zips by 7-Zip, Info-ZIP (also streamed, with data descriptors

@@ -229,6 +229,22 @@ import Testing
         #expect(entries.map { $0["size"] as? Int ?? -1 } == [18, 18, 18, 18])
     }
 
+    /// A rar comment is the comment and never part of the listing: unrar prints it before its listing, which
+    /// it could imitate line by line (here as an encrypted entry, which would hand the archive to unrar and
+    /// list a file that is not there). The archive is made header by header; no fixture has a comment.
+    @Test func aCommentIsShownAndNeverReadAsEntries() throws {
+        guard Self.unrar != nil else { return print("skipped: unrar not installed (set ARCHIVER_TEST_UNRAR; see scripts/build-test-unrar.sh)") }
+        let s = try ScratchDirectory()
+        let fake = "Read me\n\n        Name: injected.txt\n        Type: File\n        Size: 5\n Packed size: 5\n       Ratio: 100%\n       Flags: encrypted\n"
+        try HandmadeRar.make(s.sub("fake.rar"), name: "notes.txt", text: "hello rar\n", comment: fake)
+        let listed = try E2E.run("extract-with-archiver", ["--list", "--json", s.sub("fake.rar")], environment: try Self.recordingUnrar(s))
+        #expect(listed.status == 0, "\(listed.stderr)")
+        let archive = (listed.json?["archives"] as? [[String: Any]])?.first
+        #expect((archive?["entries"] as? [[String: Any]])?.map { $0["path"] as? String ?? "" } == ["notes.txt"], "\(listed.stdout)")
+        #expect(archive?["comment"] as? String == fake)
+        #expect((Self.text(s.sub("record")) ?? "").contains(" -c- "), "unrar was asked, without the comment")
+    }
+
     /// With unrar installed, archives without encryption still go through libarchive, sets included.
     @Test func plainSetsStillExtract() throws {
         if let missing = Self.missing { return print(missing) }

@@ -1,3 +1,4 @@
+import ArchiverCore
 import ArchiverTestSupport
 import Foundation
 import JobProtocol
@@ -69,5 +70,18 @@ import Testing
                 ("error", .null),
             ], warnings: [])
         #expect(result.errorDetails == ["ZIP bad CRC", "Truncated ZIP file header"])
+    }
+
+    /// A damaged entry of `--test`: our reason (English) and its code for scripts, the reader's words apart;
+    /// read back (the window), the code gives the reason again, in the window's language.
+    @Test func aDamagedEntryKeepsItsReasonCodeAndTheReadersWords() throws {
+        var archive = TestOutcome.Archive(archive: "/tmp/x.zip")
+        archive.damaged = [TestOutcome.Damaged(path: "a.txt", detail: "ZIP bad CRC: 0x1 should be 0x2")]
+        let result = JobResult(operation: "test", exitCode: 5, durationSeconds: 0, fields: TestOutcome(results: [archive]).fields, warnings: [])
+        let rendered = result.json.rendered
+        #expect(rendered.contains(#"{"path":"a.txt","reason":"a checksum does not match","reasonCode":"checksum","detail":"ZIP bad CRC: 0x1 should be 0x2"}"#), "\(rendered)")
+        let parsed = try #require(JSON.parse(rendered))
+        let read = try #require(JobResult(parsed)?.outcome(TestOutcome.self)?.results.first?.damaged.first)
+        #expect(read == archive.damaged[0])
     }
 }

@@ -317,7 +317,7 @@ struct ExtractWindowTests {
     }
 
     /// Test on a zip with one flipped byte in a member's data: the window names that entry and how many files
-    /// were checked, the reader's words go under Details, and nothing is written.
+    /// were checked; under Details, what is wrong in our words and the reader's own under them; nothing is written.
     @Test func testNamesTheFirstDamagedEntry() throws {
         let scratch = try ScratchDirectory()
         let zip = try archive(scratch, "Flipped.zip")
@@ -338,9 +338,30 @@ struct ExtractWindowTests {
         let said = try session.waitForText("is damaged", timeout: 30)
         #expect(said.hasPrefix("“report/figures/chart.png” is damaged;") && said.contains("files were checked"), "\(said)")
         try session.waitFor("Details")
+        try session.click("Details")
+        let details = try session.waitForText("a checksum does not match", timeout: 10)
+        #expect(details.hasPrefix("“report/figures/chart.png”: a checksum does not match\n") && details.contains("ZIP bad CRC"), "\(details)")
         try session.screenshot("extract-test-damaged")
         #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path) == ["Flipped.zip"])
         #expect(try session.isSensitive("Extract", role: "push button"), "the form is back")
+    }
+
+    /// A rar's comment shows under Properties as a zip's does: a RAR5 made header by header (no rar writer
+    /// exists here), its comment read from the archive itself.
+    @Test func aRarCommentShowsUnderProperties() throws {
+        let scratch = try ScratchDirectory()
+        let rar = scratch.sub("Notes.rar")
+        try HandmadeRar.make(rar, name: "notes.txt", text: "hello rar\n", comment: "Q1 figures, from a rar")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try start(session, rar)
+        try session.waitForText("notes.txt", exact: true)
+        try session.click("Archive actions", role: "push button")
+        try session.click("Properties", role: "push button")
+        try session.waitForText("Encrypted data", exact: true)
+        let labels = try session.labels()
+        #expect(labels.contains("Comment") && labels.contains("Q1 figures, from a rar"), "\(labels)")
+        try session.screenshot("extract-properties-rar")
     }
 
     /// The names in a zip and one member's text, as Python's zipfile reads them (and `testzip()` passes).
