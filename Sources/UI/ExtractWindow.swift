@@ -121,6 +121,7 @@ public final class ExtractWindow {
         if let close = descendant(of: searchBar, named: "GtkButton") { accessibleLabel(close, tr("Close the search").localized) }
         g_object_bind_property(searchToggle.raw, "active", searchBar.raw, "search-mode-enabled", GBindingFlags(rawValue: 3))  // both ways, synced
         views = OpaquePointer(gtk_stack_new())
+        JobWindow.measureShownPageOnly(views)  // Properties, filled once listed, is laid out only when shown
         gtk_stack_add_named(views, tree.root, "tree")
         gtk_stack_add_named(views, properties.root, "properties")
         gtk_widget_set_vexpand(cast(views), 1)
