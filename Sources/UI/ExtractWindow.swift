@@ -99,6 +99,7 @@ public final class ExtractWindow {
         menuButton = gtk_menu_button_new()!
         gtk_menu_button_set_icon_name(cast(menuButton), "view-more-symbolic")
         gtk_menu_button_set_popover(cast(menuButton), popover)
+        Widgets.saysWhetherOpen(menuButton)
         // TRANSLATORS: the Extract… window's menu button (⋮) holding Test, Properties, Add Files…, Rename… and Delete….
         accessibleLabel(menuButton, tr("Archive actions").localized)
         gtk_widget_set_tooltip_text(menuButton, tr("Archive actions").localized)
