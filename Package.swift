@@ -108,10 +108,10 @@ let package = Package(
         // The windows (Compress…, Extract…): GTK 4 + libadwaita through a thin shim, in executables of their
         // own so that the command-line tools never link GTK. A window runs its job by starting the CLI.
         .systemLibrary(name: "CGtk", pkgConfig: "libadwaita-1", providers: [.apt(["libadwaita-1-dev", "libgtk-4-dev"])]),
-        // poppler-glib: the quick look draws a PDF's first page. ArchiveEngine: the thumbnails and the quick look
-        // read an entry's bytes in memory, as Open as Folder does (the jobs themselves still run the CLI).
-        .systemLibrary(name: "CPoppler", pkgConfig: "poppler-glib", providers: [.apt(["libpoppler-glib-dev"])]),
-        .target(name: "UI", dependencies: ["ArchiverCore", "ArchiveEngine", "JobProtocol", "Desktop", "Platform", "CGtk", "CPoppler"]),
+        // ArchiveEngine: the thumbnails and the quick look read an entry's bytes in memory, as Open as Folder does
+        // (the jobs themselves still run the CLI). poppler-glib, which draws a PDF's first page for the quick
+        // look, is not linked but opened at the first PDF preview (UI/PDFFirstPage.swift): start-up, issue 33.
+        .target(name: "UI", dependencies: ["ArchiverCore", "ArchiveEngine", "JobProtocol", "Desktop", "Platform", "CGtk"]),
         .executableTarget(name: "archiver-compress", dependencies: ["UI"]),
         .executableTarget(name: "archiver-extract", dependencies: ["UI"]),
         .executableTarget(name: "archiver-compress-pdf", dependencies: ["UI"]),

@@ -15,6 +15,8 @@
 #   bench/window-start.sh [-n RUNS] --compare [BIN]      (BIN: the folder holding archiver-compress and
 #                                                         archiver-extract; default .build/release)
 # Targets: Compress… and Extract… ≤ 1.2× the floor on AT-SPI; the ratio to zenity is reported.
+# Each window's CPU time up to that moment (every thread of its process) is reported too: on a busy machine
+# the wall-clock figures mostly measure the load, the CPU time much less.
 set -euo pipefail
 
 runs=10 atspi="" compare=""
@@ -49,9 +51,9 @@ if [ -n "$compare" ]; then
 		"archiver-extract|$bin/archiver-extract $tmp/Photos.zip"
 	)
 	echo "exec to window, median of $runs, load $(cut -d' ' -f1 /proc/loadavg) at the start"
-	printf '%-18s %10s %10s %10s %10s\n' window way "median ms" "× floor" "× zenity"
+	printf '%-18s %10s %10s %10s %10s %10s %10s\n' window way "median ms" "× floor" "× zenity" "cpu ms" "cpu × floor"
 	for way in mapped atspi; do
-		declare -A median=()
+		declare -A median=() cpu=()
 		for entry in "${windows[@]}"; do
 			name=${entry%%|*} command=${entry#*|}
 			flag=()
@@ -60,14 +62,16 @@ if [ -n "$compare" ]; then
 			# (pyatspi's warnings about the registry's cache only on a failure)
 			line=$("$0" -n "$runs" "${flag[@]}" -- $command 2>"$tmp/errors") || { cat "$tmp/errors" >&2; exit 1; }
 			median[$name]=$(echo "$line" | sed -n 's/.*median of [0-9]*: \([0-9]*\) ms.*/\1/p')
+			cpu[$name]=$(echo "$line" | sed -n 's/.*CPU median \([0-9]*\) ms.*/\1/p')
 		done
 		for entry in "${windows[@]}"; do
 			name=${entry%%|*}
-			printf '%-18s %10s %10s %10s %10s\n' "$name" "$way" "${median[$name]}" \
+			printf '%-18s %10s %10s %10s %10s %10s %10s\n' "$name" "$way" "${median[$name]}" \
 				"$(awk -v a="${median[$name]}" -v b="${median[window-floor]}" 'BEGIN {printf "%.2f", a / b}')" \
-				"$(awk -v a="${median[$name]}" -v b="${median[zenity]}" 'BEGIN {printf "%.2f", a / b}')"
+				"$(awk -v a="${median[$name]}" -v b="${median[zenity]}" 'BEGIN {printf "%.2f", a / b}')" \
+				"${cpu[$name]}" "$(awk -v a="${cpu[$name]}" -v b="${cpu[window-floor]}" 'BEGIN {printf "%.2f", a / b}')"
 		done
-		unset median
+		unset median cpu
 	done
 	exit 0
 fi
@@ -89,7 +93,12 @@ new_window() {
 	return 1
 }
 
-times=()
+# The CPU time PID's threads have used so far, in ms (schedstat: nanoseconds on a CPU, per thread).
+cpu_ms() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ns += $1} END {printf "%d", ns / 1e6}'
+}
+
+times=() cpus=()
 for run in $(seq "$runs"); do
 	# A fresh session per run, as each window test gets.
 	session_start
@@ -117,9 +126,11 @@ for run in $(seq "$runs"); do
 		done
 	fi
 	times+=($(($(now_ms) - start)))
+	cpus+=("$(cpu_ms "$app")")
 	session_stop
 done
 
 sorted=($(printf '%s\n' "${times[@]}" | sort -n))
 median=${sorted[$((runs / 2))]}
-echo "$(basename "$1"): exec to $([ -n "$atspi" ] && echo "window on AT-SPI" || echo "window mapped"), median of $runs: $median ms (runs: ${times[*]} ms; load $(cut -d' ' -f1 /proc/loadavg))"
+mapfile -t cpu_sorted < <(printf '%s\n' "${cpus[@]}" | sort -n)
+echo "$(basename "$1"): exec to $([ -n "$atspi" ] && echo "window on AT-SPI" || echo "window mapped"), median of $runs: $median ms (runs: ${times[*]} ms; CPU median ${cpu_sorted[$((runs / 2))]} ms; load $(cut -d' ' -f1 /proc/loadavg))"

@@ -117,6 +117,9 @@ Architecture: $ARCH
 EOF
 depends=$(cd "$WORK" && dpkg-shlibdeps -O -l"$STAGE$LIBDIR" -e "$STAGE"/usr/bin/* 2> "$WORK/shlibdeps.log" | sed -n 's/^shlibs:Depends=//p') ||
     die "dpkg-shlibdeps failed: $(cat "$WORK/shlibdeps.log")"
+# The windows open poppler-glib at the first PDF preview (dlopen, UI/PDFFirstPage.swift), which
+# dpkg-shlibdeps cannot see.
+depends="$depends, libpoppler-glib8"
 cat > "$STAGE/DEBIAN/control" <<EOF
 Package: $PACKAGE
 Version: $VERSION

@@ -40,6 +40,14 @@ final class EntryTreeView {
     private var flushQueued = false
     /// The rows on screen: check button → node; size label → node.
     private var boundChecks: [UnsafeMutableRawPointer: Int] = [:]
+    /// check button → its row's GtkTreeListRow and the handler that says when the row opens or closes.
+    private var boundRows: [UnsafeMutableRawPointer: (row: UnsafeMutableRawPointer, handler: gulong)] = [:]
+    /// check button → what its row last told a screen reader: each change is a message on the accessibility
+    /// bus, and every batch of a listing refreshes every row on screen.
+    private var spoken: [UnsafeMutableRawPointer: Spoken] = [:]
+    private struct Spoken: Equatable {
+        let name: String, checked: Int32, expanded: Bool?
+    }
     private var boundSizes: [UnsafeMutableRawPointer: Int] = [:]
     private var binding = false
     /// The search: every name lowercased once, and what the current query shows (nil: everything).
@@ -334,6 +342,14 @@ final class EntryTreeView {
             thumbnails?.bind(icon, node: node, entry: entry, path: tree.path(node), encrypted: encryptedFiles.contains(node))
             accessibleLabel(check, entry.name)
             boundChecks[check.raw] = node
+            if let row = gtk_list_item_get_item(OpaquePointer(item)) {
+                // Opened or closed by its arrow or the keys: the row says so (GTK 4.8 says it nowhere).
+                let checkObj = Obj(check)
+                let handler = onNotify(row, "expanded") { [unowned self] in
+                    if let node = boundChecks[checkObj.p.raw] { show(checkObj.p, node) }
+                }
+                boundRows[check.raw] = (row, handler)
+            }
             show(check, node)
         }
         onPointer(name, "unbind") { [unowned self] item in
@@ -341,6 +357,8 @@ final class EntryTreeView {
                 let check = gtk_widget_get_first_child(box)
             else { return }
             boundChecks.removeValue(forKey: check.raw)
+            spoken.removeValue(forKey: check.raw)
+            if let bound = boundRows.removeValue(forKey: check.raw) { g_signal_handler_disconnect(bound.row, bound.handler) }
             if let icon = gtk_widget_get_next_sibling(check) { thumbnails?.unbind(icon) }
             gtk_tree_expander_set_list_row(cast(expander), nil)
         }
@@ -420,12 +438,22 @@ final class EntryTreeView {
         gtk_check_button_set_active(cast(check), state == .on ? 1 : 0)
         binding = false
         // What has the focus is the row (its cell and the row around it), which GTK 4.8 leaves unnamed: the
-        // entry's name and the box's state, so a screen reader says "chart.png, checked".
-        var row: UnsafeMutablePointer<GtkWidget>? = check
-        for _ in 0..<3 { row = row.flatMap { gtk_widget_get_parent($0) } }  // box, expander, cell
-        for target in [row, row.flatMap { gtk_widget_get_parent($0) }].compactMap({ $0 }) {
-            accessibleLabel(target, Self.shown(tree.nodes[node].name))
-            cgtk_accessible_set_checked(cast(target), state == .mixed ? 2 : state == .on ? 1 : 0)
+        // entry's name, the box's state and, for a folder, whether it is open, so a screen reader says
+        // "report, checked, expanded" (the expander says nothing: it cannot take the focus).
+        let expander = gtk_widget_get_parent(check).flatMap { gtk_widget_get_parent($0) }
+        let listRow = expander.flatMap { gtk_tree_expander_get_list_row(cast($0)) }
+        let said = Spoken(
+            name: Self.shown(tree.nodes[node].name), checked: state == .mixed ? 2 : state == .on ? 1 : 0,
+            expanded: tree.nodes[node].isDirectory ? listRow.map { gtk_tree_list_row_get_expanded($0) != 0 } : nil)
+        guard spoken.updateValue(said, forKey: check.raw) != said else { return }
+        let cell = expander.flatMap { gtk_widget_get_parent($0) }
+        for target in [cell, cell.flatMap { gtk_widget_get_parent($0) }].compactMap({ $0 }) {
+            accessibleLabel(target, said.name)
+            cgtk_accessible_set_checked(cast(target), said.checked)
+            // Rows are recycled: a file's row may have been a folder's.
+            if let expanded = said.expanded { cgtk_accessible_set_expanded(cast(target), expanded ? 1 : 0) } else {
+                gtk_accessible_reset_state(cast(target), GTK_ACCESSIBLE_STATE_EXPANDED)
+            }
         }
     }
 
@@ -456,11 +484,18 @@ final class EntryTreeView {
     }
 
     /// Space on a file's row opens its quick look, on a folder's (or with Ctrl) flips its checkbox (on the
-    /// checkbox itself GTK does it); Tab leaves the tree; other keys go to the window (`onOtherKey`).
+    /// checkbox itself GTK does it); Tab leaves the tree; + or → opens a folder's row, − or ← closes it (the
+    /// expander, whose keys these are, cannot take the focus); other keys go to the window (`onOtherKey`).
     private func keys() {
         let controller = gtk_event_controller_key_new()!
         onKey(controller) { [unowned self] keyval, modifiers in
             if keyval == 0xFF09 || keyval == 0xFE20 { return onTab(keyval == 0xFF09) }  // Tab, ISO_Left_Tab
+            // plus, KP_Add, Right; minus, KP_Subtract, Left
+            if let open = [0x2B: true, 0xFFAB: true, 0xFF53: true, 0x2D: false, 0xFFAD: false, 0xFF51: false][keyval],
+                modifiers.rawValue & (GDK_CONTROL_MASK.rawValue | GDK_ALT_MASK.rawValue) == 0
+            {
+                return expandFocusedRow(open)
+            }
             if keyval != 0x20 { return onOtherKey(keyval) }
             guard let focus = gtk_root_get_focus(gtk_widget_get_root(view)) else { return false }
             if boundChecks[focus.raw] != nil { return false }
@@ -471,6 +506,17 @@ final class EntryTreeView {
         }
         gtk_event_controller_set_propagation_phase(controller, GTK_PHASE_CAPTURE)
         gtk_widget_add_controller(view, controller)
+    }
+
+    /// Opens or closes the focused folder's row; false (the key goes on) on a file's row or off the rows.
+    private func expandFocusedRow(_ open: Bool) -> Bool {
+        guard let focus = gtk_root_get_focus(gtk_widget_get_root(view)), let check = descendant(of: focus, named: "GtkCheckButton"),
+            let node = boundChecks[check.raw], tree.nodes[node].isDirectory,
+            let expander = gtk_widget_get_parent(check).flatMap({ gtk_widget_get_parent($0) }),
+            let row = gtk_tree_expander_get_list_row(cast(expander))
+        else { return false }
+        gtk_tree_list_row_set_expanded(row, open ? 1 : 0)
+        return true
     }
 }
 

@@ -99,6 +99,7 @@ public final class ExtractWindow {
         menuButton = gtk_menu_button_new()!
         gtk_menu_button_set_icon_name(cast(menuButton), "view-more-symbolic")
         gtk_menu_button_set_popover(cast(menuButton), popover)
+        Widgets.saysWhetherOpen(menuButton)
         // TRANSLATORS: the Extract… window's menu button (⋮) holding Test, Properties, Add Files…, Rename… and Delete….
         accessibleLabel(menuButton, tr("Archive actions").localized)
         gtk_widget_set_tooltip_text(menuButton, tr("Archive actions").localized)
@@ -121,6 +122,7 @@ public final class ExtractWindow {
         if let close = descendant(of: searchBar, named: "GtkButton") { accessibleLabel(close, tr("Close the search").localized) }
         g_object_bind_property(searchToggle.raw, "active", searchBar.raw, "search-mode-enabled", GBindingFlags(rawValue: 3))  // both ways, synced
         views = OpaquePointer(gtk_stack_new())
+        JobWindow.measureShownPageOnly(views)  // Properties, filled once listed, is laid out only when shown
         gtk_stack_add_named(views, tree.root, "tree")
         gtk_stack_add_named(views, properties.root, "properties")
         gtk_widget_set_vexpand(cast(views), 1)

@@ -35,6 +35,7 @@ public final class JobPanel {
 
     public init() {
         stack = OpaquePointer(gtk_stack_new())
+        JobWindow.measureShownPageOnly(stack)
         root = cast(stack)
 
         // Progress.

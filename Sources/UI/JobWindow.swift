@@ -41,6 +41,7 @@ final class JobWindow {
         gtk_window_set_default_widget(window, actionButton)
 
         pages = OpaquePointer(gtk_stack_new())
+        Self.measureShownPageOnly(pages)
         gtk_stack_add_named(pages, form, "form")
         gtk_stack_add_named(pages, panel.root, "job")
         let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
@@ -76,6 +77,14 @@ final class JobWindow {
         adw_squeezer_add(cast(squeezer), label)
         adw_squeezer_add(cast(squeezer), gtk_box_new(GTK_ORIENTATION_HORIZONTAL, 0))
         return squeezer
+    }
+
+    /// A stack sized by the page it shows, not by the largest: a homogeneous one (GTK's default) measures and
+    /// lays out its hidden pages too, the job and result pages' text before the form could be seen (start-up,
+    /// issue 33).
+    static func measureShownPageOnly(_ stack: OpaquePointer) {
+        gtk_stack_set_hhomogeneous(stack, 0)
+        gtk_stack_set_vhomogeneous(stack, 0)
     }
 
     /// After Back on the error page, with the form shown again.

@@ -32,6 +32,7 @@ enum Share {
         }
         gtk_popover_set_child(cast(popover), box)
         gtk_menu_button_set_popover(cast(menu), popover)
+        Widgets.saysWhetherOpen(menu)
         let pop = Obj(popover)
         let anchor = Obj(menu)
         on(email, "clicked") {

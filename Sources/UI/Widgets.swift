@@ -145,6 +145,18 @@ enum Widgets {
         return (row, toggle)
     }
 
+    /// Makes a menu button say whether its menu is open, on the button inside it, which is what takes the focus:
+    /// GTK 4.8 sets "expanded" on the menu button itself and only while open, so a screen reader on the button
+    /// never hears that it opens a menu (issue 33).
+    static func saysWhetherOpen(_ menuButton: UnsafeMutablePointer<GtkWidget>) {
+        guard let toggle = descendant(of: menuButton, named: "GtkToggleButton") else { return }
+        let toggleObj = Obj(toggle)
+        cgtk_accessible_set_expanded(cast(toggle), 0)
+        onNotify(toggle, "active") {
+            cgtk_accessible_set_expanded(cast(toggleObj.p), gtk_toggle_button_get_active(cast(toggleObj.p)))
+        }
+    }
+
     /// An action row for a folder (shown as its subtitle) with a Change… button that the row activates.
     static func folderRow(title: String) -> (row: UnsafeMutablePointer<GtkWidget>, change: UnsafeMutablePointer<GtkWidget>) {
         let row = adw_action_row_new()!

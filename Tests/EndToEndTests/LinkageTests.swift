@@ -37,4 +37,13 @@ import Testing
         #expect(!Self.links(libraries, ["libarchive"]).isEmpty, "the check sees what is linked: \(libraries)")
         if tool != "open-with-archiver" { #expect(Self.links(libraries, ["libfuse3"]).isEmpty, "\(libraries)") }
     }
+
+    /// poppler (with NSS, lcms2 and OpenJPEG behind it) is opened at the first PDF preview, not loaded with
+    /// every window: it slowed their start-up (issue 33). QuickLookTests shows a PDF's page through it.
+    @Test(arguments: ["archiver-compress", "archiver-extract", "archiver-compress-pdf", "archiver-compress-photos", "archiver"])
+    func windowsLoadNoPDFRendererAtStart(_ window: String) throws {
+        let libraries = try Self.libraries(of: window)
+        #expect(Self.links(libraries, ["libpoppler", "libpoppler-glib", "libnss3"]).isEmpty, "\(libraries)")
+        #expect(!Self.links(libraries, Self.windowLibraries).isEmpty, "the check sees what is linked: \(libraries)")
+    }
 }

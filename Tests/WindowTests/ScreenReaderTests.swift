@@ -65,6 +65,12 @@ struct ScreenReaderTests {
         return stops
     }
 
+    /// Whether the stop named `name` was reached and says `states` and none of `not` (GTK 4.8 says nothing of
+    /// an unchecked box or a closed menu: "expandable" without "expanded" is a closed one).
+    private func says(_ stops: [WindowSession.Spoken], _ name: String, _ states: Set<String>, not: Set<String> = []) -> Bool {
+        stops.contains { $0.name == name && $0.states.isSuperset(of: states) && $0.states.isDisjoint(with: not) }
+    }
+
     private func executable(_ name: String, with others: [String]) throws -> String {
         try #require(BuiltProducts.folder(holding: [name] + others).map { $0 + "/" + name }, "build \(name) first")
     }
@@ -89,9 +95,10 @@ struct ScreenReaderTests {
         }
     }
 
-    /// Extract…, keyboard only: one Tab leaves the tree (whose rows say their name and checked state) for the
-    /// password field; a wrong password is said with the field and goes when the person types; Enter then
-    /// extracts (it did nothing once the window had come back from the job).
+    /// Extract…, keyboard only: one Tab leaves the tree (whose rows say their name, checked state and, for a
+    /// folder, whether it is open: − and → close and open it) for the password field; a wrong password is said
+    /// with the field and goes when the person types; Enter then extracts (it did nothing once the window had
+    /// come back from the job).
     @Test(arguments: Language.allCases)
     func extractByKeyboardAfterAWrongPassword(_ language: Language) throws {
         let scratch = try ScratchDirectory()
@@ -106,12 +113,24 @@ struct ScreenReaderTests {
         // its entry's name and its box's state; the rows are named after their entries.
         #expect(try eventually(within: 5) { try session.focused().name == "report" }, "\(String(describing: try? session.focused()))")
         let first = try session.focused()
-        #expect(first.role == "table row" && first.states.contains("checked"), "\(first)")
+        #expect(first.role == "table row" && first.states.isSuperset(of: ["checked", "expandable", "expanded"]), "\(first)")
         var rows = try session.nodes().filter { $0.role == "table row" }
         #expect(rows.first?.name == language.name("Column headings", "Spaltenüberschriften"), "\(rows)")
         rows = Array(rows.dropFirst())
         #expect(rows.map(\.name) == ["report", "a.txt", "b.txt", "readme.md"], "\(rows)")
         #expect(rows.allSatisfy { $0.states.contains("checked") }, "\(rows)")
+        #expect(rows.filter { $0.states.contains("expandable") }.map(\.name) == ["report"], "only the folder's row opens: \(rows)")
+        // − closes the folder's row (its files leave the list) and the row says so; → opens it again.
+        func treeRows() throws -> [String] { try session.nodes().filter { $0.role == "table row" }.map(\.name) }
+        try session.press("-")
+        #expect(try eventually(within: 5) {
+            let row = try session.focused()
+            let shown = try treeRows()
+            return row.name == "report" && row.states.contains("expandable") && !row.states.contains("expanded") && !shown.contains("a.txt")
+        }, "closed: \(String(describing: try? session.focused())), \(String(describing: try? treeRows()))")
+        try session.press("Right")
+        #expect(try eventually(within: 5) { try session.focused().states.contains("expanded") && (try treeRows()).contains("a.txt") },
+                "open again: \(String(describing: try? session.focused())), \(String(describing: try? treeRows()))")
         try session.press("space")
         #expect(try eventually(within: 5) { try session.focused().name == "report" && !session.focused().states.contains("checked") },
                 "Space unchecks the focused row, and it says so: \(String(describing: try? session.focused()))")
@@ -234,7 +253,8 @@ struct ScreenReaderTests {
     }
 
     /// Every window and page, Tab all the way round: each stop is said with a name (once, no underscore),
-    /// a control's role, and sensitive. English and German.
+    /// a control's role, and sensitive; Extract…'s tree row, switches and menu button and the app's menu button
+    /// with their checked and expanded states. English and German.
     @Test(arguments: Window.allCases, [Language.english, .german])
     func tabThroughEveryControl(_ window: Window, _ language: Language) throws {
         let scratch = try ScratchDirectory()
@@ -256,9 +276,16 @@ struct ScreenReaderTests {
             try session.waitForApp("archiver-extract")
             try session.waitForText("readme.md")
             let stops = try walk(session, "Extract… in \(language)", atLeast: 6)
-            // One stop for the whole tree, not one per row's box: its focused row, named, with its state.
+            // One stop for the whole tree, not one per row's box: its focused row (the folder), named, with its
+            // states.
             let inTree = stops.filter { ["report", "a.txt", "b.txt", "readme.md"].contains($0.name) }
-            #expect(inTree.count == 1 && inTree.allSatisfy { $0.role == "table row" && $0.states.contains("checked") }, "\(stops)")
+            #expect(inTree.count == 1 && inTree.allSatisfy { $0.role == "table row" && $0.states.isSuperset(of: ["checked", "expandable", "expanded"]) },
+                    "\(stops)")
+            // The switches say whether they are on (the settings' defaults), the ⋮ button that it opens a menu.
+            #expect(says(stops, language.name("Skip macOS junk", "macOS-Zusatzdateien überspringen"), ["checked"]), "\(stops)")
+            #expect(says(stops, language.name("Move the archive to the trash afterwards", "Das Archiv danach in den Papierkorb verschieben"), [], not: ["checked"]),
+                    "\(stops)")
+            #expect(says(stops, language.name("Archive actions", "Archivaktionen"), ["expandable"], not: ["expanded"]), "\(stops)")
             try session.screenshot("a11y/walk-extract-\(language)")
         case .pdf:
             let pdf = try scratch.copy(WindowPDFs.report, as: "report.pdf")
@@ -283,7 +310,8 @@ struct ScreenReaderTests {
             for (page, shortcut) in [("home", "ctrl+h"), ("recent", "ctrl+r"), ("settings", "ctrl+,")] {
                 try session.press(shortcut)
                 usleep(400_000)
-                try walk(session, "the app's \(page) in \(language)", atLeast: 3)
+                let stops = try walk(session, "the app's \(page) in \(language)", atLeast: 3)
+                #expect(says(stops, language.name("Main Menu", "Hauptmenü"), ["expandable"], not: ["expanded"]), "\(page): \(stops)")
                 try session.screenshot("a11y/walk-\(page)-\(language)")
             }
             let reply = try Tool.run([

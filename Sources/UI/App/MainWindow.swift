@@ -114,6 +114,7 @@ final class MainWindow {
         let button = gtk_menu_button_new()!
         gtk_menu_button_set_icon_name(cast(button), "open-menu-symbolic")
         gtk_menu_button_set_menu_model(cast(button), cast(menu))
+        Widgets.saysWhetherOpen(button)
         gtk_widget_set_tooltip_text(button, tr("Main Menu").localized)
         accessibleLabel(button, tr("Main Menu").localized)
         g_object_unref(menu.raw)
