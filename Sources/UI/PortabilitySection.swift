@@ -107,7 +107,7 @@ final class PortabilitySection {
             adw_preferences_group_add(cast(group), row)
             rows.append(row)
         }
-        let fixable = found.contains { PortabilityProblem($0.0, path: []).isFixable }
+        let fixable = found.contains { Portability.portable.contains($0.0) }
         gtk_widget_set_visible(fixRow, fixable ? 1 : 0)
         gtk_widget_set_visible(group, found.isEmpty ? 0 : 1)
     }
@@ -133,6 +133,12 @@ final class PortabilitySection {
             ntr("%ld file of 4 GiB or more, which the FAT drive cannot hold", "%ld files of 4 GiB or more, which the FAT drive cannot hold", count)
         case .notUTF8:
             ntr("%ld name that is not UTF-8, shown garbled on other systems", "%ld names that are not UTF-8, shown garbled on other systems", count)
+        case .specialFile:
+            ntr("%ld pipe, socket or device, which no archive holds: left out", "%ld pipes, sockets or devices, which no archive holds: left out", count)
+        case .danglingSymlink:
+            ntr("%ld symbolic link to nothing: left out", "%ld symbolic links to nothing: left out", count)
+        case .symlinkLoop:
+            ntr("%ld symbolic link into a folder that holds it: left out", "%ld symbolic links into a folder that holds them: left out", count)
         }
     }
 }
