@@ -19,20 +19,28 @@ public struct CompressResult: Sendable {
     public var warnings: [JobWarning]
     /// What the leave-out rules left out; nil when none were asked for.
     public var leftOut: LeaveOutReport?
-    /// What may stop the archive from opening where it goes (`--check`, `--portable`): with `--check`
-    /// nothing was written; with `--portable` these are the problems before the fixes.
+    /// What may stop the archive from opening where it goes (`--check`, `--portable`, `--fix`), what the
+    /// chosen fixes leave; with `--check` nothing was written.
     public var problems: [PortabilityProblem] = []
-    /// `--portable`'s renames, each once.
+    /// The fixes' renames, each once.
     public var renames: [CaseFoldedNames.Renaming] = []
 }
 
 /// Whether the plan is checked for the places archives usually go, and what is done about it.
 public enum PortabilityMode: Sendable, Equatable {
     case off
-    /// Check, and write nothing (`--check`); `encrypted`: the archive would be (no password is asked).
-    case check(encrypted: Bool)
-    /// Rename what other systems cannot create and leave out symlinks (`--portable`).
-    case fix
+    /// Check what the archive would hold after `fixes`, and write nothing (`--check`); `encrypted`: the
+    /// archive would be (no password is asked).
+    case check(encrypted: Bool, fixes: Set<PortabilityProblem.Kind>)
+    /// Make `fixes` (`--portable`, `--fix`: see `Portability.fixable`), and check what they leave.
+    case fix(Set<PortabilityProblem.Kind>)
+
+    var fixes: Set<PortabilityProblem.Kind> {
+        switch self {
+        case .off: []
+        case .check(_, let fixes), .fix(let fixes): fixes
+        }
+    }
 }
 
 /// Files and folders → one archive, written under a temporary name and published when complete.
@@ -51,6 +59,7 @@ public enum Compressor {
     ///     what it throws stops the job (the time budget's early estimate).
     ///   - progress: called often with bytes read so far and the total.
     ///   - leaveOut: the rules that leave items out of the archive (never an input itself); nil: none.
+    ///   - followSymlinks: a symlink is stored as the file or folder it points to.
     ///   - comment: the zip's archive comment (UTF-8, at most 65,535 bytes); a split archive has none.
     ///   - beforePublishing: called with the finished archive (a split one's first part) under its hidden
     ///     name, and the name it is to take, before it takes its final name: a comment is added, the archive is verified. What it throws
@@ -61,8 +70,8 @@ public enum Compressor {
         inputs: [FilePath], format: ArchiveFormat, level: CompressionLevel,
         destination: CompressPlan.Destination = .automatic, control: JobControl, password: Secret? = nil,
         partSize: Int64? = nil, preflight: (Int64) throws(ArchiverError) -> Void = { _ in },
-        progress: (Int64, Int64?) -> Void = { _, _ in }, leaveOut: LeaveOutChoice? = nil, portability: PortabilityMode = .off,
-        comment: String? = nil, beforePublishing: (_ written: FilePath, _ name: String) throws(ArchiverError) -> Void = { _, _ in }
+        progress: (Int64, Int64?) -> Void = { _, _ in }, leaveOut: LeaveOutChoice? = nil, followSymlinks: Bool = false,
+        portability: PortabilityMode = .off, comment: String? = nil, beforePublishing: (_ written: FilePath, _ name: String) throws(ArchiverError) -> Void = { _, _ in }
     ) throws(ArchiverError) -> CompressResult {
         ArchiveEngineSetup.ensureLocale()
         PendingOutputs.beginJob()
@@ -95,14 +104,16 @@ public enum Compressor {
             try LeaveOutScan.run(plan.items.map(\.source), choice: choice, control: control)
         }
         let leavingOut = scan?.leftOut ?? []
-        // 7-Zip is handed the inputs and reads them itself: what is left out or renamed needs the writer
-        // that is handed each item, which cannot encrypt 7z.
-        if !leavingOut.isEmpty || portability == .fix, format == .sevenZip, password != nil {
+        let tree = try FileTree.walk(plan.items, leavingOut: leavingOut, followSymlinks: followSymlinks, control: control)
+        // 7-Zip is handed the inputs and reads them itself: what is left out, renamed or followed needs the
+        // writer that is handed each item, which cannot encrypt 7z.
+        let renaming = !portability.fixes.isDisjoint(with: Portability.portable)
+        let sevenZipAllowed = leavingOut.isEmpty && !renaming && tree.followedSymlinks == 0
+        if !sevenZipAllowed, format == .sevenZip, password != nil {
             throw ArchiverError(
-                .usage, tr("An encrypted 7z archive cannot leave items out or rename them yet."),
-                hint: tr("Use --format zip, or turn the rules off (--no-exclude-junk, …) and leave out --portable."))
+                .usage, tr("An encrypted 7z archive cannot leave items out, rename them or follow symbolic links yet."),
+                hint: tr("Use --format zip, or turn the rules off (--no-exclude-junk, …) and leave out --portable, --fix and --follow-symlinks."))
         }
-        let tree = try FileTree.walk(plan.items, leavingOut: leavingOut, control: control)
         if format.isSingleStream, let only = tree.first, only.kind != .file {
             throw ArchiverError(
                 // TRANSLATORS: %1$@ is a format name (gz, xz, zst …), %2$@ the item given.
@@ -114,20 +125,31 @@ public enum Compressor {
         var names: [[UInt8]?]?
         var problems: [PortabilityProblem] = []
         var renames: [CaseFoldedNames.Renaming] = []
+        let fixes = portability.fixes
+        let encrypted = if case .check(let encrypted, _) = portability { encrypted } else { password != nil }
+        // The recipient's Explorer and Archive Utility open ZipCrypto; only ever when asked (it is weak).
+        let zipCrypto = fixes.contains(.encryptedZip) && format.container == .zip && encrypted
         if portability != .off {
             let entries = tree.portabilityEntries
-            let encrypted = if case .check(let encrypted) = portability { encrypted } else { password != nil }
+            let fixed = Portability.fix(entries, fixes: fixes)
+            let after = zip(entries, fixed.paths).compactMap { entry, path in
+                path.map { Portability.Entry(path: $0, kind: entry.kind, size: entry.size) }
+            }
             let target = Portability.Target(
-                stem: ArchiveNaming.stem(plan.archiveName), format: format, encrypted: encrypted,
+                stem: ArchiveNaming.stem(plan.archiveName), format: format, encrypted: encrypted && !zipCrypto,
                 destination: FileSystem.traits(of: plan.folder))
-            problems = Portability.check(entries, target: target)
+            problems = Portability.check(after, target: target)
             if case .check = portability {
+                // What the walk could not store is a problem here, said once.
+                let skipped = Set(tree.skipped.map(\.kind.rawValue))
                 return CompressResult(
                     output: plan.folder.appending(bytes: plan.archiveName), size: 0, inputBytes: tree.totalBytes,
-                    files: tree.count(.file), folders: tree.count(.directory), symlinks: tree.count(.symlink),
-                    warnings: tree.warnings + (scan?.notes ?? []), leftOut: scan?.report, problems: problems)
+                    files: tree.count(.file), folders: tree.count(.directory),
+                    symlinks: fixes.contains(.symlink) ? 0 : tree.count(.symlink),
+                    warnings: tree.warnings.filter { !skipped.contains($0.code) } + (scan?.notes ?? []), leftOut: scan?.report,
+                    problems: problems + tree.skipped)
             }
-            (names, renames) = Portability.fix(entries)
+            if renaming { (names, renames) = (fixed.paths, fixed.renames) }
         }
 
         try preflight(tree.totalBytes)
@@ -139,11 +161,11 @@ public enum Compressor {
         var result = CompressResult(
             output: plan.folder.appending(bytes: plan.archiveName), size: 0, inputBytes: tree.totalBytes,
             files: tree.count(.file), folders: tree.count(.directory),
-            symlinks: names == nil ? tree.count(.symlink) : 0,
+            symlinks: fixes.contains(.symlink) ? 0 : tree.count(.symlink),
             warnings: tree.warnings + renamed + (scan?.notes ?? []), leftOut: scan?.report, problems: problems, renames: renames)
         let backend = Backend(
             tree: tree, items: plan.items, format: format, level: level, password: password, control: control,
-            destination: plan.folder, sevenZipAllowed: leavingOut.isEmpty && names == nil, names: names,
+            destination: plan.folder, sevenZipAllowed: sevenZipAllowed, names: names, zipCrypto: zipCrypto,
             comment: format == .zip && partSize == nil ? comment.map { Array($0.utf8) } : nil)
 
         if let partSize {
@@ -205,6 +227,8 @@ private struct Backend {
     let sevenZipAllowed: Bool
     /// `--portable`'s name of each item of `tree`, nil for one left out; nil: the tree's own names.
     let names: [[UInt8]?]?
+    /// Encrypted with ZipCrypto rather than AES-256 (`--fix zip-aes`).
+    let zipCrypto: Bool
     /// The zip's comment.
     let comment: [UInt8]?
 
@@ -286,7 +310,8 @@ private struct Backend {
     private func withLibarchive(_ sink: OutputSink, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {
         let settings = format.settings(for: level)
         let writer = try ArchiveWriter(
-            format: format, settings: settings, threads: Compressor.processorCount(), password: password)
+            format: format, settings: settings, threads: Compressor.processorCount(), password: password,
+            zipEncryption: zipCrypto ? "zipcrypt" : "aes256")
         let folderName = destination.string
         try writer.open(sink: sink, folder: folderName)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)

@@ -65,13 +65,16 @@ struct FileTree: RandomAccessCollection {
     /// its own on the heap.
     struct Record: BitwiseCopyable {
         var status: Status
-        /// Where the name starts in the arena; a symlink's target follows it.
+        /// Where the name starts in the arena; a symlink's target follows it, or a followed symlink's
+        /// real path.
         var start: Int
         var nameCount: UInt32
         var targetCount: UInt32
         /// The input it was found under, in `inputs`.
         var input: UInt32
         var kind: Kind
+        /// A file reached through a symlink that was followed: read from its real path.
+        var followed: Bool
     }
 
     /// One item, as the writer reads it.
@@ -81,10 +84,13 @@ struct FileTree: RandomAccessCollection {
         var nameInArchive: [UInt8]
         var symlinkTarget: [UInt8]?
         fileprivate var input: Input
+        /// A followed symlink's real path (readers open files without following a last symlink).
+        fileprivate var resolved: [UInt8]?
 
         /// Where the item is read from: its input's path with the rest of its name, which the walk built
         /// from the same folder names.
         var sourceBytes: [UInt8] {
+            if let resolved { return resolved }
             let rest = nameInArchive[input.nameCount...]
             guard !rest.isEmpty else { return input.source }
             // The empty path is the current folder: its children are relative (as `appending(bytes:)`).
@@ -106,6 +112,11 @@ struct FileTree: RandomAccessCollection {
     private var arena: [UInt8] = []
     private(set) var totalBytes: Int64 = 0
     private(set) var warnings: [JobWarning] = []
+    /// What the walk found and could not store (sockets, pipes, devices; followed symlinks to nothing or
+    /// into a loop), by its name in the archive; each is one of `warnings` too.
+    private(set) var skipped: [PortabilityProblem] = []
+    /// How many symlinks were followed.
+    private(set) var followedSymlinks = 0
 
     init(inputs: [CompressPlan.Item]) {
         self.inputs = inputs.map { Input(source: $0.source.bytes, nameCount: $0.nameInArchive.count) }
@@ -117,10 +128,11 @@ struct FileTree: RandomAccessCollection {
     subscript(position: Int) -> Item {
         let record = records[position]
         let nameEnd = record.start + Int(record.nameCount)
+        let target = Array(arena[nameEnd..<nameEnd + Int(record.targetCount)])
         return Item(
             kind: record.kind, status: record.status, nameInArchive: Array(arena[record.start..<nameEnd]),
-            symlinkTarget: record.kind == .symlink ? Array(arena[nameEnd..<nameEnd + Int(record.targetCount)]) : nil,
-            input: inputs[Int(record.input)])
+            symlinkTarget: record.kind == .symlink ? target : nil, input: inputs[Int(record.input)],
+            resolved: record.followed ? target : nil)
     }
 
     func count(_ kind: Kind) -> Int { records.lazy.filter { $0.kind == kind }.count }
@@ -142,41 +154,88 @@ struct FileTree: RandomAccessCollection {
     /// The bytes the list holds on the heap, spare capacity included.
     var footprint: Int { records.capacity * MemoryLayout<Record>.stride + arena.capacity }
 
-    /// Adds an item found under `inputs[input]`.
-    mutating func append(_ kind: Kind, name: [UInt8], status: Status, symlinkTarget: [UInt8] = [], input: Int) {
+    /// Adds an item found under `inputs[input]`; `resolved`: a followed file's real path.
+    mutating func append(_ kind: Kind, name: [UInt8], status: Status, symlinkTarget: [UInt8] = [], resolved: [UInt8]? = nil, input: Int) {
+        let extra = resolved ?? symlinkTarget
         records.append(
             Record(
                 status: status, start: arena.count, nameCount: UInt32(name.count),
-                targetCount: UInt32(symlinkTarget.count), input: UInt32(input), kind: kind))
+                targetCount: UInt32(extra.count), input: UInt32(input), kind: kind, followed: resolved != nil))
         arena += name
-        arena += symlinkTarget
+        arena += extra
         if kind == .file { totalBytes += status.size }
     }
 
-    /// Lists every item under the planned inputs without following symlinks.
-    /// - Parameter leavingOut: absolute paths of items to skip with everything under them (the inputs
-    ///   themselves are never skipped).
-    static func walk(_ inputs: [CompressPlan.Item], leavingOut: Set<[UInt8]> = [], control: JobControl) throws(ArchiverError)
-        -> FileTree
+    /// A folder as the system knows it, to see a walk come back into a folder it is inside.
+    private struct FolderID: Hashable {
+        var device: UInt64
+        var inode: UInt64
+        init(_ info: stat) { (device, inode) = (UInt64(info.st_dev), UInt64(info.st_ino)) }
+    }
+
+    /// What one walk goes by.
+    private struct Rules {
+        var input: Int
+        var leavingOut: Set<[UInt8]>
+        var followSymlinks: Bool
+        var control: JobControl
+        /// The folders the walk is inside now.
+        var inside: Set<FolderID> = []
+    }
+
+    /// Lists every item under the planned inputs.
+    /// - Parameters:
+    ///   - leavingOut: absolute paths of items to skip with everything under them (the inputs themselves
+    ///     are never skipped).
+    ///   - followSymlinks: a symlink is listed as the file or folder it points to, rather than as a link.
+    static func walk(_ inputs: [CompressPlan.Item], leavingOut: Set<[UInt8]> = [], followSymlinks: Bool = false, control: JobControl)
+        throws(ArchiverError) -> FileTree
     {
         var tree = FileTree(inputs: inputs)
         for (number, input) in inputs.enumerated() {
-            try tree.add(input.source, as: input.nameInArchive, input: number, leavingOut: leavingOut, control: control)
+            var rules = Rules(input: number, leavingOut: leavingOut, followSymlinks: followSymlinks, control: control)
+            try tree.add(input.source, as: input.nameInArchive, rules: &rules)
         }
         return tree
     }
 
-    private mutating func add(_ path: FilePath, as name: [UInt8], input: Int, leavingOut: Set<[UInt8]>, control: JobControl)
-        throws(ArchiverError)
-    {
-        try control.check()
-        guard let info = FileSystem.status(path) else {
+    /// Notes an item that is not stored, and why.
+    private mutating func skip(_ kind: PortabilityProblem.Kind, name: [UInt8], path: FilePath) {
+        skipped.append(PortabilityProblem(kind, path: name))
+        warnings.append(JobWarning(kind.rawValue, PortabilityProblem(kind, path: path.bytes).message))
+    }
+
+    private mutating func add(_ path: FilePath, as name: [UInt8], rules: inout Rules) throws(ArchiverError) {
+        try rules.control.check()
+        guard var info = FileSystem.status(path) else {
             throw ArchiverError(.inputUnreadable, tr("“%@” disappeared while it was being read.", path), path: path.string)
         }
+        var resolved: [UInt8]?
+        if rules.followSymlinks, info.st_mode & S_IFMT == S_IFLNK {
+            var target = stat()
+            let reached = path.withPlatformString { stat($0, &target) } == 0
+            let failure = errno
+            guard reached, let real = FileSystem.resolve(path) else {
+                skip(failure == ELOOP ? .symlinkLoop : .danglingSymlink, name: name, path: path)
+                return
+            }
+            info = target
+            resolved = real.bytes
+            followedSymlinks += 1
+        }
+        let input = rules.input
         switch info.st_mode & S_IFMT {
         case S_IFREG:
-            append(.file, name: name, status: Status(info), input: input)
+            append(.file, name: name, status: Status(info), resolved: resolved, input: input)
         case S_IFDIR:
+            // Inside itself: only through a symlink (or a bind mount), and never ending.
+            let folder = FolderID(info)
+            guard !rules.inside.contains(folder) else {
+                skip(.symlinkLoop, name: name, path: path)
+                return
+            }
+            rules.inside.insert(folder)
+            defer { rules.inside.remove(folder) }
             append(.directory, name: name, status: Status(info), input: input)
             let children: [[UInt8]]
             do {
@@ -188,8 +247,8 @@ struct FileTree: RandomAccessCollection {
             }
             for child in children.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
                 let childPath = path.appending(bytes: child)
-                if !leavingOut.isEmpty, leavingOut.contains(childPath.bytes) { continue }
-                try add(childPath, as: name + [UInt8(ascii: "/")] + child, input: input, leavingOut: leavingOut, control: control)
+                if !rules.leavingOut.isEmpty, rules.leavingOut.contains(childPath.bytes) { continue }
+                try add(childPath, as: name + [UInt8(ascii: "/")] + child, rules: &rules)
             }
         case S_IFLNK:
             guard let target = FileSystem.symlinkTarget(path) else {
@@ -197,7 +256,7 @@ struct FileTree: RandomAccessCollection {
             }
             append(.symlink, name: name, status: Status(info), symlinkTarget: target, input: input)
         default:
-            warnings.append(JobWarning("special-file-skipped", tr("Skipped “%@”: sockets, pipes and device files are not archived.", path)))
+            skip(.specialFile, name: name, path: path)
         }
     }
 }

@@ -199,7 +199,7 @@ public struct CompressCommand: ParsableCommand {
                     throw refusal
                 }
             },
-            progress: session.progressHandler, leaveOut: leaveOut.choice(session.settings),
+            progress: session.progressHandler, leaveOut: leaveOut.choice(session.settings), followSymlinks: portability.followSymlinks,
             portability: portability.mode(encrypted: encrypt), comment: format == .zip ? finishing.comment : nil,
             beforePublishing: finishing.finishing(password: choices.password, verifies: choices.verifies, control: session.control))
         session.endProgress()
@@ -210,7 +210,7 @@ public struct CompressCommand: ParsableCommand {
     /// The end of a run that made something: `--check`'s verdict alone, or the sentences, the outcome, the
     /// statistics and the result notification.
     private func finish(made: [CompressResult], failures: [ArchiverError], verifies: Bool, session: JobSession) -> ExitCode {
-        Self.sayPortability(made, session: session, checkOnly: portability.check)
+        Self.sayPortability(made, session: session, checkOnly: portability.check, portable: portability.portable)
         if portability.check { return session.finish(outcome: Self.outcome([], failure: nil, checked: made), statistics: nil) {} }
         if !session.json { Self.describe(made) }
         var outcome = Self.outcome(made, failure: failures.first)

@@ -27,9 +27,9 @@ public struct CompressOutcome: JobOutcome {
     /// What the leave-out rules left out, all archives together: per rule (`vcs`, `node_modules`, …) its
     /// items and bytes, each item counted for one rule.
     public var leftOut: [String: LeaveOutFigures] = [:]
-    /// What `--check` found, or what `--portable` found before its fixes.
+    /// What `--check` found, or what `--portable` and `--fix` left; after the fixes chosen either way.
     public var problems: [Problem] = []
-    /// `--portable`'s renames: paths in the archive before and after.
+    /// The fixes' renames: paths in the archive before and after.
     public var renames: [Rename] = []
     /// The first failure of an `--each` batch, or what stopped the job.
     public var error: ErrorReport?

@@ -194,6 +194,7 @@ public final class CompressWindow: AppWindow {
         }
         if let convertRow { onNotify(convertRow.toggle, "active") { [unowned self] in refresh() } }
         leaveOut.onChange = { [unowned self] in refresh() }
+        portability.onChange = { [unowned self] in refresh() }
         leaveOut.chosen = { [unowned self] in (format, level) }
 
         refresh()
@@ -334,11 +335,12 @@ public final class CompressWindow: AppWindow {
         gtk_widget_set_sensitive(compressButton, ready ? 1 : 0)
     }
 
-    /// `--check` of the archive as the form would make it: its name, format, encryption and what is left out.
+    /// `--check` of the archive as the form would make it: its name, format, encryption, what is left out
+    /// and the fixes chosen.
     private func checkArguments(name: [UInt8]) -> Arguments {
         Arguments.compress(
             inputs.map(\.path), format: format, level: level, output: folder.appending(bytes: name), split: nil, encrypt: false,
-            options: ["--check"] + (encrypting ? ["--encrypt"] : []) + leaveOut.arguments)
+            options: ["--check"] + (encrypting ? ["--encrypt"] : []) + leaveOut.arguments + portability.arguments)
     }
 
     // MARK: - The job
@@ -379,6 +381,10 @@ public final class CompressWindow: AppWindow {
                 lines.append(.verbatim(Formatters.bytes(size)))
             }
             if parts.count > 1 { lines.append(ntr("%ld part", "%ld parts", parts.count)) }
+            if !made.renames.isEmpty {
+                // TRANSLATORS: the result of the fixes chosen under "Will it open for them?".
+                lines.append(ntr("%ld item renamed so that it opens everywhere", "%ld items renamed so that they open everywhere", made.renames.count))
+            }
             lines.append(tr("in %@", JobWindow.shortLocation(output.removingLastComponent())))
             return JobWindow.Made(
                 heading: tr("Created “%@”", output.lastComponent?.string ?? name).localized,

@@ -70,6 +70,27 @@ private func folder(_ path: String) -> Portability.Entry { .init(path: b(path), 
         #expect(kinds(after).isEmpty)
     }
 
+    /// Each fix alone makes its own renames and no other, and its problem is then gone; all together are
+    /// `--portable`'s, which never touches the encryption.
+    @Test func eachFixAlone() {
+        let entries = [
+            file("CON.txt"), file("a:b"), file("end."), .init(path: b("caf") + [0xE9], kind: .file), file("Read.txt"), file("READ.txt"),
+            .init(path: b("link"), kind: .symlink),
+        ]
+        let before = kinds(entries)
+        for fix in Portability.portable {
+            let fixed = Portability.fix(entries, fixes: [fix])
+            let after = zip(entries, fixed.paths).compactMap { entry, path in path.map { Portability.Entry(path: $0, kind: entry.kind) } }
+            #expect(kinds(after) == before.filter { $0 != fix }, "\(fix)")
+            #expect(fixed.renames.count == (fix == .symlink ? 0 : 1), "\(fix): \(fixed.renames)")
+        }
+        #expect(Portability.fix(entries, fixes: []).paths == entries.map { $0.path as [UInt8]? })
+        #expect(Portability.portableName(b("CON.a:b."), fixes: [.reservedName]) == b("CON_.a:b."))
+        #expect(Portability.portableName(b("CON.a:b."), fixes: [.forbiddenCharacter, .trailingDotOrSpace]) == b("CON.a_b_"))
+        #expect(!Portability.portable.contains(.encryptedZip) && Portability.fixable.contains(.encryptedZip))
+        #expect(Portability.fixable.isSuperset(of: Portability.renames))
+    }
+
     @Test func messagesNameTheFix() {
         let problem = PortabilityProblem(.reservedName, path: b("CON.txt"))
         #expect(problem.message.localized.contains("CON.txt") && problem.message.localized.contains("--portable"))

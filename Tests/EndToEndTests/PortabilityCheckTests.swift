@@ -22,7 +22,7 @@ import Testing
             let codes = Set(out.json?["warningCodes"] as? [String] ?? [])
             #expect(codes == ["reserved-name", "forbidden-character", "case-clash", "symlink", "special-file-skipped"], "\(codes)")
             let problems = try #require(out.json?["problems"] as? [[String: Any]])
-            #expect(Set(problems.compactMap { $0["path"] as? String }) == ["Bad/CON.txt", "Bad/a:b.txt", "Bad/Read.txt", "Bad/link"])
+            #expect(Set(problems.compactMap { $0["path"] as? String }) == ["Bad/CON.txt", "Bad/a:b.txt", "Bad/Read.txt", "Bad/link", "Bad/pipe"])
             #expect(s.list() == before, "nothing written, not even a temporary file")
             #expect(out.json?["files"] as? Int == 5 && (out.json?["outputs"] as? [Any])?.isEmpty == true, "what would be archived")
 
@@ -57,12 +57,98 @@ import Testing
         }
     }
 
+    /// Each fix on its own (`--fix CODE`): it makes its own renames and no other, `--check` with it no
+    /// longer finds its problem, and `--portable`'s set is the sum of them.
+    @Test func eachFixAloneAndCheckedAfter() throws {
+        try E2E.withScratch { s in
+            try Self.makeBadTree(s)
+            try s.write("Bad/end.", "dot")
+            let codes = { (out: Outcome) in Set(out.json?["warningCodes"] as? [String] ?? []) }
+            let all: Set = ["reserved-name", "forbidden-character", "trailing-dot-or-space", "case-clash", "symlink", "special-file-skipped"]
+            for fix in ["reserved-name", "forbidden-character", "trailing-dot-or-space", "case-clash", "symlink"] {
+                let out = try s.compress(["--check", "--json", "--fix", fix, s.path("Bad")])
+                #expect(out.status == 1 && codes(out) == all.subtracting([fix]), "\(fix): \(codes(out))")
+            }
+            let fixed = try s.compress(["--check", "--json", "--fix", "reserved-name,forbidden-character", "--fix", "trailing-dot-or-space,case-clash,symlink", s.path("Bad")])
+            #expect(codes(fixed) == ["special-file-skipped"], "the pipe is never stored: \(fixed)")
+            #expect(s.list("").sorted() == ["Bad", "home"], "nothing written")
+
+            let one = try s.compress(["--fix", "reserved-name", "--json", s.path("Bad")])
+            #expect(one.status == 1 && codes(one) == ["special-file-skipped"], "a fix alone says only its renames: \(one)")
+            let names = try E2E.python(
+                "import sys, zipfile\nprint('\\n'.join(sorted(zipfile.ZipFile(sys.argv[1]).namelist())))", [s.path("Bad.zip")]
+            ).stdout.split(separator: "\n").map(String.init)
+            #expect(names == ["Bad/", "Bad/CON_.txt", "Bad/READ.txt", "Bad/Read.txt", "Bad/a:b.txt", "Bad/end.", "Bad/link", "Bad/ok.txt"], "\(names)")
+
+            let unknown = try s.compress(["--fix", "everything", s.path("Bad")])
+            #expect(unknown.status == 2 && unknown.stderr.contains("case-clash"), "\(unknown)")
+            let both = try s.compress(["--fix", "symlink", "--follow-symlinks", s.path("Bad")])
+            #expect(both.status == 2, "\(both)")
+        }
+    }
+
+    /// `--follow-symlinks`: a link is stored as what it points to (a file, a folder outside the selection),
+    /// a link to nothing and a link into a folder that holds it are left out and said; `--check` with it
+    /// no longer finds the links.
+    @Test func followedSymlinksAreStoredAsWhatTheyPointTo() throws {
+        try E2E.withScratch { s in
+            try s.write("Elsewhere/shared.txt", "shared")
+            try s.write("Links/own.txt", "own")
+            let links = ["file": "own.txt", "folder": "../Elsewhere", "nothing": "gone.txt", "loop": ".", "Deep/up": ".."]
+            try s.mkdir("Links/Deep")
+            for (link, target) in links { try FileManager.default.createSymbolicLink(atPath: s.path("Links/" + link), withDestinationPath: target) }
+            let out = try s.compress(["--follow-symlinks", "--json", "--format", "tar", s.path("Links")])
+            #expect(out.status == 1, "\(out)")
+            #expect((out.json?["warningCodes"] as? [String])?.sorted() == ["symlink-dangling", "symlink-loop", "symlink-loop"], "\(out)")
+            let listing = try E2E.python(
+                """
+                import sys, tarfile
+                with tarfile.open(sys.argv[1]) as t:
+                    for m in sorted(t.getmembers(), key=lambda m: m.name):
+                        print(m.name, 'dir' if m.isdir() else 'link' if m.issym() else t.extractfile(m).read().decode())
+                """, [s.path("Links.tar")]).stdout
+            #expect(listing == "Links dir\nLinks/Deep dir\nLinks/file own\nLinks/folder dir\nLinks/folder/shared.txt shared\nLinks/own.txt own\n", "\(listing)")
+            #expect(out.stderr.contains("“\(s.path("Links/nothing"))”") && out.stderr.contains("does not exist"), "\(out.stderr)")
+
+            let check = try s.compress(["--check", "--json", "--follow-symlinks", s.path("Links")])
+            let problems = (check.json?["problems"] as? [[String: Any]] ?? []).map { "\($0["code"] ?? "") \($0["path"] ?? "")" }.sorted()
+            #expect(problems == ["symlink-dangling Links/nothing", "symlink-loop Links/Deep/up", "symlink-loop Links/loop"], "\(problems)")
+            let kept = try s.compress(["--check", "--json", "--no-follow-symlinks", s.path("Links")])
+            #expect((kept.json?["warningCodes"] as? [String])?.filter { $0 == "symlink" }.count == 5, "\(kept)")
+        }
+    }
+
+    /// `--fix zip-aes`: ZipCrypto, which Python's zipfile (like Explorer) decrypts; the check is then clean.
+    @Test func zipCryptoInPlaceOfAES() throws {
+        try E2E.withScratch { s in
+            try s.write("Note/letter.txt", "dear you")
+            let check = try s.compress(["--check", "--encrypt", "--fix", "zip-aes", s.path("Note")])
+            #expect(check.status == 0, "\(check)")
+            let made = try E2E.run(E2E.compressName, ["--encrypt", "--password-stdin", "--fix", "zip-aes", s.path("Note")], input: "open sesame\n")
+            #expect(made.status == 0, "\(made.stderr)")
+            let read = try E2E.python(
+                """
+                import sys, zipfile
+                z = zipfile.ZipFile(sys.argv[1])
+                info = z.getinfo('Note/letter.txt')
+                print(info.flag_bits & 1, info.compress_type, z.read('Note/letter.txt', pwd=b'open sesame').decode())
+                """, [s.path("Note.zip")])
+            // Encrypted (bit 0), deflated or stored, not AES's method 99; and the text back with the password.
+            #expect(read.stdout.hasPrefix("1 ") && !read.stdout.contains(" 99 ") && read.stdout.hasSuffix(" dear you\n"), "\(read.stdout)")
+            let technical = try E2E.run("/usr/bin/7zz", ["l", "-slt", "-popen sesame", s.path("Note.zip")]).stdout
+            #expect(technical.contains("Method = ZipCrypto") && !technical.contains("Method = AES"), "\(technical)")
+        }
+    }
+
     @Test func checkSpeaksGerman() throws {
         try E2E.withScratch { s in
             try s.write("G/CON.txt", "x")
             let out = try s.compress(["--check", s.path("G")], env: try TestLanguages.german().mapValues { $0 as String? })
             #expect(out.status == 1 && out.stderr.contains("Windows") && out.stderr.contains("„G/CON.txt“"), "\(out)")
             #expect(!out.stderr.contains("cannot create"), "\(out.stderr)")
+            try FileManager.default.createSymbolicLink(atPath: s.path("G/nothing"), withDestinationPath: "gone")
+            let followed = try s.compress(["--check", "--follow-symlinks", s.path("G")], env: try TestLanguages.german().mapValues { $0 as String? })
+            #expect(followed.stderr.contains("„G/nothing“") && followed.stderr.contains("ausgelassen"), "\(followed.stderr)")
         }
     }
 
@@ -89,7 +175,7 @@ import Testing
                 try s.write("problems.txt", lines)
                 let verdict = try E2E.python(
                     """
-                    import os, sys
+                    import os, stat, sys
                     roots = {os.path.basename(p.rstrip('/')): p for p in sys.argv[2:]}
                     for line in open(sys.argv[1]).read().splitlines():
                         code, path = line.split('\\t')
@@ -103,6 +189,7 @@ import Testing
                         elif code == 'path-too-long': ok = 41 + len('y') + len(path.encode('utf-16-le')) // 2 > 260
                         elif code == 'forbidden-character': ok = any(c in name for c in '<>:"|?*\\\\') or any(ord(c) < 32 for c in name)
                         elif code == 'trailing-dot-or-space': ok = name[-1] in '. '
+                        elif code == 'special-file-skipped': ok = not (stat.S_ISREG(os.lstat(real).st_mode) or stat.S_ISDIR(os.lstat(real).st_mode) or os.path.islink(real))
                         elif code == 'reserved-name': ok = name.split('.')[0].rstrip(' ').upper() in {'CON','PRN','AUX','NUL'} | {f'COM{i}' for i in range(1,10)} | {f'LPT{i}' for i in range(1,10)}
                         else: ok = False
                         if not ok: print('false alarm:', code, path)

@@ -41,8 +41,12 @@ struct LargeTextTests {
             let folder = scratch.sub("Holiday photos from the summer")
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try "notes\n".write(toFile: folder + "/notes.txt", atomically: true, encoding: .utf8)
+            // "Will it open for them?" with its fix buttons (issue 31): a reserved name and a symlink.
+            try "aux\n".write(toFile: folder + "/AUX.txt", atomically: true, encoding: .utf8)
+            try FileManager.default.createSymbolicLink(atPath: folder + "/latest notes", withDestinationPath: "notes.txt")
             program = try session.launch([try executable("archiver-compress", with: ["compress-with-archiver"]), folder], environment: Self.check)
             try session.waitForApp("archiver-compress")
+            try session.waitFor("Follow the symbolic links", timeout: 30)
         case .extract:
             let zip = scratch.sub("Quarterly report with a long name.zip")
             let made = try Tool.run([

@@ -96,26 +96,42 @@ public enum Portability {
         return reservedStems.contains(String(text.reversed().drop { $0 == " " }.reversed()))
     }
 
-    /// A name every system can create: not-UTF-8 bytes, forbidden characters and a trailing dot or space
-    /// become `_`, and a reserved stem gets `_` after it (`CON.txt` → `CON_.txt`).
-    public static func portableName(_ name: [UInt8]) -> [UInt8] {
-        var fixed = Array(String(decoding: name, as: UTF8.self).replacingOccurrences("\u{FFFD}", "_").utf8)
-        fixed = fixed.map { forbidden.contains($0) || $0 < 0x20 ? UInt8(ascii: "_") : $0 }
+    /// Every fix there is, by the problem it removes: the renames, leaving out symlinks
+    /// (`--follow-symlinks` is the other way), and ZipCrypto in place of AES (weak: only when asked).
+    public static let fixable: Set<PortabilityProblem.Kind> = portable.union([.encryptedZip])
+    /// What `--portable` fixes: all but the encryption, which it never weakens.
+    public static let portable: Set<PortabilityProblem.Kind> = renames.union([.symlink])
+    /// The fixes that rename.
+    public static let renames: Set<PortabilityProblem.Kind> = [.reservedName, .forbiddenCharacter, .trailingDotOrSpace, .notUTF8, .caseClash]
+
+    /// A name every system can create, as far as `fixes` go: not-UTF-8 bytes, forbidden characters and a
+    /// trailing dot or space become `_`, and a reserved stem gets `_` after it (`CON.txt` → `CON_.txt`).
+    public static func portableName(_ name: [UInt8], fixes: Set<PortabilityProblem.Kind> = renames) -> [UInt8] {
+        var fixed = name
+        if fixes.contains(.notUTF8), String(validating: name, as: UTF8.self) == nil {
+            fixed = Array(String(decoding: name, as: UTF8.self).replacingOccurrences("\u{FFFD}", "_").utf8)
+        }
+        if fixes.contains(.forbiddenCharacter) {
+            fixed = fixed.map { forbidden.contains($0) || $0 < 0x20 ? UInt8(ascii: "_") : $0 }
+        }
         var end = fixed.count
-        while end > 0, fixed[end - 1] == UInt8(ascii: ".") || fixed[end - 1] == UInt8(ascii: " ") {
+        while fixes.contains(.trailingDotOrSpace), end > 0, fixed[end - 1] == UInt8(ascii: ".") || fixed[end - 1] == UInt8(ascii: " ") {
             fixed[end - 1] = UInt8(ascii: "_")
             end -= 1
         }
-        if isReserved(fixed) {
+        if fixes.contains(.reservedName), isReserved(fixed) {
             let dot = fixed.firstIndex(of: UInt8(ascii: ".")) ?? fixed.count
             fixed.insert(UInt8(ascii: "_"), at: dot)
         }
         return fixed
     }
 
-    /// What `--portable` does to `entries`: every path after the renames (`nil` for an entry left out: a
-    /// symlink), and the renames to list, each once (a folder's, not again for what is inside).
-    public static func fix(_ entries: [Entry]) -> (paths: [[UInt8]?], renames: [CaseFoldedNames.Renaming]) {
+    /// What the chosen `fixes` do to `entries`: every path after the renames (`nil` for an entry left out:
+    /// a symlink, when `.symlink` is chosen), and the renames to list, each once (a folder's, not again for
+    /// what is inside).
+    public static func fix(_ entries: [Entry], fixes: Set<PortabilityProblem.Kind> = portable)
+        -> (paths: [[UInt8]?], renames: [CaseFoldedNames.Renaming])
+    {
         var folded = CaseFoldedNames()
         var paths: [[UInt8]?] = []
         var renames: [CaseFoldedNames.Renaming] = []
@@ -125,14 +141,15 @@ public enum Portability {
         var owners: [[[UInt8]]: [UInt8]] = [:]
         for entry in entries {
             let components = entry.path.split(separator: UInt8(ascii: "/")).map(Array.init)
-            guard entry.kind != .symlink, let name = components.last else {
-                paths.append(entry.kind == .symlink ? nil : entry.path)
+            let leftOut = entry.kind == .symlink && fixes.contains(.symlink)
+            guard !leftOut, let name = components.last else {
+                paths.append(leftOut ? nil : entry.path)
                 continue
             }
             let isDirectory = entry.kind == .directory
             let parent = Array(components.dropLast().joined(separator: [UInt8(ascii: "/")]))
-            let fixedParent = fixedFolders[parent] ?? components.dropLast().map(portableName)
-            let fixedName = portableName(name)
+            let fixedParent = fixedFolders[parent] ?? components.dropLast().map { portableName($0, fixes: fixes) }
+            let fixedName = portableName(name, fixes: fixes)
             var exact = fixedParent + [fixedName]
             var attempt = 2
             while let owner = owners[exact], owner != entry.path {
@@ -141,7 +158,7 @@ public enum Portability {
             }
             owners[exact] = entry.path
             if isDirectory { fixedFolders[entry.path] = exact }
-            let placed = folded.place(exact, isDirectory: isDirectory).path
+            let placed = fixes.contains(.caseClash) ? folded.place(exact, isDirectory: isDirectory).path : exact
             let path = Array(placed.joined(separator: [UInt8(ascii: "/")]))
             if placed.last != name { renames.append(.init(from: entry.path, to: path)) }
             paths.append(path)
@@ -168,6 +185,11 @@ public struct PortabilityProblem: Sendable, Equatable {
         case encryptedZip = "zip-aes"
         case tooLargeForFAT = "too-large-for-fat"
         case notUTF8 = "name-not-utf8"
+        /// Found by the walk, never stored: a socket, pipe or device.
+        case specialFile = "special-file-skipped"
+        /// Found by the walk with `--follow-symlinks`: a link to nothing, or to a folder that holds it.
+        case danglingSymlink = "symlink-dangling"
+        case symlinkLoop = "symlink-loop"
     }
 
     public var kind: Kind
@@ -181,8 +203,8 @@ public struct PortabilityProblem: Sendable, Equatable {
         self.size = size
     }
 
-    /// Whether `--portable` fixes it (a rename, or leaving it out).
-    public var isFixable: Bool { [.reservedName, .forbiddenCharacter, .trailingDotOrSpace, .caseClash, .symlink, .notUTF8].contains(kind) }
+    /// Whether a fix exists for it (`--fix`).
+    public var isFixable: Bool { Portability.fixable.contains(kind) }
 
     /// The problem and what to do about it, in one or two sentences.
     public var message: Text {
@@ -201,14 +223,20 @@ public struct PortabilityProblem: Sendable, Equatable {
         case .caseClash:
             return tr("“%@” differs from another name only in capitals: Windows and macOS keep one of the two; --portable adds “ (2)”.", name)
         case .symlink:
-            return tr("“%@” is a symbolic link, which Windows does not make when extracting; --portable leaves it out.", name)
+            return tr("“%@” is a symbolic link, which Windows does not make when extracting; --portable leaves it out, --follow-symlinks stores what it points to.", name)
         case .encryptedZip:
-            return tr("Windows’ File Explorer and macOS’s Archive Utility cannot open zip archives encrypted with AES: the recipient needs 7-Zip, Keka or The Unarchiver; no automatic fix.")
+            return tr("Windows’ File Explorer and macOS’s Archive Utility cannot open zip archives encrypted with AES: the recipient needs 7-Zip, Keka or The Unarchiver; --fix zip-aes uses ZipCrypto, which they open but which is weak.")
         case .tooLargeForFAT:
             // TRANSLATORS: %1$@ is a path in the archive, %2$@ its size.
             return tr("“%1$@” is %2$@: the FAT drive the archive goes to holds no file of 4 GiB or more, so it cannot be extracted there; no automatic fix.", name, .bytes(size))
         case .notUTF8:
             return tr("“%@” is not a UTF-8 name, so zip cannot mark it as Unicode and other systems show it garbled; --portable puts “_” in place of the bytes that are not UTF-8.", name)
+        case .specialFile:
+            return tr("Skipped “%@”: sockets, pipes and device files are not archived.", name)
+        case .danglingSymlink:
+            return tr("Left out “%@”: it is a symbolic link to something that does not exist, so there is nothing to follow.", name)
+        case .symlinkLoop:
+            return tr("Left out “%@”: it is a symbolic link to a folder that holds it, so following it would never end.", name)
         }
     }
 }
