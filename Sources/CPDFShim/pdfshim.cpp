@@ -793,7 +793,7 @@ template <class Body> pdfshim_status guarded(pdfshim_result *result, Body body) 
 }
 }  // namespace
 
-extern "C" pdfshim_status pdfshim_count_text(char const *input, char const *password, pdfshim_result *result) {
+static pdfshim_status countDocumentText(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     QPDF pdf;
     pdfshim_status const status = open(pdf, input, password, result);
@@ -953,12 +953,12 @@ extern "C" int32_t pdfshim_encrypts_attachments_only(char const *input) {
         };
         QPDFObjectHandle files = encrypt.getKey("/EFF");
         return identity("/StmF") && identity("/StrF") && files.isName() && !files.isNameAndEquals("/Identity") ? 1 : 0;
-    } catch (std::exception const &) {
+    } catch (...) {
         return 0;  // whatever is wrong is found, and said, when the file is opened for the work
     }
 }
 
-extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
+static pdfshim_status checkDocument(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     QPDF pdf;
@@ -1002,8 +1002,8 @@ extern "C" pdfshim_status pdfshim_check(char const *input, char const *password,
     return PDFSHIM_OK;
 }
 
-extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshim_options const *options,
-                                           pdfshim_result *result) {
+static pdfshim_status compressDocument(char const *input, int output, pdfshim_options const *options,
+                                       pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     QPDF pdf;
@@ -1033,8 +1033,8 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     return PDFSHIM_OK;
 }
 
-extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi, int output,
-                                                   pdfshim_result *result) {
+static pdfshim_status pagesFromJPEGs(char const *const *jpegs, int32_t count, int32_t dpi, int output,
+                                     pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     try {
@@ -1399,9 +1399,9 @@ int64_t writtenSize(QPDF &pdf) {
 
 }  // namespace
 
-extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *password, pdfshim_level const *levels,
-                                           int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
-                                           void *context, int64_t *rest_bytes, pdfshim_result *result) {
+static pdfshim_status estimateDocument(char const *input, char const *password, pdfshim_level const *levels,
+                                       int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
+                                       void *context, int64_t *rest_bytes, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     *rest_bytes = 0;
     if (level_count < 1 || level_count > PDFSHIM_MAX_LEVELS) {
@@ -1553,5 +1553,50 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
         }
         for (auto &thread : threads) thread.join();
         for (auto &report : reports) trial(context, &report);
+    });
+}
+
+// The entry points. An exception thrown through a C frame into Swift ends the process: each one is shielded,
+// whatever escapes the work's own handling becoming a status and a message. (pdfshim_plan_resample is
+// arithmetic only; pdfshim_encrypts_attachments_only catches everything itself.)
+namespace {
+template <class Body> pdfshim_status shielded(pdfshim_result *result, Body body) {
+    try {
+        return body();
+    } catch (QPDFExc const &error) {
+        setMessage(result, error.getMessageDetail());
+        return PDFSHIM_DAMAGED;
+    } catch (std::exception const &error) {
+        setMessage(result, error.what());
+    } catch (...) {
+        setMessage(result, "an unexpected internal error");
+    }
+    return PDFSHIM_FAILED;
+}
+}  // namespace
+
+extern "C" pdfshim_status pdfshim_count_text(char const *input, char const *password, pdfshim_result *result) {
+    return shielded(result, [&] { return countDocumentText(input, password, result); });
+}
+
+extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
+    return shielded(result, [&] { return checkDocument(input, password, result); });
+}
+
+extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshim_options const *options,
+                                           pdfshim_result *result) {
+    return shielded(result, [&] { return compressDocument(input, output, options, result); });
+}
+
+extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi, int output,
+                                                   pdfshim_result *result) {
+    return shielded(result, [&] { return pagesFromJPEGs(jpegs, count, dpi, output, result); });
+}
+
+extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *password, pdfshim_level const *levels,
+                                           int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
+                                           void *context, int64_t *rest_bytes, pdfshim_result *result) {
+    return shielded(result, [&] {
+        return estimateDocument(input, password, levels, level_count, max_measured, trial, context, rest_bytes, result);
     });
 }
