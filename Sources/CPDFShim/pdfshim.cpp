@@ -706,8 +706,46 @@ pdfshim_status writeFailure(pdfshim_result *result, std::exception const &error)
     return PDFSHIM_WRITE_FAILED;
 }
 
-/// Writes `pdf` into the open file `descriptor`, from its start; `plain` without object streams.
-void write(QPDF &pdf, int descriptor, bool plain = false) {
+/// qpdf's writer makes a preserved V4 encryption AES whatever its crypt filters said (QPDFWriter::
+/// copyEncryptionParameters assumes V4 means AES). An RC4 one (/CFM /V2) stays RC4: when the owner password
+/// is known (it, or the empty one, opened the file), as it was, both passwords and the permissions kept;
+/// else as revision 3, whose key, /O and /U are those of revision 4 with the metadata encrypted, so that
+/// the copy opens with the same passwords. (With the metadata in the clear and the owner password unknown,
+/// the copy is AES, as qpdf makes it: no RC4 dictionary could keep both passwords.)
+void keepRC4(QPDF &pdf, QPDFWriter &writer, char const *password) {
+    int R = 0, P = 0, V = 0;
+    QPDF::encryption_method_e streams = QPDF::e_none, strings = QPDF::e_none, files = QPDF::e_none;
+    if (!pdf.isEncrypted(R, P, V, streams, strings, files) || V != 4 || streams != QPDF::e_rc4 ||
+        strings != QPDF::e_rc4) {
+        return;
+    }
+    QPDFObjectHandle encrypt = pdf.getTrailer().getKey("/Encrypt");
+    QPDFObjectHandle metadata = encrypt.getKey("/EncryptMetadata");
+    bool const encryptMetadata = !metadata.isBool() || metadata.getBoolValue();
+    if (pdf.ownerPasswordMatched()) {
+        std::string const user = pdf.getTrimmedUserPassword();
+        qpdf_r3_print_e const print = pdf.allowPrintHighRes()  ? qpdf_r3p_full
+                                      : pdf.allowPrintLowRes() ? qpdf_r3p_low
+                                                               : qpdf_r3p_none;
+        writer.setR4EncryptionParametersInsecure(
+            user.c_str(), password ? password : "", pdf.allowAccessibility(), pdf.allowExtractAll(),
+            pdf.allowModifyAssembly(), pdf.allowModifyAnnotation(), pdf.allowModifyForm(), pdf.allowModifyOther(),
+            print, encryptMetadata, false);
+        return;
+    }
+    if (!encryptMetadata) return;
+    // Read by the writer only: the document's own decryption was set up when it was opened.
+    QPDFObjectHandle revision3 = encrypt.shallowCopy();
+    for (char const *key : {"/CF", "/StmF", "/StrF", "/EFF", "/EncryptMetadata"}) revision3.removeKey(key);
+    revision3.replaceKey("/V", QPDFObjectHandle::newInteger(2));
+    revision3.replaceKey("/R", QPDFObjectHandle::newInteger(3));
+    revision3.replaceKey("/Length", QPDFObjectHandle::newInteger(128));
+    pdf.getTrailer().replaceKey("/Encrypt", revision3);
+}
+
+/// Writes `pdf` into the open file `descriptor`, from its start; `plain` without object streams. `password`
+/// is the one that opened it (NULL: none).
+void write(QPDF &pdf, int descriptor, bool plain = false, char const *password = nullptr) {
     if (ftruncate(descriptor, 0) != 0 || lseek(descriptor, 0, SEEK_SET) != 0) {
         throw QPDFSystemError("cannot rewind the output", errno);
     }
@@ -728,6 +766,7 @@ void write(QPDF &pdf, int descriptor, bool plain = false) {
         // the decode level explicitly would make it drop the input's encryption.
         writer.setRecompressFlate(true);
         writer.setPreserveEncryption(true);
+        keepRC4(pdf, writer, password);
         writer.write();
     }
     bool const flushed = std::fflush(file) == 0 && !std::ferror(file);
@@ -1021,7 +1060,7 @@ static pdfshim_status compressDocument(char const *input, int output, pdfshim_op
     });
     if (passed != PDFSHIM_OK) return passed;
     try {
-        write(pdf, output, options->plain_structure != 0);
+        write(pdf, output, options->plain_structure != 0, options->password);
     } catch (QPDFExc const &error) {
         // Reading an object the writer needs can still reveal damage recovery could not mend.
         setMessage(result, error.getMessageDetail());
