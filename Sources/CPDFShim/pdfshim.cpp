@@ -1,9 +1,11 @@
 // The PDF image pass: find where each image XObject is drawn (content streams, nested forms, the CTM),
 // resample the ones drawn above the target resolution with libvips, re-encode them as JPEG when that is
 // smaller, drop what no viewer shows (thumbnails, other applications' private data, unused resources,
-// streams stored twice), and write the file back with qpdf (object streams, recompressed Flate, encryption
-// kept). Everything else in the file (text, fonts, vectors, links, outline, forms) is copied untouched.
+// streams stored twice), subset the fonts embedded whole (fonts.cpp), and write the file back with qpdf
+// (object streams, recompressed Flate, encryption kept). Everything else in the file (text, vectors, links,
+// outline, forms) is copied untouched.
 #include "pdfshim.h"
+#include "fonts.hh"
 
 // qpdf 11: use std::shared_ptr, not its deprecated PointerHolder.
 #define POINTERHOLDER_TRANSITION 4
@@ -1055,6 +1057,7 @@ static pdfshim_status compressDocument(char const *input, int output, pdfshim_op
     externalizeInlineImages(pdf);
     pdfshim_status const passed = guarded(result, [&] {
         dropUnseen(pdf);
+        if (!options->keep_fonts) result->fonts_subset = subsetFonts(pdf);
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();
     });
@@ -1452,7 +1455,11 @@ static pdfshim_status estimateDocument(char const *input, char const *password, 
     if (pdfshim_status const status = open(pdf, input, password, result); status != PDFSHIM_OK) return status;
     // As the image pass does, so that inline images are measured too, and what the copy drops is not counted.
     externalizeInlineImages(pdf);
-    if (pdfshim_status const tidied = guarded(result, [&] { dropUnseen(pdf); }); tidied != PDFSHIM_OK) return tidied;
+    pdfshim_status const tidied = guarded(result, [&] {
+        dropUnseen(pdf);
+        subsetFonts(pdf);
+    });
+    if (tidied != PDFSHIM_OK) return tidied;
     std::vector<pdfshim_level> const ladder(levels, levels + level_count);
     // The trials run on threads of their own, one per core: libvips' own threads would only compete.
     vips_concurrency_set(1);
