@@ -24,7 +24,7 @@ import Testing
         #expect(try PDF.text(copy) == text)
         #expect(try PDF.checks(copy))
         #expect(try Tool.run(["/usr/bin/pdffonts", copy]).output.contains("DejaVuSans"))
-        // One font of 760 kB where there were two, and none of the 600 kB of the rest.
+        // One font where there were two (and subset: it was embedded whole), and none of the 600 kB of the rest.
         #expect(PDF.size(copy) < PDF.size(pdf) * 4 / 10, "\(PDF.size(copy)) of \(PDF.size(pdf))")
     }
 
