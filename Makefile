@@ -10,7 +10,7 @@ EXECUTABLES = compress-with-archiver extract-with-archiver edit-with-archiver co
 APT_PACKAGES = libarchive-dev libzstd-dev zstd bzip2 xz-utils zlib1g-dev libisal-dev liblzma-dev libbz2-dev pkg-config libarchive-tools 7zip unzip zip python3 time \
 	libglib2.0-dev libglib2.0-bin dconf-gsettings-backend libnotify-dev libnotify-bin gsettings-desktop-schemas dbus python3-dbusmock \
 	desktop-file-utils shared-mime-info xdg-utils zenity python3-gi gir1.2-nautilus-4.0 python3-nautilus libxml2-utils xorriso shellcheck \
-	libvips-dev libexif-dev libvips-tools libqpdf-dev qpdf poppler-utils libimage-exiftool-perl libheif-examples python3-reportlab python3-pil \
+	libvips-dev libexif-dev libvips-tools libqpdf-dev libharfbuzz-dev qpdf poppler-utils libimage-exiftool-perl libheif-examples python3-reportlab python3-pil \
 	gettext locales \
 	libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick gir1.2-gtk-4.0 x11-utils xsettingsd xdotool \
 	dosfstools exfatprogs exfat-fuse xfsprogs \

@@ -93,8 +93,10 @@ let package = Package(
         ),
         .executableTarget(name: "compress-photos-with-archiver", dependencies: ["PhotoCLI", "JobKit"]),
         // PDF compression: its own engine and CLI, so that the archive executables never link qpdf or libvips.
-        // zlib: the estimate inflates only the first rows of a Flate image.
-        .target(name: "CPDFShim", dependencies: ["CQPDF", "CVips"], linkerSettings: [.linkedLibrary("z")]),
+        // zlib: the estimate inflates only the first rows of a Flate image. HarfBuzz's subsetter: fonts embedded whole.
+        .target(
+            name: "CPDFShim", dependencies: ["CQPDF", "CVips"],
+            linkerSettings: [.linkedLibrary("z"), .linkedLibrary("harfbuzz-subset"), .linkedLibrary("harfbuzz")]),
         .target(name: "PDFEngine", dependencies: ["ArchiverCore", "Platform", "CPDFShim"]),
         .target(
             name: "PDFCLI",

@@ -1,9 +1,11 @@
 // The PDF image pass: find where each image XObject is drawn (content streams, nested forms, the CTM),
 // resample the ones drawn above the target resolution with libvips, re-encode them as JPEG when that is
 // smaller, drop what no viewer shows (thumbnails, other applications' private data, unused resources,
-// streams stored twice), and write the file back with qpdf (object streams, recompressed Flate, encryption
-// kept). Everything else in the file (text, fonts, vectors, links, outline, forms) is copied untouched.
+// streams stored twice), subset the fonts embedded whole (fonts.cpp), and write the file back with qpdf
+// (object streams, recompressed Flate, encryption kept). Everything else in the file (text, vectors, links,
+// outline, forms) is copied untouched.
 #include "pdfshim.h"
+#include "fonts.hh"
 
 // qpdf 11: use std::shared_ptr, not its deprecated PointerHolder.
 #define POINTERHOLDER_TRANSITION 4
@@ -706,8 +708,46 @@ pdfshim_status writeFailure(pdfshim_result *result, std::exception const &error)
     return PDFSHIM_WRITE_FAILED;
 }
 
-/// Writes `pdf` into the open file `descriptor`, from its start; `plain` without object streams.
-void write(QPDF &pdf, int descriptor, bool plain = false) {
+/// qpdf's writer makes a preserved V4 encryption AES whatever its crypt filters said (QPDFWriter::
+/// copyEncryptionParameters assumes V4 means AES). An RC4 one (/CFM /V2) stays RC4: when the owner password
+/// is known (it, or the empty one, opened the file), as it was, both passwords and the permissions kept;
+/// else as revision 3, whose key, /O and /U are those of revision 4 with the metadata encrypted, so that
+/// the copy opens with the same passwords. (With the metadata in the clear and the owner password unknown,
+/// the copy is AES, as qpdf makes it: no RC4 dictionary could keep both passwords.)
+void keepRC4(QPDF &pdf, QPDFWriter &writer, char const *password) {
+    int R = 0, P = 0, V = 0;
+    QPDF::encryption_method_e streams = QPDF::e_none, strings = QPDF::e_none, files = QPDF::e_none;
+    if (!pdf.isEncrypted(R, P, V, streams, strings, files) || V != 4 || streams != QPDF::e_rc4 ||
+        strings != QPDF::e_rc4) {
+        return;
+    }
+    QPDFObjectHandle encrypt = pdf.getTrailer().getKey("/Encrypt");
+    QPDFObjectHandle metadata = encrypt.getKey("/EncryptMetadata");
+    bool const encryptMetadata = !metadata.isBool() || metadata.getBoolValue();
+    if (pdf.ownerPasswordMatched()) {
+        std::string const user = pdf.getTrimmedUserPassword();
+        qpdf_r3_print_e const print = pdf.allowPrintHighRes()  ? qpdf_r3p_full
+                                      : pdf.allowPrintLowRes() ? qpdf_r3p_low
+                                                               : qpdf_r3p_none;
+        writer.setR4EncryptionParametersInsecure(
+            user.c_str(), password ? password : "", pdf.allowAccessibility(), pdf.allowExtractAll(),
+            pdf.allowModifyAssembly(), pdf.allowModifyAnnotation(), pdf.allowModifyForm(), pdf.allowModifyOther(),
+            print, encryptMetadata, false);
+        return;
+    }
+    if (!encryptMetadata) return;
+    // Read by the writer only: the document's own decryption was set up when it was opened.
+    QPDFObjectHandle revision3 = encrypt.shallowCopy();
+    for (char const *key : {"/CF", "/StmF", "/StrF", "/EFF", "/EncryptMetadata"}) revision3.removeKey(key);
+    revision3.replaceKey("/V", QPDFObjectHandle::newInteger(2));
+    revision3.replaceKey("/R", QPDFObjectHandle::newInteger(3));
+    revision3.replaceKey("/Length", QPDFObjectHandle::newInteger(128));
+    pdf.getTrailer().replaceKey("/Encrypt", revision3);
+}
+
+/// Writes `pdf` into the open file `descriptor`, from its start; `plain` without object streams. `password`
+/// is the one that opened it (NULL: none).
+void write(QPDF &pdf, int descriptor, bool plain = false, char const *password = nullptr) {
     if (ftruncate(descriptor, 0) != 0 || lseek(descriptor, 0, SEEK_SET) != 0) {
         throw QPDFSystemError("cannot rewind the output", errno);
     }
@@ -728,6 +768,7 @@ void write(QPDF &pdf, int descriptor, bool plain = false) {
         // the decode level explicitly would make it drop the input's encryption.
         writer.setRecompressFlate(true);
         writer.setPreserveEncryption(true);
+        keepRC4(pdf, writer, password);
         writer.write();
     }
     bool const flushed = std::fflush(file) == 0 && !std::ferror(file);
@@ -793,7 +834,7 @@ template <class Body> pdfshim_status guarded(pdfshim_result *result, Body body) 
 }
 }  // namespace
 
-extern "C" pdfshim_status pdfshim_count_text(char const *input, char const *password, pdfshim_result *result) {
+static pdfshim_status countDocumentText(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     QPDF pdf;
     pdfshim_status const status = open(pdf, input, password, result);
@@ -953,12 +994,12 @@ extern "C" int32_t pdfshim_encrypts_attachments_only(char const *input) {
         };
         QPDFObjectHandle files = encrypt.getKey("/EFF");
         return identity("/StmF") && identity("/StrF") && files.isName() && !files.isNameAndEquals("/Identity") ? 1 : 0;
-    } catch (std::exception const &) {
+    } catch (...) {
         return 0;  // whatever is wrong is found, and said, when the file is opened for the work
     }
 }
 
-extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
+static pdfshim_status checkDocument(char const *input, char const *password, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     QPDF pdf;
@@ -1002,8 +1043,8 @@ extern "C" pdfshim_status pdfshim_check(char const *input, char const *password,
     return PDFSHIM_OK;
 }
 
-extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshim_options const *options,
-                                           pdfshim_result *result) {
+static pdfshim_status compressDocument(char const *input, int output, pdfshim_options const *options,
+                                       pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     QPDF pdf;
@@ -1016,12 +1057,13 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     externalizeInlineImages(pdf);
     pdfshim_status const passed = guarded(result, [&] {
         dropUnseen(pdf);
+        if (!options->keep_fonts) result->fonts_subset = subsetFonts(pdf);
         ImagePass pass{pdf, *options, *result, {}};
         pass.run();
     });
     if (passed != PDFSHIM_OK) return passed;
     try {
-        write(pdf, output, options->plain_structure != 0);
+        write(pdf, output, options->plain_structure != 0, options->password);
     } catch (QPDFExc const &error) {
         // Reading an object the writer needs can still reveal damage recovery could not mend.
         setMessage(result, error.getMessageDetail());
@@ -1033,8 +1075,8 @@ extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshi
     return PDFSHIM_OK;
 }
 
-extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi, int output,
-                                                   pdfshim_result *result) {
+static pdfshim_status pagesFromJPEGs(char const *const *jpegs, int32_t count, int32_t dpi, int output,
+                                     pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     initialise();
     try {
@@ -1399,9 +1441,9 @@ int64_t writtenSize(QPDF &pdf) {
 
 }  // namespace
 
-extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *password, pdfshim_level const *levels,
-                                           int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
-                                           void *context, int64_t *rest_bytes, pdfshim_result *result) {
+static pdfshim_status estimateDocument(char const *input, char const *password, pdfshim_level const *levels,
+                                       int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
+                                       void *context, int64_t *rest_bytes, pdfshim_result *result) {
     std::memset(result, 0, sizeof(*result));
     *rest_bytes = 0;
     if (level_count < 1 || level_count > PDFSHIM_MAX_LEVELS) {
@@ -1413,7 +1455,11 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
     if (pdfshim_status const status = open(pdf, input, password, result); status != PDFSHIM_OK) return status;
     // As the image pass does, so that inline images are measured too, and what the copy drops is not counted.
     externalizeInlineImages(pdf);
-    if (pdfshim_status const tidied = guarded(result, [&] { dropUnseen(pdf); }); tidied != PDFSHIM_OK) return tidied;
+    pdfshim_status const tidied = guarded(result, [&] {
+        dropUnseen(pdf);
+        subsetFonts(pdf);
+    });
+    if (tidied != PDFSHIM_OK) return tidied;
     std::vector<pdfshim_level> const ladder(levels, levels + level_count);
     // The trials run on threads of their own, one per core: libvips' own threads would only compete.
     vips_concurrency_set(1);
@@ -1553,5 +1599,50 @@ extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *passwo
         }
         for (auto &thread : threads) thread.join();
         for (auto &report : reports) trial(context, &report);
+    });
+}
+
+// The entry points. An exception thrown through a C frame into Swift ends the process: each one is shielded,
+// whatever escapes the work's own handling becoming a status and a message. (pdfshim_plan_resample is
+// arithmetic only; pdfshim_encrypts_attachments_only catches everything itself.)
+namespace {
+template <class Body> pdfshim_status shielded(pdfshim_result *result, Body body) {
+    try {
+        return body();
+    } catch (QPDFExc const &error) {
+        setMessage(result, error.getMessageDetail());
+        return PDFSHIM_DAMAGED;
+    } catch (std::exception const &error) {
+        setMessage(result, error.what());
+    } catch (...) {
+        setMessage(result, "an unexpected internal error");
+    }
+    return PDFSHIM_FAILED;
+}
+}  // namespace
+
+extern "C" pdfshim_status pdfshim_count_text(char const *input, char const *password, pdfshim_result *result) {
+    return shielded(result, [&] { return countDocumentText(input, password, result); });
+}
+
+extern "C" pdfshim_status pdfshim_check(char const *input, char const *password, pdfshim_result *result) {
+    return shielded(result, [&] { return checkDocument(input, password, result); });
+}
+
+extern "C" pdfshim_status pdfshim_compress(char const *input, int output, pdfshim_options const *options,
+                                           pdfshim_result *result) {
+    return shielded(result, [&] { return compressDocument(input, output, options, result); });
+}
+
+extern "C" pdfshim_status pdfshim_pages_from_jpegs(char const *const *jpegs, int32_t count, int32_t dpi, int output,
+                                                   pdfshim_result *result) {
+    return shielded(result, [&] { return pagesFromJPEGs(jpegs, count, dpi, output, result); });
+}
+
+extern "C" pdfshim_status pdfshim_estimate(char const *input, char const *password, pdfshim_level const *levels,
+                                           int32_t level_count, int32_t max_measured, pdfshim_trial_callback trial,
+                                           void *context, int64_t *rest_bytes, pdfshim_result *result) {
+    return shielded(result, [&] {
+        return estimateDocument(input, password, levels, level_count, max_measured, trial, context, rest_bytes, result);
     });
 }

@@ -112,7 +112,8 @@ public enum PDFCompressor {
                 input: input, into: temporary, descriptor: descriptor, quality: options.quality, control: control,
                 passwords: passwords, progress: progress, result: &result)
             // Never a copy that opens worse than its original: checked before it takes its name. Object
-            // streams are what some damaged files' copies trip over: once more without them, else none.
+            // streams are what some damaged files' copies trip over: once more without them, and with the fonts
+            // left whole (the subset is the other thing the copy changes), else none.
             if pending.size < inputBytes,
                 try worse(copy: temporary, input: input, password: password, control: control, result: &result) != nil
             {
@@ -197,7 +198,7 @@ public enum PDFCompressor {
                     var options = pdfshim_options(
                         target_dpi: Int32(quality.dpi), jpeg_quality: Int32(quality.jpegQuality),
                         password: passwordPointer, progress: progressTrampoline, context: context,
-                        plain_structure: plain ? 1 : 0)
+                        plain_structure: plain ? 1 : 0, keep_fonts: plain ? 1 : 0)
                     return pdfshim_compress(inputPath, descriptor, &options, &outcome)
                 }
             }

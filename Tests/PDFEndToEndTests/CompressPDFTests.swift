@@ -185,6 +185,34 @@ import Testing
         #expect(shown.contains("R = 6") && shown.contains("print low resolution: not allowed"), "\(shown)")
     }
 
+    /// A whole-document RC4 encryption (V 4, /CFM /V2) stays RC4 (qpdf's writer alone makes it AES). Opened
+    /// with the owner password, the copy is encrypted as the original was; with the user password, as
+    /// revision 3 with the same key, so that both passwords still open it. Restrictions are kept either way.
+    @Test func rc4EncryptionStaysRC4() throws {
+        let scratch = try ScratchDirectory()
+        let made = try Tool.run(
+            ["/usr/bin/qpdf", "--allow-weak-crypto", "--encrypt", "reader", "owner", "128", "--force-V4", "--use-aes=n",
+             "--print=low", "--", TestPDFs.a85, scratch.sub("rc4.pdf")])
+        try #require(made.status == 0, "\(made.output)")
+        func shown(_ name: String, _ password: String) throws -> String {
+            try Tool.run(["/usr/bin/qpdf", "--show-encryption", "--password=" + password, scratch.sub(name)]).output
+        }
+        try #require(try shown("rc4.pdf", "owner").contains("stream encryption method: RC4"))
+        for (password, revision) in [("owner", "R = 4"), ("reader", "R = 3")] {
+            let run = try PDF.compress(
+                ["--no-notify", "--password-stdin", "--output", password + ".pdf", "rc4.pdf"], in: scratch.path,
+                input: password + "\n")
+            #expect(run.status == 0, "\(run.stderr)")
+            let asOwner = try shown(password + ".pdf", "owner"), asReader = try shown(password + ".pdf", "reader")
+            #expect(asOwner.contains(revision) && !asOwner.contains("AES"), "\(asOwner)")
+            #expect(asOwner.contains("Supplied password is owner password"), "\(asOwner)")
+            #expect(asReader.contains("Supplied password is user password"), "\(asReader)")
+            #expect(asReader.contains("print high resolution: not allowed") && asReader.contains("print low resolution: allowed"))
+            #expect(revision == "R = 3" || asOwner.contains("string encryption method: RC4"), "\(asOwner)")
+            #expect(try PDF.checks(scratch.sub(password + ".pdf"), password: "reader"))
+        }
+    }
+
     /// Acrobat's "encrypt only file attachments" (PDF 1.6's /EFF): the pages open without a password, the
     /// attachment needs it. qpdf would write the copy with everything encrypted (AES, where the original used
     /// RC4 for the attachment alone), so the copy is refused, and said so.

@@ -38,6 +38,8 @@ typedef struct {
     /** Nonzero: write a classic cross-reference table and no object streams (the retry when a copy with
         them does not open as well as the original). */
     int32_t plain_structure;
+    /** Nonzero: leave embedded fonts as they are (no subsetting; the same retry). */
+    int32_t keep_fonts;
 } pdfshim_options;
 
 typedef struct {
@@ -62,11 +64,13 @@ typedef struct {
     /** What `pdfshim_check` found wrong: qpdf's warnings and errors (repairs, streams it cannot decode,
         content it cannot parse); the first is in `message`. */
     int32_t problems;
+    /** Font programs embedded whole that the copy subsets to the glyphs its pages draw. */
+    int32_t fonts_subset;
 } pdfshim_result;
 
 /** Writes into the file open as `output` (from its start, truncating it): `input` with its oversized images
-    resampled and re-encoded, then written with object streams and recompressed Flate streams, encrypted as
-    the input was. The descriptor stays open; the caller made the file, so no path is ever reopened. */
+    resampled and re-encoded and its fonts embedded whole subset, then written with object streams and
+    recompressed Flate streams, encrypted as the input was (RC4 staying RC4). The descriptor stays open; the caller made the file, so no path is ever reopened. */
 pdfshim_status pdfshim_compress(const char *input, int output, const pdfshim_options *options,
                                 pdfshim_result *result);
 
