@@ -95,7 +95,7 @@ struct LargeTextTests {
         ])
         #expect(made.status == 0, "\(made.output)")
         let tagged = try Tool.run([
-            "/usr/bin/exiftool", "-q", "-overwrite_original", "-ExifIFD:DateTimeOriginal=2023:05:06 07:08:09", "-IPTC:City=\(long)",
+            "/usr/bin/exiftool", "-q", "-overwrite_original", "-ExifIFD:DateTimeOriginal=2023:05:06 07:08:09", "-XMP-photoshop:City=\(long)",
             folder + "/IMG_0.jpg",
         ])
         #expect(tagged.status == 0, "\(tagged.output)")
