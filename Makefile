@@ -47,7 +47,7 @@ check-po:
 release: deps mo
 	$(SWIFT) build -c release --static-swift-stdlib
 
-# The window benchmarks (bench/extract-tree.sh, bench/photo-grid.sh) read figures the windows write only
+# The window benchmarks (bench/extract-tree.sh, bench/photo-grid.sh, bench/photo-filter.sh) read figures the windows write only
 # through a test hook, which release builds leave out (Package.swift): an optimised build with the hooks.
 bench-build: deps mo
 	$(SWIFT) build -c release -Xswiftc -DARCHIVER_TEST_HOOKS --scratch-path .build/timings

@@ -31,19 +31,29 @@ public struct PhotoSelection: Sendable {
         public var outputWidth: Int?
         public var outputHeight: Int?
         public var failed = false
+        /// What its metadata says (nil until its estimate came: read with it).
+        public var facts: PhotoFacts?
+        /// The filter shows it.
+        public internal(set) var shown = true
+        /// Its name as the name filter compares it.
+        public let nameKey: String
 
         public init(path: FilePath, size: Int64) {
             self.path = path
             self.size = size
+            nameKey = PhotoFilter.key(path.lastComponent?.string ?? path.string)
         }
 
         public var name: String { path.lastComponent?.string ?? path.string }
-        /// Given to a run: selected and readable.
-        public var included: Bool { selected && status != .unreadable }
+        /// Given to a run: selected, shown by the filter and readable.
+        public var included: Bool { selected && shown && status != .unreadable }
     }
 
     public private(set) var photos: [Photo] = []
     private var index: [FilePath: Int] = [:]
+    /// The filter the photos are shown by, and the day its "last 30 days" counted back from.
+    public private(set) var filter = PhotoFilter()
+    private var today = 0
 
     public init() {}
 
@@ -60,7 +70,9 @@ public struct PhotoSelection: Sendable {
     @discardableResult
     public mutating func add(path: FilePath, size: Int64) -> Int {
         if let known = index[path] { return known }
-        photos.append(Photo(path: path, size: size))
+        var photo = Photo(path: path, size: size)
+        photo.shown = !filter.isActive || filter.matches(photo, today: today)
+        photos.append(photo)
         index[path] = photos.count - 1
         return photos.count - 1
     }
@@ -72,12 +84,16 @@ public struct PhotoSelection: Sendable {
         set { photos[position] = newValue }
     }
 
-    /// One `estimate` event of `--estimate`: the photo's status and the size of its copy. A photo the walk did
-    /// not find is added (the engine's plan is the authority on what is a photo).
+    /// One `estimate` event of `--estimate`: the photo's status, the size of its copy and what its metadata
+    /// says. A photo the walk did not find is added (the engine's plan is the authority on what is a photo).
+    /// Whether the filter shows it is decided again by `refilter`.
     @discardableResult
-    public mutating func estimate(path: FilePath, size: Int64, status: Status, estimatedSize: Int64?, width: Int?, height: Int?) -> Int {
+    public mutating func estimate(
+        path: FilePath, size: Int64, status: Status, estimatedSize: Int64?, width: Int?, height: Int?, facts: PhotoFacts? = nil
+    ) -> Int {
         let at = add(path: path, size: size)
         photos[at].size = size
+        if let facts { photos[at].facts = facts }
         photos[at].status = status
         photos[at].width = width
         photos[at].height = height
@@ -110,9 +126,50 @@ public struct PhotoSelection: Sendable {
         photos[position].selected = on && photos[position].status != .unreadable
     }
 
+    /// Selects (or unselects) the photos the filter shows.
     public mutating func selectAll(_ on: Bool) {
-        for at in photos.indices { select(at, on) }
+        for at in photos.indices where photos[at].shown { select(at, on) }
     }
+
+    // MARK: - The filter
+
+    /// How many photos a new filter hid and showed: none of one kind lets the grid look again only at the
+    /// photos it showed (more strict) or only at those it hid (less strict).
+    public struct FilterChange: Equatable, Sendable {
+        public var hidden = 0
+        public var shown = 0
+        public init(hidden: Int = 0, shown: Int = 0) {
+            self.hidden = hidden
+            self.shown = shown
+        }
+    }
+
+    /// Shows the photos `filter` matches. `today`: today's day number (`PhotoDate.today`).
+    @discardableResult
+    public mutating func apply(_ filter: PhotoFilter, today: Int) -> FilterChange {
+        self.filter = filter
+        self.today = today
+        var change = FilterChange()
+        let active = filter.isActive
+        for at in photos.indices {
+            let shown = !active || filter.matches(photos[at], today: today)
+            guard shown != photos[at].shown else { continue }
+            photos[at].shown = shown
+            if shown { change.shown += 1 } else { change.hidden += 1 }
+        }
+        return change
+    }
+
+    /// Decides again whether the filter shows the photo at `position` (its metadata came); true when that changed.
+    public mutating func refilter(_ position: Int) -> Bool {
+        let shown = !filter.isActive || filter.matches(photos[position], today: today)
+        guard shown != photos[position].shown else { return false }
+        photos[position].shown = shown
+        return true
+    }
+
+    /// The positions of the photos shown, in order.
+    public var shownPositions: [Int] { photos.indices.filter { photos[$0].shown } }
 
     // MARK: - Totals
 
@@ -122,19 +179,26 @@ public struct PhotoSelection: Sendable {
         /// The estimated size of the copies; nil while some selected photo has no estimate yet.
         public var estimated: Int64?
         public var unreadable = 0
+        /// The photos the filter shows, and all of them.
+        public var shown = 0
+        public var all = 0
 
-        public init(count: Int = 0, bytes: Int64 = 0, estimated: Int64? = nil, unreadable: Int = 0) {
+        public init(count: Int = 0, bytes: Int64 = 0, estimated: Int64? = nil, unreadable: Int = 0, shown: Int? = nil, all: Int? = nil) {
             self.count = count
             self.bytes = bytes
             self.estimated = estimated
             self.unreadable = unreadable
+            self.all = all ?? count + unreadable
+            self.shown = shown ?? self.all
         }
     }
 
     public var totals: Totals {
         var totals = Totals()
         var estimated: Int64? = 0
-        for photo in photos {
+        totals.all = photos.count
+        for photo in photos where photo.shown {
+            totals.shown += 1
             if photo.status == .unreadable { totals.unreadable += 1 }
             guard photo.included else { continue }
             totals.count += 1
@@ -153,6 +217,15 @@ public struct PhotoSelection: Sendable {
         }
         // TRANSLATORS: the Compress Photos… window's totals: "48 photos, 212 MB → about 31 MB" (the estimate of the copies).
         return ntr("%1$ld photo, %2$@ → about %3$@", "%1$ld photos, %2$@ → about %3$@", totals.count, .bytes(totals.bytes), .bytes(estimated))
+    }
+
+    /// With a filter that hides photos: "Showing 12 of 48 photos. Only those are compressed."; nil without.
+    public static func filterLine(_ totals: Totals) -> Text? {
+        guard totals.shown < totals.all else { return nil }
+        // TRANSLATORS: the Compress Photos… window, when its filters hide some photos: the run compresses only those shown.
+        return ntr(
+            "Showing %1$ld of %2$ld photos. Only the photos shown are compressed.",
+            "Showing %1$ld of %2$ld photos. Only the photos shown are compressed.", totals.shown, totals.all)
     }
 
     // MARK: - The run's inputs

@@ -908,6 +908,43 @@ static void merge_extended_xmp(VipsImage *image, const GString *extension) {
     g_string_free(merged, TRUE);
 }
 
+/* The offset of the sub-IFD that IFD0 of `tiff` points to with `tag` (34665 Exif, 34853 GPS); 0: none. */
+static size_t sub_ifd(const TiffBlock *tiff, unsigned tag) {
+    size_t ifd0 = tiff_u32(tiff, 4);
+    for (unsigned i = 0, n = tiff_entries(tiff, ifd0); i < n; i++)
+        if (tiff_u16(tiff, ifd0 + 2 + 12 * i) == tag) return tiff_u32(tiff, ifd0 + 2 + 12 * i + 8);
+    return 0;
+}
+
+/* Where the value of entry `tag` of the IFD at `ifd` is, and how long; 0: none. */
+static size_t ifd_value(const TiffBlock *tiff, size_t ifd, unsigned tag, size_t *length) {
+    for (unsigned i = 0, n = ifd ? tiff_entries(tiff, ifd) : 0; i < n; i++)
+        if (tiff_u16(tiff, ifd + 2 + 12 * i) == tag) return tiff_value(tiff, ifd + 2 + 12 * i, length);
+    return 0;
+}
+
+/* What the Compress Photos… filters ask of EXIF: when the photo was taken (DateTimeOriginal, else
+   DateTimeDigitized; DateTime is when it was last changed) and whether it has a position (GPSLatitude and
+   GPSLongitude; a phone without a fix may write zeros). */
+static void read_facts(const TiffBlock *tiff, ArchiverPhotoHeader *header) {
+    size_t exif = sub_ifd(tiff, 34665), gps = sub_ifd(tiff, 34853), length = 0, value;
+    static const unsigned dates[] = {36867, 36868};
+    for (int d = 0; d < 2 && !header->taken[0]; d++) {
+        if (!(value = ifd_value(tiff, exif, dates[d], &length))) continue;
+        size_t used = strnlen((const char *) tiff->data + value, length);
+        if (used >= sizeof header->taken) used = sizeof header->taken - 1;
+        memcpy(header->taken, tiff->data + value, used);
+        header->taken[used] = 0;
+    }
+    int found = 0, nonzero = 0;
+    for (unsigned tag = 2; tag <= 4; tag += 2) {
+        if (!(value = ifd_value(tiff, gps, tag, &length)) || length < 8) continue;
+        found++;
+        for (size_t i = 0; i < length; i++) nonzero |= tiff->data[value + i] && (i % 8) < 4;
+    }
+    header->located = found == 2 && nonzero;
+}
+
 int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **xmp, size_t *xmp_length, char **error) {
     if (error) *error = NULL;
     *xmp = NULL;
@@ -933,6 +970,24 @@ int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **
             memcpy(*xmp, blob, length);
             *xmp_length = length;
         }
+    }
+    if (vips_image_get_typeof(image, VIPS_META_IPTC_NAME) &&
+        !vips_image_get_blob(image, VIPS_META_IPTC_NAME, &blob, &length) && blob && length > 0) {
+        header->iptc = malloc(length);
+        if (header->iptc) {
+            memcpy(header->iptc, blob, length);
+            header->iptc_length = length;
+        }
+    }
+    TiffBlock tiff;
+    if (vips_image_get_typeof(image, VIPS_META_EXIF_NAME) &&
+        !vips_image_get_blob(image, VIPS_META_EXIF_NAME, &blob, &length) && exif_block(&tiff, blob, length)) {
+        read_facts(&tiff, header);
+    } else if (vips_isprefix("tiffload", header->loader)) {
+        /* libvips 8.14 reads no EXIF from a TIFF: the file is itself the structure EXIF borrows. */
+        GMappedFile *file = g_mapped_file_new(path, FALSE, NULL);
+        if (file && tiff_open(&tiff, g_mapped_file_get_contents(file), g_mapped_file_get_length(file))) read_facts(&tiff, header);
+        if (file) g_mapped_file_unref(file);
     }
     g_object_unref(image);
     return 0;

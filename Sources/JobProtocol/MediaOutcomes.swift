@@ -1,3 +1,4 @@
+import ArchiverCore
 import SystemPackage
 
 /// `compress-pdf-with-archiver`'s outcome: one result per PDF.
@@ -222,8 +223,13 @@ public struct EstimateEvent: JobEventKind {
     /// `PhotoSelection.Status`'s raw value.
     public var status: String
     public var message: String?
+    /// When it was taken, whether it has a position, the place written in it; nil when unreadable.
+    public var facts: PhotoFacts?
 
-    public init(source: FilePath, size: Int64, width: Int64, height: Int64, estimatedSize: Int64, status: String, message: String?) {
+    public init(
+        source: FilePath, size: Int64, width: Int64, height: Int64, estimatedSize: Int64, status: String, message: String?,
+        facts: PhotoFacts? = nil
+    ) {
         self.source = source
         self.size = size
         self.width = width
@@ -231,19 +237,29 @@ public struct EstimateEvent: JobEventKind {
         self.estimatedSize = estimatedSize
         self.status = status
         self.message = message
+        self.facts = facts
     }
 
     public init?(_ json: JSON) {
         guard let source = json["source"]?.path else { return nil }
+        var facts: PhotoFacts?
+        if let located = json["located"]?.bool {
+            facts = PhotoFacts(
+                taken: json["taken"]?.string.flatMap { PhotoDate(parsing: $0) }, located: located, city: json["city"]?.string,
+                state: json["state"]?.string, country: json["country"]?.string)
+        }
         self.init(
             source: source, size: json["size"]?.int ?? 0, width: json["width"]?.int ?? 0, height: json["height"]?.int ?? 0,
-            estimatedSize: json["estimatedSize"]?.int ?? 0, status: json["status"]?.string ?? "", message: json["message"]?.string)
+            estimatedSize: json["estimatedSize"]?.int ?? 0, status: json["status"]?.string ?? "", message: json["message"]?.string,
+            facts: facts)
     }
 
     public var fields: [(String, JSON)] {
         [
             ("source", .path(source)), ("size", .int(size)), ("width", .int(width)), ("height", .int(height)),
             ("estimatedSize", .int(estimatedSize)), ("status", .string(status)), ("message", .optional(message)),
+            ("taken", .optional(facts?.taken?.text)), ("located", facts.map { JSON.bool($0.located) } ?? .null),
+            ("city", .optional(facts?.city)), ("state", .optional(facts?.state)), ("country", .optional(facts?.country)),
         ]
     }
 }

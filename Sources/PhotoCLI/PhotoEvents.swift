@@ -44,7 +44,8 @@ struct PhotoEvents {
     static func event(_ estimate: PhotoEstimate) -> EstimateEvent {
         EstimateEvent(
             source: estimate.source, size: estimate.size, width: Int64(estimate.width), height: Int64(estimate.height),
-            estimatedSize: estimate.estimatedSize, status: estimate.status.rawValue, message: estimate.message?.localized)
+            estimatedSize: estimate.estimatedSize, status: estimate.status.rawValue, message: estimate.message?.localized,
+            facts: estimate.facts)
     }
 }
 

@@ -89,7 +89,10 @@ extension PhotoCodec {
         var length = 0
         var message: UnsafeMutablePointer<CChar>?
         let status = path.withPlatformString { archiver_photo_header($0, &header, &xmp, &length, &message) }
-        defer { free(xmp) }
+        defer {
+            free(xmp)
+            free(header.iptc)
+        }
         guard status == 0 else {
             let key = message.map { String(cString: $0) } ?? ""
             free(message)
@@ -100,8 +103,11 @@ extension PhotoCodec {
             String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
         }
         let packet = xmp.map { String(decoding: UnsafeRawBufferPointer(start: $0, count: length), as: UTF8.self) }
+        let taken = withUnsafeBytes(of: header.taken) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let iptc = header.iptc.map { Array(UnsafeRawBufferPointer(start: $0, count: header.iptc_length)) } ?? []
         return PhotoHeader(
-            width: Int(header.width), height: Int(header.height), loader: loader, ours: packet.map(PhotoMarker.isOurs) ?? false)
+            width: Int(header.width), height: Int(header.height), loader: loader, ours: packet.map(PhotoMarker.isOurs) ?? false,
+            facts: PhotoFactsReader.facts(exifDate: taken, exifLocated: header.located != 0, iptc: iptc, xmp: packet))
     }
 
     /// The person's Pictures folder, from the XDG user dirs; nil when none is set.

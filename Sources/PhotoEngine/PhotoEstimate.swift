@@ -13,13 +13,16 @@ public struct PhotoHeader: Equatable, Sendable {
     public var ours: Bool
     /// A JPEG's quality, 1-100, guessed from its quantisation table; nil for other formats.
     public var quality: Int?
+    /// When it was taken, whether it has a position, the place written in it (the window's filters).
+    public var facts: PhotoFacts
 
-    public init(width: Int, height: Int, loader: String, ours: Bool = false, quality: Int? = nil) {
+    public init(width: Int, height: Int, loader: String, ours: Bool = false, quality: Int? = nil, facts: PhotoFacts = PhotoFacts()) {
         self.width = width
         self.height = height
         self.loader = loader
         self.ours = ours
         self.quality = quality
+        self.facts = facts
     }
 }
 
@@ -64,6 +67,8 @@ public struct PhotoEstimate: Sendable {
     public var status: Status
     /// Why it is unreadable.
     public var message: Text?
+    /// What its metadata says; nil when unreadable.
+    public var facts: PhotoFacts?
 
     public var saving: Int64 { size - estimatedSize }
 }
@@ -164,7 +169,7 @@ public enum PhotoEstimator {
                                  message: reason ?? tr("it is not an image, or it is damaged"))
         }
         var result = PhotoEstimate(source: source, size: size, width: header.width, height: header.height,
-                                   estimatedSize: size, status: .ok, message: nil)
+                                   estimatedSize: size, status: .ok, message: nil, facts: header.facts)
         if header.ours {
             result.status = .ours
             return result
@@ -282,9 +287,20 @@ extension PhotoEstimator {
             header.quality = jpegQuality(head: head(of: source, bytes: 65_536))
         }
         // libvips 8.14's HEIF loader does not read XMP; libheif writes our packet after the pixels.
-        if header.loader.hasPrefix("heifload"), !header.ours {
-            header.ours = PhotoMarker.isOurs(String(decoding: tail(of: source, bytes: 262_144), as: UTF8.self))
+        if header.loader.hasPrefix("heifload") {
+            let end = String(decoding: tail(of: source, bytes: 262_144), as: UTF8.self)
+            header.ours = header.ours || PhotoMarker.isOurs(end)
+            if end.contains("x:xmpmeta") { PhotoFactsReader.merge(PhotoFactsReader.xmpFacts(end), into: &header.facts) }
         }
+        // A photo without a date of its own (a screenshot, a scan) is dated by its file, as photo apps do.
+        if header.facts.taken == nil { header.facts.taken = modified(source) }
         return estimate(source: source, size: size, header: header, options: options)
+    }
+
+    /// The local time `path` was last modified.
+    static func modified(_ path: FilePath) -> PhotoDate? {
+        var info = stat()
+        guard path.withPlatformString({ stat($0, &info) }) == 0 else { return nil }
+        return PhotoDate.local(seconds: Int(info.st_mtim.tv_sec))
     }
 }

@@ -5,7 +5,9 @@ import Glibc
 import SystemPackage
 
 /// The Compress Photos… grid: a GtkGridView over a GtkStringList of positions (../shared/notes/gtk-from-swift.md §6: no GObject subclass;
-/// the photos stay in Swift, in `selection`), so a thousand photos cost only the cells on screen. Each cell:
+/// the photos stay in Swift, in `selection`), so a thousand photos cost only the cells on screen. The filter
+/// is a GtkFilterListModel between the two that asks `selection` whether a photo is shown: a new filter keeps
+/// the items (and so the cells) of the photos still shown, and GTK tells the view only what changed. Each cell:
 /// the thumbnail (a placeholder icon until it comes), a checkbox named after the photo, a badge once done,
 /// the name and "size → about estimate". Cells are recycled: what changes is pushed to the bound ones.
 @MainActor
@@ -19,6 +21,9 @@ final class PhotoGridView {
     var onActivate: (Int) -> Void = { _ in }
 
     private let list: OpaquePointer
+    /// `list` through the filter: what the view shows, and the filter it asks.
+    private let filtered: OpaquePointer
+    private let filter: OpaquePointer
     private var textures: [FilePath: OpaquePointer] = [:]
     private var bound: [Int: Cell] = [:]
     private var binding = false
@@ -40,7 +45,10 @@ final class PhotoGridView {
         list = gtk_string_list_new(nil)!
         g_object_ref(list.raw)  // the selection model takes one reference; this one is ours, to splice
         let factory = gtk_signal_list_item_factory_new()!
-        view = gtk_grid_view_new(cast(gtk_no_selection_new(list)), cast(factory))
+        filter = cast(gtk_custom_filter_new(nil, nil, nil)!)
+        g_object_ref(filter.raw)  // the filter model takes one reference; this one is ours, to say it changed
+        filtered = cast(gtk_filter_list_model_new(cast(list), cast(filter))!)
+        view = gtk_grid_view_new(cast(gtk_no_selection_new(cast(filtered))), cast(factory))
         gtk_grid_view_set_max_columns(cast(view), 12)
         gtk_grid_view_set_min_columns(cast(view), 2)
         root = gtk_scrolled_window_new()
@@ -50,7 +58,35 @@ final class PhotoGridView {
         gtk_widget_set_hexpand(root, 1)
         accessibleLabel(view, tr("Photos").localized)
         cells(factory)
-        onInt(view, "activate") { [unowned self] position in onActivate(Int(position)) }
+        onInt(view, "activate") { [unowned self] position in
+            guard let item = g_list_model_get_item(cast(filtered), guint(position)) else { return }
+            defer { g_object_unref(item) }
+            onActivate(Self.index(of: item))
+        }
+        // Asked for each item on a change, synchronously, on the main thread; the grid outlives its model.
+        let match: GtkCustomFilterFunc = { item, grid in
+            guard let item, let grid else { return 0 }
+            let view = Unmanaged<PhotoGridView>.fromOpaque(grid).takeUnretainedValue()
+            let at = PhotoGridView.index(of: item)
+            return MainActor.assumeIsolated { at < view.selection.photos.count && view.selection[at].shown } ? 1 : 0
+        }
+        gtk_custom_filter_set_filter_func(cast(filter), match, Unmanaged.passUnretained(self).toOpaque(), nil)
+    }
+
+    /// The photo an item of `list` stands for (its string is the photo's position in `selection`).
+    private nonisolated static func index(of item: UnsafeMutableRawPointer) -> Int {
+        Int(atoi(gtk_string_object_get_string(OpaquePointer(item))))
+    }
+
+    // MARK: - The filter
+
+    /// Shows the photos `filter` matches; GTK looks again only at the photos that may have changed.
+    func apply(_ filter: PhotoFilter) {
+        let change = selection.apply(filter, today: PhotoDate.today)
+        guard change.hidden + change.shown > 0 else { return }
+        let strictness =
+            change.shown == 0 ? GTK_FILTER_CHANGE_MORE_STRICT : change.hidden == 0 ? GTK_FILTER_CHANGE_LESS_STRICT : GTK_FILTER_CHANGE_DIFFERENT
+        gtk_filter_changed(cast(self.filter), strictness)
     }
 
     // MARK: - Filling
@@ -135,7 +171,10 @@ final class PhotoGridView {
     /// Changes one photo (its estimate, its copy) and shows it in its cell alone, if bound: a batch sends an
     /// event a photo, and refreshing every cell for each kept the main thread from the accessibility bus.
     func updatePhoto(_ change: (inout PhotoSelection) -> Int?) {
-        if let position = change(&selection) { refresh(position) }
+        guard let position = change(&selection) else { return }
+        // Its metadata came, and the filter now shows or hides it: the filter model looks at this item alone.
+        if selection.refilter(position) { g_list_model_items_changed(cast(list), guint(position), 1, 1) }
+        refresh(position)
     }
 
     /// Puts the photos in the suggestions' order and redraws every cell.

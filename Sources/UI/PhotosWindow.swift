@@ -28,6 +28,9 @@ public final class PhotosWindow: AppWindow {
     private var qualityChoices: [Int]
     private let chrome: JobWindow
     private let grid = PhotoGridView()
+    private let filterBar = PhotoFilterBar()
+    /// "Showing 12 of 48 photos. Only the photos shown are compressed." while a filter hides some.
+    private let filterLine: OpaquePointer
     private let compressButton: UnsafeMutablePointer<GtkWidget>
     private let totalsLabel: OpaquePointer
     private let statusLabel: OpaquePointer
@@ -115,6 +118,14 @@ public final class PhotosWindow: AppWindow {
             gtk_box_append(cast(top), child)
         }
         gtk_box_append(cast(right), top)
+        gtk_box_append(cast(right), filterBar.root)
+        filterLine = OpaquePointer(gtk_label_new(""))
+        gtk_label_set_xalign(filterLine, 0)
+        gtk_label_set_wrap(filterLine, 1)
+        gtk_label_set_wrap_mode(filterLine, PANGO_WRAP_WORD_CHAR)
+        gtk_widget_add_css_class(cast(filterLine), "accent")
+        gtk_widget_set_visible(cast(filterLine), 0)
+        gtk_box_append(cast(right), cast(filterLine))
         gtk_widget_add_css_class(grid.root, "card")
         gtk_box_append(cast(right), grid.root)
 
@@ -157,6 +168,11 @@ public final class PhotosWindow: AppWindow {
         onNotify(locationSwitch, "active") { [unowned self] in settingsChanged() }
         onNotify(replaceSwitch, "active") { [unowned self] in offerResume() }
         grid.onChange = { [unowned self] in refresh() }
+        filterBar.photos = { [unowned self] in grid.selection.photos }
+        filterBar.onChange = { [unowned self] filter in
+            grid.apply(filter)
+            refresh()
+        }
         grid.onActivate = { [unowned self] position in openCompare(at: position) }
         on(all, "clicked") { [unowned self] in grid.update { $0.selectAll(true) }; refresh() }
         on(none, "clicked") { [unowned self] in grid.update { $0.selectAll(false) }; refresh() }
@@ -288,7 +304,15 @@ public final class PhotosWindow: AppWindow {
             onEnd: { [unowned self] _ in
                 guard generation == estimateGeneration else { return }
                 busy(nil)
+                filterBar.refreshChoices()
                 refresh()
+                // bench/photo-filter.sh: the filters applied one by one, once every photo's metadata is here.
+                Timings.filterRun(grid.view, photos: grid.selection.photos) { [unowned self] filter in
+                    grid.apply(filter)
+                    refresh()
+                } done: { [unowned self] in
+                    gtk_window_destroy(chrome.window)
+                }
             })
         if !started { busy(nil) }
     }
@@ -301,7 +325,7 @@ public final class PhotosWindow: AppWindow {
         grid.updatePhoto {
             $0.estimate(
                 path: source, size: value.size, status: status, estimatedSize: value.estimatedSize, width: Int(value.width),
-                height: Int(value.height))
+                height: Int(value.height), facts: value.facts)
         }
         refresh()
     }
@@ -336,6 +360,7 @@ public final class PhotosWindow: AppWindow {
                     grid.reorder(order)
                 }
                 busy(nil)
+                filterBar.refreshChoices()
                 if order.isEmpty {
                     gtk_label_set_text(
                         statusLabel,
@@ -371,6 +396,9 @@ public final class PhotosWindow: AppWindow {
             line += " · " + ntr("%ld unreadable, skipped", "%ld unreadable, skipped", totals.unreadable).localized
         }
         gtk_label_set_text(totalsLabel, line)
+        let filtered = PhotoSelection.filterLine(totals)
+        gtk_label_set_text(filterLine, filtered?.localized ?? "")
+        gtk_widget_set_visible(cast(filterLine), filtered == nil ? 0 : 1)
         gtk_widget_set_sensitive(compressButton, totals.count > 0 && !running ? 1 : 0)
     }
 
@@ -390,6 +418,7 @@ public final class PhotosWindow: AppWindow {
         var arguments = settingFlags + ["--no-notify", "--progress-json", "--resume"]
         if replacing { arguments.append("--replace") }
         gtk_widget_set_sensitive(settingsPage, 0)
+        gtk_widget_set_sensitive(filterBar.root, 0)
         gtk_widget_set_visible(progressBox, 1)
         gtk_widget_set_sensitive(pauseButton, 1)
         gtk_widget_set_sensitive(cancelButton, 1)
@@ -472,6 +501,7 @@ public final class PhotosWindow: AppWindow {
         running = false
         gtk_widget_set_visible(progressBox, 0)
         gtk_widget_set_sensitive(settingsPage, 1)
+        gtk_widget_set_sensitive(filterBar.root, 1)
         // The result's outputs, for an engine that did not stream `photo` events.
         for output in outcome.outcome(PhotoOutcome.self)?.outputs ?? [] {
             guard grid.selection.position(of: output.source).map({ grid.selection[$0].output == nil }) == true else { continue }

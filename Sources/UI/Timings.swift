@@ -1,3 +1,4 @@
+import ArchiverCore
 import CGtk
 import Glibc
 
@@ -17,8 +18,11 @@ enum Timings {
     static let exitsAfterThumbnails = getenv("ARCHIVER_UI_TIMINGS_EXIT") != nil
     /// `ARCHIVER_UI_TIMINGS_SEARCH`: what the search run types (bench/extract-tree.sh).
     private static let searchQuery = getenv("ARCHIVER_UI_TIMINGS_SEARCH").map { String(cString: $0) }
+    /// `ARCHIVER_UI_TIMINGS_FILTER`: the filter run (bench/photo-filter.sh).
+    private static let filters = getenv("ARCHIVER_UI_TIMINGS_FILTER") != nil
     #else
     private static let searchQuery: String? = nil
+    private static let filters = false
     private static let file: UnsafeMutablePointer<FILE>? = nil
     private static let scrollFrames: Int? = nil
     static let exitsAfterThumbnails = false
@@ -85,12 +89,36 @@ enum Timings {
     /// the frame that shows its result (the slowest and the median), then calls `done`.
     static func searchRun(_ widget: UnsafeMutablePointer<GtkWidget>, filter: @escaping @MainActor (String) -> Void,
                           done: @escaping @MainActor () -> Void) {
-        guard enabled, let query = searchQuery, !query.isEmpty, let clock = gtk_widget_get_frame_clock(widget) else { return }
+        guard enabled, let query = searchQuery, !query.isEmpty else { return }
         let characters = Array(query)
-        var steps = (1...characters.count).map { String(characters[..<$0]) } + [""]
+        let steps = (1...characters.count).map { String(characters[..<$0]) } + [""]
+        stepRun(widget, "search", count: "search-keys", steps: steps.map { step -> @MainActor () -> Void in { filter(step) } }, done: done)
+    }
+
+    /// With `ARCHIVER_UI_TIMINGS_FILTER`: applies the Compress Photos… filters one after another as the filter
+    /// bar does (`apply`): the latest year, with a location, the first place, a name, over 5 MB, the last
+    /// 30 days, none; records each one's work up to the end of the frame that shows its result
+    /// ("filter-p50-us", "filter-max-us"), then calls `done`.
+    static func filterRun(_ widget: UnsafeMutablePointer<GtkWidget>, photos: [PhotoSelection.Photo],
+                          apply: @escaping @MainActor (PhotoFilter) -> Void, done: @escaping @MainActor () -> Void) {
+        guard enabled, filters else { return }
+        let filters = [
+            PhotoFilter(taken: PhotoFilter.years(photos).first.map { .year($0) } ?? .any), PhotoFilter(location: .with),
+            PhotoFilter(place: PhotoFilter.places(photos).first), PhotoFilter(name: "IMG_1"),
+            PhotoFilter(size: PhotoFilter.sizeRanges.last!), PhotoFilter(taken: .lastDays(30)), PhotoFilter(),
+        ]
+        stepRun(widget, "filter", count: "filters", steps: filters.map { filter -> @MainActor () -> Void in { apply(filter) } }, done: done)
+    }
+
+    /// Runs each step, then lets a frame show its result, and records each step's time up to the end of that
+    /// frame as "NAME-p50-us", "NAME-max-us" and "NAME-each-us", and how many as `count`.
+    private static func stepRun(_ widget: UnsafeMutablePointer<GtkWidget>, _ name: String, count: String,
+                                steps: [@MainActor () -> Void], done: @escaping @MainActor () -> Void) {
+        guard let clock = gtk_widget_get_frame_clock(widget), !steps.isEmpty else { return }
+        var steps = steps
         var started = monotonic()
         var durations: [Double] = []
-        filter(steps.removeFirst())
+        steps.removeFirst()()
         gtk_widget_queue_draw(widget)
         var handler: gulong = 0
         handler = on(clock, "after-paint") {
@@ -98,15 +126,15 @@ enum Timings {
             guard !steps.isEmpty else {
                 g_signal_handler_disconnect(clock.raw, handler)
                 let sorted = durations.sorted()
-                record("search-keys", String(sorted.count))
-                record("search-p50-us", String(Int(sorted[sorted.count / 2] * 1e6)))
-                record("search-max-us", String(Int(sorted[sorted.count - 1] * 1e6)))
-                record("search-each-us", durations.map { String(Int($0 * 1e6)) }.joined(separator: ","))
+                record(count, String(sorted.count))
+                record("\(name)-p50-us", String(Int(sorted[sorted.count / 2] * 1e6)))
+                record("\(name)-max-us", String(Int(sorted[sorted.count - 1] * 1e6)))
+                record("\(name)-each-us", durations.map { String(Int($0 * 1e6)) }.joined(separator: ","))
                 done()
                 return
             }
             started = monotonic()
-            filter(steps.removeFirst())
+            steps.removeFirst()()
             gtk_widget_queue_draw(widget)
         }
     }

@@ -47,6 +47,10 @@ import Testing
         #expect(estimates[0]["width"] as? Int == 3000 && estimates[0]["height"] as? Int == 2000)
         #expect((estimates[2]["message"] as? String)?.contains("cut short") == true, "\(estimates[2])")
         #expect(estimates[0]["message"] is NSNull)
+        // What the window's filters use: no EXIF date, so the file's (local, no zone); no position, no place.
+        #expect((estimates[0]["taken"] as? String)?.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d/) != nil, "\(estimates[0])")
+        #expect(estimates[0]["located"] as? Bool == false && estimates[0]["city"] is NSNull)
+        #expect(estimates[2]["taken"] is NSNull && estimates[2]["located"] is NSNull, "unreadable: nothing read")
         let result = try #require(run.events.last)
         #expect(result["event"] as? String == "result" && result["photos"] as? Int == 4)
         let sizes = estimates.map { $0["size"] as? Int ?? 0 }

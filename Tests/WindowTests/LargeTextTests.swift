@@ -85,6 +85,45 @@ struct LargeTextTests {
         #expect(cuts(program) == [], "\(window): \(cuts(program))")
     }
 
+    /// Compress Photos…' filters (issue 35) at 1.5× text: the popover, with the date range open and a place
+    /// name far longer than a phone's width chosen, keeps every control within 360 px and cuts no label.
+    @Test func photoFiltersFitAPhonesWidthAtLargeText() throws {
+        let scratch = try ScratchDirectory()
+        let folder = scratch.sub("Album")
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        let long = "Llanfairpwllgwyngyllgogerychwyrndrobwllllantysiliogogogoch"
+        let made = try Tool.run([
+            "/usr/bin/python3", "-c",
+            "import sys; from PIL import Image; [Image.new('RGB', (640, 480), (9, 99, 199)).save(sys.argv[1] + f'/IMG_{i}.jpg') for i in range(2)]",
+            folder,
+        ])
+        #expect(made.status == 0, "\(made.output)")
+        let tagged = try Tool.run([
+            "/usr/bin/exiftool", "-q", "-overwrite_original", "-ExifIFD:DateTimeOriginal=2023:05:06 07:08:09", "-XMP-photoshop:City=\(long)",
+            folder + "/IMG_0.jpg",
+        ])
+        #expect(tagged.status == 0, "\(tagged.output)")
+        let session = try WindowSession()
+        defer { session.stop() }
+        try session.scaleText(1.5)
+        let program = try session.launch(
+            [try executable("archiver-compress-photos", with: ["compress-photos-with-archiver"]), folder], environment: Self.check)
+        try session.waitForApp("archiver-compress-photos")
+        try session.waitForText("→ about", timeout: 30)
+        try session.click("Filters", role: "push button")
+        try session.select("Between two dates", in: "Date taken")
+        try session.select(long, in: "Place")
+        settle()
+        try session.screenshot("large-text/photos-filters", trimmed: false)
+        // By name: of an entry and the label naming it, the driver takes the entry.
+        for name in ["Date taken", "From", "To", "Album", "Location", "Place", "Size", "Clear Filters"] {
+            let box = try session.extents(of: name).box
+            #expect(box.count == 4 && box[2] > 0 && box[2] <= 330, "\(name): \(box)")
+        }
+        #expect(program.process.isRunning, "\(program.errors)")
+        #expect(cuts(program) == [], "\(cuts(program))")
+    }
+
     /// The scale reaches GTK: a heading grows by half when xsettingsd starts serving Xft/DPI 147456. (The layout
     /// check is not asked here: in the moment between the new font and the new layout it rightly sees cuts.)
     @Test func theScaleReachesGTK() throws {

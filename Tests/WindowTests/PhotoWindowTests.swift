@@ -242,6 +242,77 @@ struct PhotoWindowTests {
         try session.screenshot("photos-suggestions")
     }
 
+    /// The photo cells shown (their names), once they are `names`; fails after `timeout` with what was shown.
+    private func waitForCells(_ session: WindowSession, _ names: [String], timeout: Double = 15) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        var shown: [String] = []
+        while Date() < deadline {
+            shown = Array(Set(try session.labels().filter { $0.hasPrefix("IMG_") && $0.hasSuffix(".jpg") })).sorted()
+            if shown == names { return }
+            Thread.sleep(forTimeInterval: 0.2)
+        }
+        Issue.record("the grid shows \(shown), not \(names)")
+    }
+
+    /// Issue 35: the filters. Four photos made by Pillow, dated, located and placed by exiftool (EXIF dates and
+    /// GPS, an IPTC City, an XMP City): by year, by location, by place and by name the grid, the totals and
+    /// the filter's line follow; Compress makes copies of the photos shown, and of no other.
+    @Test func theFiltersNarrowTheGridTheTotalsAndTheRun() throws {
+        let scratch = try ScratchDirectory()
+        let folder = try album(scratch, count: 4)
+        let gps = ["-GPS:GPSLatitudeRef=N", "-GPS:GPSLatitude=38.71", "-GPS:GPSLongitudeRef=W", "-GPS:GPSLongitude=9.14"]
+        let tags: [(String, [String])] = [
+            ("IMG_00.jpg", ["-ExifIFD:DateTimeOriginal=2021:06:01 10:00:00", "-IPTC:City=Lisboa", "-IPTC:Country-PrimaryLocationName=Portugal"] + gps),
+            ("IMG_01.jpg", ["-ExifIFD:DateTimeOriginal=2022:07:02 10:00:00", "-XMP-photoshop:City=Berlin", "-XMP-photoshop:Country=Germany"]),
+            ("IMG_02.jpg", ["-ExifIFD:DateTimeOriginal=2022:08:03 10:00:00"] + gps),
+            ("IMG_03.jpg", ["-ExifIFD:DateTimeOriginal=2020:01:01 10:00:00"]),
+        ]
+        for (name, arguments) in tags {
+            let tagged = try Tool.run(["/usr/bin/exiftool", "-q", "-overwrite_original"] + arguments + [folder + "/" + name])
+            #expect(tagged.status == 0, "\(tagged.output)")
+        }
+        let session = try launch([folder])
+        defer { session.stop() }
+        _ = try totalsEstimated(session)
+        try session.click("Filters", role: "push button")
+
+        try session.select("2022", in: "Date taken")
+        try waitForCells(session, ["IMG_01.jpg", "IMG_02.jpg"])
+        try session.waitForText("Showing 2 of 4 photos. Only the photos shown are compressed.", exact: true)
+        #expect(try session.labels().contains { $0.hasPrefix("2 photos, ") }, "the totals follow")
+        try session.select("Any date", in: "Date taken")
+        try waitForCells(session, ["IMG_00.jpg", "IMG_01.jpg", "IMG_02.jpg", "IMG_03.jpg"])
+
+        try session.select("With a location", in: "Location")
+        try waitForCells(session, ["IMG_00.jpg", "IMG_02.jpg"])
+        try session.select("Without a location", in: "Location")
+        try waitForCells(session, ["IMG_01.jpg", "IMG_03.jpg"])
+        try session.select("With or without", in: "Location")
+
+        try session.select("Berlin", in: "Place")
+        try waitForCells(session, ["IMG_01.jpg"])
+        try session.waitForText("1 photo, ")
+        try session.select("Portugal", in: "Place")
+        try waitForCells(session, ["IMG_00.jpg"])
+        try session.select("All places", in: "Place")
+
+        try session.type("Search by name", "03")
+        try waitForCells(session, ["IMG_03.jpg"])
+        try session.type("Search by name", "")
+        try waitForCells(session, ["IMG_00.jpg", "IMG_01.jpg", "IMG_02.jpg", "IMG_03.jpg"])
+        #expect(try !session.labels().contains { $0.hasPrefix("Showing ") }, "no filter, no line")
+
+        // Compress with 2022's photos shown: their copies, beside them (given one by one), and no other.
+        try session.select("2022", in: "Date taken")
+        try session.waitForText("Showing 2 of 4 photos", timeout: 15)
+        try session.screenshot("photos-filtered")
+        try session.click("Compress", role: "push button")
+        #expect(try session.waitForText(anyOf: outcome, timeout: 120) == "Compressed 2 photos")
+        let made = try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains("(compressed)") }.sorted()
+        #expect(made == ["IMG_01 (compressed).jpg", "IMG_02 (compressed).jpg"], "\(made)")
+        #expect(copies(scratch) == [], "no folder of copies: the photos went one by one")
+    }
+
     @Test func everyControlHasANameAndARole() throws {
         let scratch = try ScratchDirectory()
         let folder = try album(scratch, count: 3)
@@ -261,7 +332,7 @@ struct PhotoWindowTests {
         try session.waitForText("2 Fotos, ", timeout: 30)
         let labels = try session.labels()
         for german in ["Einstellungen für diesen Durchlauf", "Längste Seite", "Qualität", "Format", "Ort entfernen", "Originale ersetzen",
-                       "Große Fotos finden", "Unlesbar", "Abbrechen", "Komprimieren"]
+                       "Große Fotos finden", "Unlesbar", "Abbrechen", "Komprimieren", "Filter"]
         {
             #expect(labels.contains(german), "\(german) in \(labels)")
         }

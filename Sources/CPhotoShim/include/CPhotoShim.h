@@ -40,6 +40,13 @@ typedef struct {
     int height;
     /** libvips's loader: "jpegload", "heifload", "pngload", "webpload", "tiffload", … */
     char loader[32];
+    /** EXIF DateTimeOriginal, else DateTimeDigitized, as written ("2024:04:21 08:03:44"); empty: none. */
+    char taken[24];
+    /** The EXIF GPS IFD holds a latitude and a longitude, not both zero. */
+    int located;
+    /** The IPTC block libvips read (a JPEG's Photoshop APP13, a TIFF's IPTC tag), malloc'd (free() it); NULL: none. */
+    char *iptc;
+    size_t iptc_length;
 } ArchiverPhotoHeader;
 
 /** Starts libvips once per process; `concurrency` threads per pipeline. Returns 0 on success. */
@@ -53,8 +60,9 @@ int archiver_photo_can_write(ArchiverPhotoFormat format);
 int archiver_photo_compress(const char *input, const char *output, const ArchiverPhotoOptions *options,
                             ArchiverPhotoResult *result, char **error);
 
-/** Reads the header of `path` (no pixels) and its XMP packet, if any (`*xmp` malloc'd, free() it).
-    Returns 0 on success; otherwise -1 with `*error` a malloc'd message. */
+/** Reads the header of `path` (no pixels), its EXIF date and position and its IPTC block (`header->iptc`), and
+    its XMP packet, if any (`*xmp` malloc'd, free() it). Returns 0 on success; otherwise -1 with `*error` a
+    malloc'd message. */
 int archiver_photo_header(const char *path, ArchiverPhotoHeader *header, char **xmp, size_t *xmp_length, char **error);
 
 /** The copy's XMP: `xmp` (may be NULL) with `xmp:CreatorTool` set to `tool`, replacing a value it had, or
