@@ -148,8 +148,9 @@ struct PhotoFilterTests {
     }
 
     /// Issue 35: on 10,000 photos a filter applies within 0.2 s. Here the pure part, each of five filters
-    /// applied and the positions the grid then shows listed, with a generous bound for a busy machine
-    /// (a debug build; bench/photo-filter.sh measures the window).
+    /// applied and the positions the grid then shows listed, with a bound ten times the target: a debug build
+    /// on a loaded CI machine must not fail it, a filter that scans quadratically still does (bench/photo-filter.sh
+    /// measures the window against the target itself).
     @Test func tenThousandPhotosFilterQuickly() {
         var selection = PhotoSelection()
         let places = ["Lisboa", "Porto", "Berlin", "Paris", "Wien"]
@@ -174,7 +175,7 @@ struct PhotoFilterTests {
             let elapsed = ContinuousClock.now - clock
             counts.append(positions.count)
             #expect(totals.shown == positions.count)
-            #expect(elapsed < .milliseconds(200), "\(filter): \(elapsed)")
+            #expect(elapsed < .seconds(2), "\(filter): \(elapsed)")
         }
         #expect(counts == [1000, 3334, 2000, 111, 86, 10_000], "\(counts)")
     }
