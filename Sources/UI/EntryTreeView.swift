@@ -432,8 +432,8 @@ final class EntryTreeView {
     // MARK: - Checking
 
     private func show(_ check: UnsafeMutablePointer<GtkWidget>, _ node: Int) {
-        binding = true
         let state = tree.state(node)
+        binding = true
         gtk_check_button_set_inconsistent(cast(check), state == .mixed ? 1 : 0)
         gtk_check_button_set_active(cast(check), state == .on ? 1 : 0)
         binding = false
