@@ -119,15 +119,16 @@ final class ZipAES {
         return true
     }
 
-    /// Encrypts the `count` bytes at `offset` of `file` where they lie (a member's data just written
-    /// there); false when reading or writing failed, `errno` saying why.
-    func encrypt(file: Int32, at offset: Int64, count: Int64) -> Bool {
+    /// Encrypts the `count` bytes at `offset` of a file where they lie (a member's data just written
+    /// there), read through `source` and written through `file` (a write-only descriptor cannot read);
+    /// false when reading or writing failed, `errno` saying why.
+    func encrypt(file: Int32, readingFrom source: Int32, at offset: Int64, count: Int64) -> Bool {
         let room = scratch ?? .allocate(byteCount: 1 << 16, alignment: 16)
         scratch = room
         var done: Int64 = 0
         while done < count {
             let length = Int(min(Int64(room.count), count - done))
-            guard FileSystem.readFully(file, into: room.baseAddress!, count: length, at: offset + done) == length else { return false }
+            guard FileSystem.readFully(source, into: room.baseAddress!, count: length, at: offset + done) == length else { return false }
             encrypt(UnsafeMutableRawBufferPointer(rebasing: room[..<length]))
             var written = 0
             while written < length {

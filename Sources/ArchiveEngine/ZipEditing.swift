@@ -33,6 +33,10 @@ enum ZipEditing {
             if aes { aesPassword = password } else { scratch = try encryptedMembers(context, plan: plan, password: password) }
         }
 
+        // AES members are encrypted where they were compressed: read back through a descriptor of its own.
+        let readBack = aesPassword == nil ? -1 : pending.path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        defer { if readBack >= 0 { close(readBack) } }
+        if aesPassword != nil, readBack < 0 { throw FileSystem.destinationError(errno, context.folder) }
         var writer = ZipContainerWriter(descriptor: pending.descriptor, folder: context.folder)
         try writer.copyBytes(from: context.descriptor, at: 0, count: zip.prefixEnd)
         let total = context.size + context.newBytes
@@ -82,7 +86,7 @@ enum ZipEditing {
                             from: file, size: item.size, level: settings.method == .store ? nil : Int32(settings.level ?? 6), into: output,
                             at: start, control: context.control, name: item.path.string)
                         guard let aes else { return sums }
-                        let code = aes.encrypt(file: output, at: start, count: sums.compressedSize) ? aes.authenticationCode() : nil
+                        let code = aes.encrypt(file: output, readingFrom: readBack, at: start, count: sums.compressedSize) ? aes.authenticationCode() : nil
                         guard let code, pwrite(output, aes.header, aes.header.count, off_t(offset)) == aes.header.count,
                             pwrite(output, code, code.count, off_t(start + sums.compressedSize)) == code.count
                         else { throw FileSystem.destinationError(errno, context.folder) }
