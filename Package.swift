@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CLzma", pkgConfig: "liblzma", providers: [.apt(["liblzma-dev"])]),
         // libbz2 has no pkg-config file on Debian: the module map links it by name.
         .systemLibrary(name: "CBzip2", providers: [.apt(["libbz2-dev"])]),
+        // WinZip AES in our zip writer (AES-256, HMAC-SHA1, PBKDF2); libarchive links it too.
+        .systemLibrary(name: "CNettle", pkgConfig: "nettle", providers: [.apt(["nettle-dev"])]),
         // SquashFS images (snaps, .sqfs), read as a tar by CSquashfsShim.
         .systemLibrary(name: "CSquashfs", pkgConfig: "libsquashfs1", providers: [.apt(["libsquashfs-dev"])]),
         .target(name: "CSquashfsShim", dependencies: ["CSquashfs", "CArchive"]),
@@ -51,7 +53,7 @@ let package = Package(
         ),
         .target(
             name: "ArchiveEngine",
-            dependencies: ["ArchiverCore", "Platform", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma", "CBzip2", "CSquashfsShim"]
+            dependencies: ["ArchiverCore", "Platform", "CArchive", "CZstd", "CZlib", "CIsal", "CLzma", "CBzip2", "CNettle", "CSquashfsShim"]
         ),
         .target(
             name: "Desktop",
@@ -183,8 +185,8 @@ if Context.environment["ARCHIVER_FUZZ"] == "1" {
     }
 }
 
-// Test hooks (`ARCHIVER_TEST_HANG`, `ARCHIVER_STALL_SECONDS`, `ARCHIVER_STATISTICS_PAUSE`, `ARCHIVER_UI_TIMINGS…`)
-// are compiled into debug builds only, which the tests and the timing benchmarks run: a release build
+// Test hooks (`ARCHIVER_TEST_HANG`, `ARCHIVER_STALL_SECONDS`, `ARCHIVER_STATISTICS_PAUSE`, `ARCHIVER_UI_TIMINGS…`,
+// `ARCHIVER_TEST_SALT`) are compiled into debug builds only, which the tests and the timing benchmarks run: a release build
 // (`make release`, `make install`, the package) reads none of them. Each hook sits in `#if ARCHIVER_TEST_HOOKS`.
 for target in package.targets where target.type == .regular || target.type == .executable {
     target.swiftSettings = (target.swiftSettings ?? []) + [.define("ARCHIVER_TEST_HOOKS", .when(configuration: .debug))]

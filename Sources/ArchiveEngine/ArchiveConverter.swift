@@ -60,10 +60,10 @@ public enum ArchiveConverter {
         defer { withExtendedLifetime(pending) {} }
         let sink = OutputSink(descriptor: pending.descriptor, in: folder, control: control)
         let target: ConversionTarget =
-            if format == .zip, password == nil {
-                ContainerTarget(sink: sink, folder: folder, level: level, comment: comment ?? [])
+            if format == .zip {
+                ContainerTarget(sink: sink, folder: folder, level: level, password: password, comment: comment ?? [])
             } else {
-                try LibarchiveTarget(sink: sink, path: pending.path, folder: folder, format: format, level: level, password: password, comment: comment)
+                try LibarchiveTarget(sink: sink, folder: folder, format: format, level: level)
             }
         var result = CompressResult(
             output: folder.appending(bytes: name), size: 0, inputBytes: 0, files: 0, folders: 0, symlinks: 0, warnings: [])
@@ -177,19 +177,25 @@ private protocol ConversionTarget: AnyObject {
     func close() throws(ArchiverError)
 }
 
-/// Zips without a password: our container (the one zip writer, with the comment in its end record), each
-/// file's data deflated as it streams in, on every core when it is large.
+/// Zips: our container (the one zip writer, with the comment in its end record), each file's data
+/// deflated as it streams in, on every core when it is large, and with a password encrypted as it comes
+/// out (WinZip AES, `ZipAES`; symlinks, folders and empty files stay plain, as `ZipCompression` says why).
 private final class ContainerTarget: ConversionTarget {
     private var writer: ZipContainerWriter
     private let level: Int32?
+    private let password: Secret?
+    private var salts = ZipAES.Salts()
     private let comment: [UInt8]
-    private var open: (member: ZipContainerWriter.OpenMember, deflate: ParallelDeflate?, crc: uLong, size: Int64)?
+    private var open: (member: ZipContainerWriter.OpenMember, deflate: ParallelDeflate?, aes: ZipAES?, crc: uLong, size: Int64)?
     private var failure: ArchiverError?
+    /// The deflater of small files, kept from one to the next (`ParallelDeflate.reset` says why).
+    private lazy var small = level.map { ParallelDeflate(level: $0, workers: 1) }
 
-    init(sink: OutputSink, folder: FilePath, level: CompressionLevel, comment: [UInt8]) {
+    init(sink: OutputSink, folder: FilePath, level: CompressionLevel, password: Secret?, comment: [UInt8]) {
         writer = ZipContainerWriter(sink: sink, folder: folder)
         let settings = ArchiveFormat.zip.settings(for: level)
         self.level = settings.method == .store ? nil : Int32(settings.level ?? 6)
+        self.password = password
         self.comment = comment
     }
 
@@ -207,12 +213,20 @@ private final class ContainerTarget: ConversionTarget {
         let member = ZipContainerWriter.NewMember(
             name: name, mode: type | info.permissions & 0o7777, modified: info.modified ?? 0,
             owner: UInt32(truncatingIfNeeded: archive_entry_uid(entry)), group: UInt32(truncatingIfNeeded: archive_entry_gid(entry)),
-            method: info.kind == .file && level != nil ? 8 : 0, expectedSize: size)
+            method: info.kind == .file && level != nil ? 8 : 0, expectedSize: size,
+            encrypted: info.kind == .file && (info.size ?? 1) > 0 && password != nil)
         switch info.kind {
         case .file:
             // A small file gains nothing from more workers, which would each hold a block.
-            let workers = size > ZipCompression.wholeLimit ? Compressor.processorCount() : 1
-            open = (try writer.begin(member), level.map { ParallelDeflate(level: $0, workers: workers) }, 0, 0)
+            var deflate = small
+            if size > ZipCompression.wholeLimit {
+                deflate = level.map { ParallelDeflate(level: $0, workers: Compressor.processorCount()) }
+            } else {
+                deflate?.reset()
+            }
+            let aes = member.encrypted ? ZipAES(password: password!, salt: salts.next()) : nil
+            open = (try writer.begin(member), deflate, aes, 0, 0)
+            if let aes, !aes.header.withUnsafeBytes(written) { throw failure ?? outOfMemory() }
         case .symlink:
             let target = info.linkTarget ?? []
             let crc = target.withUnsafeBytes { crc32(0, $0.baseAddress?.assumingMemoryBound(to: Bytef.self), uInt($0.count)) }
@@ -223,7 +237,13 @@ private final class ContainerTarget: ConversionTarget {
         }
     }
 
+    /// Writes a member's bytes as they come out of deflate, encrypted first when it is.
     private func emit(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        if let aes = open?.aes { return aes.encrypt(bytes, emit: written) }
+        return written(bytes)
+    }
+
+    private func written(_ bytes: UnsafeRawBufferPointer) -> Bool {
         do throws(ArchiverError) { try writer.append(bytes) } catch {
             failure = error
             return false
@@ -238,18 +258,22 @@ private final class ContainerTarget: ConversionTarget {
             guard deflate.write(bytes, emit: emit) else { throw failure ?? outOfMemory() }
         } else {
             current.crc = crc32(current.crc, bytes.baseAddress!.assumingMemoryBound(to: Bytef.self), uInt(bytes.count))
-            try writer.append(bytes)
+            guard emit(bytes) else { throw failure ?? outOfMemory() }
         }
         open = current
     }
 
     func end() throws(ArchiverError) {
         guard let current = open else { return }
-        open = nil
         var sums = ZipContainerWriter.Sums(crc: UInt32(current.crc), compressedSize: current.size, size: current.size, method: 0)
         if let deflate = current.deflate {
             guard deflate.finish(emit: emit) else { throw failure ?? outOfMemory() }
             sums = .init(crc: deflate.crc, compressedSize: deflate.outputSize, size: current.size, method: 8)
+        }
+        open = nil
+        if let aes = current.aes {
+            guard aes.authenticationCode().withUnsafeBytes(written) else { throw failure ?? outOfMemory() }
+            sums.compressedSize += ZipAES.overhead
         }
         try writer.end(current.member, sums: sums)
     }
@@ -259,27 +283,16 @@ private final class ContainerTarget: ConversionTarget {
     private func outOfMemory() -> ArchiverError { ArchiverError(.destination, tr("Out of memory while starting the archive.")) }
 }
 
-/// Every other format, and AES zips: libarchive's writer. libarchive writes no zip comment: its end
-/// record is given one (`ZipComment`).
+/// Every other format: libarchive's writer (none of them is encrypted).
 private final class LibarchiveTarget: ConversionTarget {
     private let writer: ArchiveWriter
     private let folder: String
-    private let path: FilePath
-    private let comment: [UInt8]?
 
-    init(
-        sink: OutputSink, path: FilePath, folder: FilePath, format: ArchiveFormat, level: CompressionLevel, password: Secret?,
-        comment: [UInt8]?
-    )
-        throws(ArchiverError)
-    {
-        let writer = try ArchiveWriter(
-            format: format, settings: format.settings(for: level), threads: Compressor.processorCount(), password: password)
+    init(sink: OutputSink, folder: FilePath, format: ArchiveFormat, level: CompressionLevel) throws(ArchiverError) {
+        let writer = try ArchiveWriter(format: format, settings: format.settings(for: level), threads: Compressor.processorCount())
         try writer.open(sink: sink, folder: folder.string)
         self.writer = writer
         self.folder = folder.string
-        self.path = path
-        self.comment = format == .zip ? comment : nil
     }
 
     func begin(_ info: ArchiveEntryInfo, entry: OpaquePointer) throws(ArchiverError) {
@@ -290,10 +303,7 @@ private final class LibarchiveTarget: ConversionTarget {
 
     func end() {}
 
-    func close() throws(ArchiverError) {
-        try writer.close(folder: folder)
-        if let comment { try ZipComment.write(String(decoding: comment, as: UTF8.self), into: path) }
-    }
+    func close() throws(ArchiverError) { try writer.close(folder: folder) }
 }
 
 /// What each target format can hold, decided from the entry alone.

@@ -213,7 +213,7 @@ public enum Compressor {
 
 /// Writes one archive's bytes with whichever writer suits the format: 7-Zip for 7z when it is installed
 /// (faster on all cores, and the only way to encrypt 7z), our zip container for zip on every core
-/// (`ZipCompression`), libarchive for the rest and for AES zips.
+/// (`ZipCompression`, AES included), libarchive for the rest.
 private struct Backend {
     let tree: FileTree
     let items: [CompressPlan.Item]
@@ -245,8 +245,6 @@ private struct Backend {
             try withContainer(OutputSink(descriptor: descriptor, in: destination, control: control), progress: progress)
         } else {
             try withLibarchive(OutputSink(descriptor: descriptor, in: destination, control: control), progress: progress)
-            // libarchive writes no comment: its end record is given one (AES zips).
-            if let comment { try ZipComment.write(String(decoding: comment, as: UTF8.self), into: temporary) }
         }
     }
 
@@ -280,15 +278,15 @@ private struct Backend {
         ) { progress(Int64($0 * Double(total)), total) }
     }
 
-    /// Zips without a password go through our own container, compressed on every core.
-    private var usesContainer: Bool { format == .zip && password == nil }
+    /// Zips go through our own container, compressed (and encrypted) on every core.
+    private var usesContainer: Bool { format == .zip }
 
     /// The zip through `ZipCompression`, into `sink`.
     private func withContainer(_ sink: OutputSink, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {
         let settings = format.settings(for: level)
         let zip = ZipCompression(
             tree: tree, names: names, level: settings.method == .store ? nil : Int32(settings.level ?? 6),
-            workers: Compressor.processorCount(), control: control)
+            workers: Compressor.processorCount(), control: control, password: password)
         try explained(sink) { () throws(ArchiverError) in
             try zip.write(into: sink, folder: destination, comment: comment ?? []) { progress($0, tree.totalBytes) }
         }

@@ -172,6 +172,10 @@ struct ZipContainerWriter {
         var method: UInt16
         /// The size it will have uncompressed, if known: over about 4 GiB its local header has zip64 sizes.
         var expectedSize: Int64
+        /// Encrypted with WinZip AES (`ZipAES`): the caller writes the salt, verifier, encrypted bytes and
+        /// authentication code as its data, and their count as its compressed size. The headers say
+        /// method 99 with the real method in their AES field, and no CRC (AE-2).
+        var encrypted = false
     }
 
     /// What compressing a member's bytes gave.
@@ -340,6 +344,8 @@ struct ZipContainerWriter {
         fileprivate let flags: UInt16
         fileprivate let time: UInt16
         fileprivate let date: UInt16
+        /// Where its local header ends (its AES field, when encrypted, is last).
+        fileprivate let headerEnd: Int64
         /// Its sums were in the header already: nothing to set afterwards.
         fileprivate let known: Bool
     }
@@ -372,7 +378,7 @@ struct ZipContainerWriter {
     /// (set by `end`). Its data follows through `append`.
     mutating func begin(_ member: NewMember, sums: Sums? = nil) throws(ArchiverError) -> OpenMember {
         let start = position
-        var flags: UInt16 = 0
+        var flags: UInt16 = member.encrypted ? 1 : 0
         if !member.name.allSatisfy({ $0 < 0x80 }), String(validating: member.name, as: UTF8.self) != nil { flags |= 0x800 }
         let (time, date) = ZipBytes.dosTime(member.modified)
         let wide = sums.map { $0.size >= 0xFFFF_FFFF || $0.compressedSize >= 0xFFFF_FFFF } ?? Self.needsZip64(expectedSize: member.expectedSize)
@@ -382,20 +388,23 @@ struct ZipContainerWriter {
             let values = sums.map { ZipBytes.u64($0.size) + ZipBytes.u64($0.compressedSize) } ?? [UInt8](repeating: 0, count: 16)
             extra = ZipExtra.join([(1, values)]) + extra
         }
-        let needed: UInt16 = wide ? 45 : 20
+        let method = sums?.method ?? member.method
+        if member.encrypted { extra += ZipExtra.join([ZipAES.extraField(method: method)]) }
+        let needed: UInt16 = member.encrypted ? ZipAES.versionNeeded : wide ? 45 : 20
         var fields = [UInt8](repeating: 0, count: 12)
         if let sums {
-            fields = ZipBytes.u32(sums.crc)
+            fields = ZipBytes.u32(member.encrypted ? 0 : sums.crc)
                 + (wide ? [UInt8](repeating: 0xFF, count: 8) : ZipBytes.u32(UInt32(sums.compressedSize)) + ZipBytes.u32(UInt32(sums.size)))
         } else if wide {
             fields.replaceSubrange(4..<12, with: [UInt8](repeating: 0xFF, count: 8))
         }
         let header =
-            ZipBytes.u32(0x0403_4B50) + ZipBytes.u16(needed) + ZipBytes.u16(flags) + ZipBytes.u16(sums?.method ?? member.method)
+            ZipBytes.u32(0x0403_4B50) + ZipBytes.u16(needed) + ZipBytes.u16(flags) + ZipBytes.u16(member.encrypted ? ZipAES.method : method)
             + ZipBytes.u16(time) + ZipBytes.u16(date) + fields
             + ZipBytes.u16(member.name.count) + ZipBytes.u16(extra.count) + member.name + extra
         try write(header)
-        return OpenMember(member: member, start: start, wide: wide, flags: flags, time: time, date: date, known: sums != nil)
+        return OpenMember(
+            member: member, start: start, wide: wide, flags: flags, time: time, date: date, headerEnd: position, known: sums != nil)
     }
 
     /// Ends the member `begin` opened, whose data has been appended: sets its header's sums (unless they
@@ -405,18 +414,25 @@ struct ZipContainerWriter {
         guard wide || (sums.compressedSize < 0xFFFF_FFFF && sums.size < 0xFFFF_FFFF) else {
             throw ArchiverError(.destination, tr("“%@” grew past 4 GiB while it was being added; nothing was changed.", member.name.displayName))
         }
+        let encrypted = member.encrypted
+        let crc = encrypted ? 0 : sums.crc
         if !open.known {
-            var fixed = ZipBytes.u16(sums.method) + ZipBytes.u16(time) + ZipBytes.u16(date) + ZipBytes.u32(sums.crc)
+            var fixed = ZipBytes.u16(encrypted ? ZipAES.method : sums.method) + ZipBytes.u16(time) + ZipBytes.u16(date) + ZipBytes.u32(crc)
             fixed += wide ? [UInt8](repeating: 0xFF, count: 8) : ZipBytes.u32(UInt32(sums.compressedSize)) + ZipBytes.u32(UInt32(sums.size))
             try pwriteAll(fixed, at: start + 8)
             if wide { try pwriteAll(ZipBytes.u64(sums.size) + ZipBytes.u64(sums.compressedSize), at: start + 30 + Int64(member.name.count) + 4) }
+            // A deflate that grew the data was stored instead: the AES field, last, says so.
+            if encrypted { try pwriteAll(ZipBytes.u16(sums.method), at: open.headerEnd - 2) }
         }
         let isFolder = member.mode & 0o170000 == 0o040000
         let owner = ZipBytes.u32(member.owner), group = ZipBytes.u32(member.group)
+        var extra: [(id: Int, data: [UInt8])] = [ZipExtra.timestamp(member.modified), (0x7875, [1, 4] + owner + [4] + group)]
+        if encrypted { extra.append(ZipAES.extraField(method: sums.method)) }
+        let needed: UInt16 = encrypted ? ZipAES.versionNeeded : wide ? 45 : 20
         appendRecord(ZipMembers.Member(
-            versionMadeBy: 3 << 8 | 30, versionNeeded: wide ? 45 : 20, flags: open.flags, method: sums.method, time: time, date: date,
-            crc: sums.crc, compressedSize: sums.compressedSize, size: sums.size, name: member.name,
-            extra: ZipExtra.join([ZipExtra.timestamp(member.modified), (0x7875, [1, 4] + owner + [4] + group)]), comment: [],
+            versionMadeBy: 3 << 8 | (encrypted ? ZipAES.versionNeeded : 30), versionNeeded: needed, flags: open.flags, method: encrypted ? ZipAES.method : sums.method,
+            time: time, date: date, crc: crc, compressedSize: sums.compressedSize, size: sums.size, name: member.name,
+            extra: ZipExtra.join(extra), comment: [],
             internalAttributes: 0, externalAttributes: member.mode << 16 | (isFolder ? 0x10 : 0), offset: start, end: position))
     }
 

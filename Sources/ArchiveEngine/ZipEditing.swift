@@ -4,9 +4,9 @@ import Platform
 import SystemPackage
 
 /// The edit engine's zip: every member the plan keeps is copied raw (local header, data, descriptor as
-/// they were), new ones are compressed into our container writer. In an encrypted zip the new members are
-/// encrypted the same way (AES-256, or ZipCrypto with a warning) by libarchive's writer into a scratch zip,
-/// from which they too are copied raw: the container stays ours, the crypto libarchive's.
+/// they were), new ones are compressed into our container writer. In an encrypted zip the new files are
+/// encrypted the same way: with AES-256 by us (`ZipAES`), as compress writes them; with ZipCrypto (and a
+/// warning) by libarchive's writer into a scratch zip, from which they too are copied raw.
 enum ZipEditing {
     static func write(_ context: EditContext, into pending: PendingFile, warnings: [JobWarning]) throws(ArchiverError)
         -> (EditPlan, [JobWarning])
@@ -20,6 +20,8 @@ enum ZipEditing {
         let encrypted = zip.members.filter(\.isEncrypted)
         var scratch: (file: PendingFile, members: [[UInt8]: ZipMembers.Member], descriptor: Int32)?
         defer { if let scratch { close(scratch.descriptor) } }
+        var aesPassword: Secret?
+        var salts = ZipAES.Salts()
         if newData, !encrypted.isEmpty {
             let aes = encrypted.contains(where: \.isAES)
             if !aes {
@@ -28,9 +30,13 @@ enum ZipEditing {
                     tr("The entries added to “%@” are encrypted with ZipCrypto, as the archive's others are; ZipCrypto is weak. Make a new archive to get AES-256.", context.name)))
             }
             let password = try checkedPassword(context)
-            scratch = try encryptedMembers(context, plan: plan, password: password, aes: aes)
+            if aes { aesPassword = password } else { scratch = try encryptedMembers(context, plan: plan, password: password) }
         }
 
+        // AES members are encrypted where they were compressed: read back through a descriptor of its own.
+        let readBack = aesPassword == nil ? -1 : pending.path.withPlatformString { open($0, O_RDONLY | O_CLOEXEC) }
+        defer { if readBack >= 0 { close(readBack) } }
+        if aesPassword != nil, readBack < 0 { throw FileSystem.destinationError(errno, context.folder) }
         var writer = ZipContainerWriter(descriptor: pending.descriptor, folder: context.folder)
         try writer.copyBytes(from: context.descriptor, at: 0, count: zip.prefixEnd)
         let total = context.size + context.newBytes
@@ -58,7 +64,9 @@ enum ZipEditing {
                 let member = ZipContainerWriter.NewMember(
                     name: isFolder && path.last != UInt8(ascii: "/") ? path + [UInt8(ascii: "/")] : path, mode: fileMode,
                     modified: modified ?? item?.modified ?? Int64(time(nil)), owner: item?.owner ?? getuid(), group: item?.group ?? getgid(),
-                    method: kind == .file && settings.method != .store ? 8 : 0, expectedSize: item?.size ?? 0)
+                    method: kind == .file && settings.method != .store ? 8 : 0, expectedSize: item?.size ?? 0,
+                    encrypted: kind == .file && (item?.size ?? 0) > 0 && aesPassword != nil)
+                let aes = member.encrypted ? ZipAES(password: aesPassword!, salt: salts.next()) : nil
                 try writer.add(member) { output, offset throws(ArchiverError) in
                     switch kind {
                     case .directory: return .init(crc: 0, compressedSize: 0, size: 0, method: 0)
@@ -72,9 +80,18 @@ enum ZipEditing {
                                 hint: tr("Check its permissions; nothing was changed."), path: item.path.string)
                         }
                         defer { close(file) }
-                        return try ZipDeflate.compress(
+                        // Encrypted: compressed after room for the salt and verifier, then encrypted where it lies.
+                        let start = offset + (aes == nil ? 0 : Int64(aes!.header.count))
+                        var sums = try ZipDeflate.compress(
                             from: file, size: item.size, level: settings.method == .store ? nil : Int32(settings.level ?? 6), into: output,
-                            at: offset, control: context.control, name: item.path.string)
+                            at: start, control: context.control, name: item.path.string)
+                        guard let aes else { return sums }
+                        let code = aes.encrypt(file: output, readingFrom: readBack, at: start, count: sums.compressedSize) ? aes.authenticationCode() : nil
+                        guard let code, pwrite(output, aes.header, aes.header.count, off_t(offset)) == aes.header.count,
+                            pwrite(output, code, code.count, off_t(start + sums.compressedSize)) == code.count
+                        else { throw FileSystem.destinationError(errno, context.folder) }
+                        sums.compressedSize += ZipAES.overhead
+                        return sums
                     }
                 }
                 done += item?.size ?? 0
@@ -135,15 +152,15 @@ enum ZipEditing {
         throw ArchiverError(.password, tr("Wrong password for “%@”.", context.name), hint: tr("Check it and try again."), path: context.archive.string)
     }
 
-    /// The plan's new files and symlinks, encrypted by libarchive's zip writer into a scratch zip beside
-    /// the archive (hidden, removed with the job), and that zip's members by name.
-    private static func encryptedMembers(_ context: EditContext, plan: EditPlan, password: Secret, aes: Bool) throws(ArchiverError)
+    /// The plan's new files and symlinks, encrypted with ZipCrypto by libarchive's zip writer into a scratch
+    /// zip beside the archive (hidden, removed with the job), and that zip's members by name.
+    private static func encryptedMembers(_ context: EditContext, plan: EditPlan, password: Secret) throws(ArchiverError)
         -> (file: PendingFile, members: [[UInt8]: ZipMembers.Member], descriptor: Int32)
     {
         let file = try PendingFile(in: context.folder)
         let writer = try ArchiveWriter(
             format: .zip, settings: ArchiveFormat.zip.settings(for: context.level), threads: 1, password: password,
-            zipEncryption: aes ? "aes256" : "zipcrypt")
+            zipEncryption: "zipcrypt")
         let sink = OutputSink(descriptor: file.descriptor, in: context.folder, control: context.control)
         let folder = context.folder.string
         try writer.open(sink: sink, folder: folder)

@@ -74,6 +74,27 @@ import Testing
         return (plain, said[0] == "True" && said[1] == "0", UInt32(said[2].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0)
     }
 
+    /// A deflater reset after a stream (zip's small members share one a worker) makes the next stream as a
+    /// new one would: no dictionary, sums and sizes from zero.
+    @Test func aResetDeflaterMakesTheStreamANewOneWould() throws {
+        let (first, second) = (Self.text(300_000), Self.text(200_000).reversed().map { $0 })
+        for level: Int32 in [1, 6] {
+            let reused = ParallelDeflate(level: level, workers: 1)
+            for input in [first, second, []] {
+                reused.reset()
+                var output: [UInt8] = []
+                let emit = { (bytes: UnsafeRawBufferPointer) -> Bool in
+                    output += bytes
+                    return true
+                }
+                try input.withUnsafeBytes { try #require(reused.write($0, emit: emit) && reused.finish(emit: emit)) }
+                let fresh = try Self.deflate(input, level: level, workers: 1)
+                #expect(output == fresh.bytes && reused.crc == fresh.crc && reused.outputSize == fresh.outputSize)
+                #expect(reused.inputSize == Int64(input.count))
+            }
+        }
+    }
+
     @Test func emptyInputIsAnEndedEmptyStream() throws {
         let made = try Self.deflate([], level: 6, workers: 2)
         let back = try Self.inflate(made.bytes)

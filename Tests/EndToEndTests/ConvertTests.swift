@@ -88,7 +88,7 @@ import Testing
 
     /// Into zip through our own container, as compressing writes it: no data descriptors, a file larger than
     /// the whole-member limit deflated on every core, and the comment in the end record (`unzip -z`, 7-Zip);
-    /// an AES target (libarchive's writer) gets the comment too.
+    /// an AES target too, its files encrypted as they stream in (the large one as its blocks come back).
     @Test func aConvertedZipIsOurContainerWithItsComment() throws {
         let s = try ScratchDirectory()
         try FileManager.default.createDirectory(atPath: s.sub("src/d"), withIntermediateDirectories: true)
@@ -116,6 +116,12 @@ import Testing
         #expect(locked.status == 0, "\(locked.stderr)")
         #expect(try E2E.run("/usr/bin/unzip", ["-z", s.sub("x (2).zip")]).stdout.contains("locked"))
         #expect(try E2E.run("/usr/bin/7zz", ["t", "-ppw", s.sub("x (2).zip")]).status == 0)
+        #expect(try E2E.run("/usr/bin/7zz", ["t", "-pwrong", s.sub("x (2).zip")]).status != 0)
+        let methods = try E2E.python(
+            "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1]) as z:\n    print(sorted((i.filename, i.compress_type) for i in z.infolist()))",
+            [s.sub("x (2).zip")]
+        ).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(methods == "[('d/', 0), ('d/a.txt', 99), ('d/big.txt', 99), ('d/link', 0)]", "\(methods)")
     }
 
     @Test func anEncryptedZipAsksForItsPassword() throws {

@@ -84,6 +84,72 @@ import Testing
         }
     }
 
+    /// With a password every file's data is WinZip AES (AE-2, AES-256) over its compressed bytes, read by
+    /// 7-Zip and bsdtar with the password only and by us; the same bytes on one worker and on two once the
+    /// salts are numbered (`ARCHIVER_TEST_SALT`, debug builds only), and random salts otherwise.
+    @Test func anAESZipIsTheSameOnOneWorkerAndTwoAndOpensWithThePasswordOnly() throws {
+        try E2E.withScratch { s in
+            try makeInputs(s)
+            // Not the Latin-1 name: bsdtar and our extractor decode it rather than keep its bytes.
+            try s.python("import os, sys; os.remove(sys.argv[1].encode() + b'/caf\\xe9.txt')", [s.path("Data")])
+            // 7-Zip takes only ASCII passwords for zip.
+            let password = "pass word"
+            for (name, workers, salt) in [("one", "1", true), ("two", "2", true), ("random", "2", false)] {
+                let made = try E2E.run(
+                    E2E.compressName, ["--format", "zip", "--encrypt", "--password-stdin", "--output", s.path("\(name).zip"), s.path("Data")],
+                    environment: ["ARCHIVER_TEST_WORKERS": workers].merging(salt ? ["ARCHIVER_TEST_SALT": "1"] : [:]) { $1 },
+                    input: password + "\n")
+                #expect(made.status == 0, "\(made.stderr)")
+            }
+            let one = try #require(E2E.read(s.path("one.zip")))
+            #expect(one == E2E.read(s.path("two.zip")))
+            #expect(one.count == E2E.read(s.path("random.zip"))?.count && one != E2E.read(s.path("random.zip")))
+
+            for archive in [s.path("two.zip"), s.path("random.zip")] {
+                try s.must("/usr/bin/7zz", ["t", "-p" + password, archive])
+                #expect(try s.tool("/usr/bin/7zz", ["t", "-pwrong", archive]).status != 0)
+                try s.mkdir("wrong")
+                #expect(try s.tool("/usr/bin/bsdtar", ["-xf", archive, "--passphrase", "wrong", "-C", s.path("wrong")]).status != 0)
+            }
+            try s.mkdir("bsdtar")
+            try s.must("/usr/bin/bsdtar", ["-xf", s.path("random.zip"), "--passphrase", password, "-C", s.path("bsdtar")])
+            #expect(try TreeSnapshot.differences(expected: s.path("Data"), actual: s.path("bsdtar/Data")) == [])
+            let ours = try E2E.run(E2E.extractName, ["--password-stdin", "--to", s.path("ours"), s.path("two.zip")], input: password + "\n")
+            #expect(ours.status == 0, "\(ours.stderr)")
+            #expect(try TreeSnapshot.differences(expected: s.path("Data"), actual: s.path("ours/Data")) == [])
+
+            // Each file's data: salt, the verifier and code PBKDF2 and HMAC-SHA1 give (Python's own), no CRC.
+            let python = try s.python(
+                """
+                import sys, zipfile, struct, hashlib, hmac, stat
+                z = zipfile.ZipFile(sys.argv[1]); raw = open(sys.argv[1], 'rb').read(); salts = set()
+                for i in z.infolist():
+                    if not stat.S_ISREG(i.external_attr >> 16) or i.file_size == 0:
+                        print('plain' if i.compress_type in (0, 8) and not i.flag_bits & 1 else 'encrypted', i.filename); continue
+                    n, e = struct.unpack('<HH', raw[i.header_offset + 26:i.header_offset + 30])
+                    local = raw[i.header_offset + 30 + n:i.header_offset + 30 + n + e]
+                    data = raw[i.header_offset + 30 + n + e:][:i.compress_size]
+                    fields = {}
+                    while local:
+                        tag, size = struct.unpack('<HH', local[:4]); fields[tag] = local[4:4 + size]; local = local[4 + size:]
+                    version, vendor, strength, method = struct.unpack('<H2sBH', fields[0x9901])
+                    key = hashlib.pbkdf2_hmac('sha1', sys.argv[2].encode(), data[:16], 1000, 66)
+                    good = key[64:] == data[16:18] and hmac.new(key[32:64], data[18:-10], 'sha1').digest()[:10] == data[-10:]
+                    salts.add(data[:16])
+                    print('aes', i.filename, i.compress_type, i.flag_bits & 9, i.CRC, version, vendor.decode(), strength, method, good)
+                print('salts', len(salts) == sum(1 for i in z.infolist() if stat.S_ISREG(i.external_attr >> 16) and i.file_size))
+                """, [s.path("random.zip"), password])
+            let facts = python.stdout
+            #expect(facts.contains("aes Data/big.txt 99 1 0 2 AE 3 8 True"), "\(facts)")
+            #expect(facts.contains("aes Data/noise.bin 99 1 0 2 AE 3 0 True"), "\(facts)")
+            #expect(facts.contains("aes Data/Grüße.txt 99 1 0 2 AE 3 8 True"), "\(facts)")
+            #expect(!facts.contains("False") && !facts.contains("encrypted "), "\(facts)")
+            // Symlinks, folders and empty files are plain, as libarchive's writer left them (ZipCompression says why).
+            #expect(facts.contains("plain Data/link") && facts.contains("plain Data/empty folder/") && facts.contains("plain Data/empty\n"), "\(facts)")
+            #expect(facts.contains("salts True"), "\(facts)")
+        }
+    }
+
     /// Stored members and split parts go the same way: the parts joined are a zip every reader takes.
     @Test func aStoredSplitZipReadsBack() throws {
         try E2E.withScratch { s in
