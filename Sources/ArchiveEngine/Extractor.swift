@@ -352,9 +352,10 @@ public enum Extractor {
             .min { rank(entries[$0]) < rank(entries[$1]) }
     }
 
-    /// Files first (they have data to check), smallest first.
+    /// Files with data first, smallest first; then empty files: an encrypted empty file has no data whose
+    /// check could catch a wrong password (libarchive takes any password for one from 7-Zip).
     private static func rank(_ entry: ArchiveEntryInfo) -> (Int, Int64) {
-        (entry.kind == .file ? 0 : 1, entry.size ?? 0)
+        (entry.kind != .file ? 2 : entry.size == 0 ? 1 : 0, entry.size ?? 0)
     }
 
     /// Asks until a password opens the probe entry; nothing is written meanwhile.
