@@ -245,6 +245,8 @@ private struct Backend {
             try withContainer(OutputSink(descriptor: descriptor, in: destination, control: control), progress: progress)
         } else {
             try withLibarchive(OutputSink(descriptor: descriptor, in: destination, control: control), progress: progress)
+            // libarchive writes no comment: its end record is given one (ZipCrypto zips).
+            if let comment { try ZipComment.write(String(decoding: comment, as: UTF8.self), into: temporary) }
         }
     }
 
@@ -278,8 +280,9 @@ private struct Backend {
         ) { progress(Int64($0 * Double(total)), total) }
     }
 
-    /// Zips go through our own container, compressed (and encrypted) on every core.
-    private var usesContainer: Bool { format == .zip }
+    /// Zips go through our own container, compressed (and AES-encrypted) on every core; ZipCrypto, which
+    /// the container does not write, stays with libarchive.
+    private var usesContainer: Bool { format == .zip && !zipCrypto }
 
     /// The zip through `ZipCompression`, into `sink`.
     private func withContainer(_ sink: OutputSink, progress: (Int64, Int64?) -> Void) throws(ArchiverError) {

@@ -139,7 +139,8 @@ struct Rar5Header {
         guard let type = fields.vint(), let flags = fields.vint() else { return nil }
         let extraSize = flags & 0x1 != 0 ? fields.vint() : 0
         let dataSize = flags & 0x2 != 0 ? fields.vint() : 0
-        guard let extraSize, let dataSize, extraSize <= fields.remaining else { return nil }
+        // A data size near Int64.max (a vint holds 63 bits, the header's CRC is no protection) would overflow `end`.
+        guard let extraSize, let dataSize, extraSize <= fields.remaining, dataSize < 1 << 62 else { return nil }
         var extra = Fields(fields.bytes.suffix(extraSize))
         var types: [Int] = []
         while extra.remaining > 0, let length = extra.vint(), length > 0, let record = extra.take(length) {

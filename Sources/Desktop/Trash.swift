@@ -1,6 +1,7 @@
 import ArchiverCore
 internal import CGLib
 import Glibc
+import Platform
 import SystemPackage
 
 /// The desktop trash (GIO's `g_file_trash`: `$XDG_DATA_HOME/Trash`, or the `.Trash-UID` of another disk),
@@ -58,7 +59,13 @@ public enum Trash {
     /// Moves the trash's `item` (one of `items(from:)`) back to `original`, and forgets its info.
     /// - Returns: false when `original` is taken or the move fails.
     public static func putBack(_ item: FilePath, at original: FilePath) -> Bool {
-        guard access(original.string, F_OK) != 0, rename(item.string, original.string) == 0 else { return false }
+        // In one step that fails when the name is taken: a file another program made there meanwhile stays.
+        var moved = FileSystem.renameIfFree(item, original) == 0
+        if !moved, errno == EINVAL || errno == ENOSYS || errno == ENOTSUP, link(item.string, original.string) == 0 {
+            _ = unlink(item.string)
+            moved = true
+        }
+        guard moved else { return false }
         let trash = item.removingLastComponent().removingLastComponent()
         _ = unlink(trash.appending("info").appending((item.lastComponent?.string ?? "") + ".trashinfo").string)
         return true

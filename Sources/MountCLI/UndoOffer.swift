@@ -57,6 +57,8 @@ enum UndoOffer {
     private static let asked = Atomic<Bool>(false)
 
     static func run(_ offer: Offer) -> Never {
+        // The static is made now, not on its first use inside the handler, where making it is not safe.
+        _ = stopped.load(ordering: .relaxed)
         signal(SIGTERM) { _ in UndoOffer.stopped.store(true, ordering: .relaxed) }
         guard let notifier = Notifier.connect() else { exit(0) }
         takeOver(offer.archive)

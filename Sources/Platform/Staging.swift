@@ -168,7 +168,7 @@ extension FileSystem {
     /// Moves `source` to `target` only if nothing is at `target`, in one step (renameat2's
     /// RENAME_NOREPLACE); -1 with errno EEXIST when something is, EINVAL or ENOSYS where the file system
     /// cannot.
-    private static func renameIfFree(_ source: FilePath, _ target: FilePath) -> Int32 {
+    public static func renameIfFree(_ source: FilePath, _ target: FilePath) -> Int32 {
         source.withPlatformString { from in target.withPlatformString { cp_rename_noreplace(from, $0) } }
     }
 }

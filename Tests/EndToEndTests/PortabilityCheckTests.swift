@@ -124,7 +124,8 @@ import Testing
             try s.write("Note/letter.txt", "dear you")
             let check = try s.compress(["--check", "--encrypt", "--fix", "zip-aes", s.path("Note")])
             #expect(check.status == 0, "\(check)")
-            let made = try E2E.run(E2E.compressName, ["--encrypt", "--password-stdin", "--fix", "zip-aes", s.path("Note")], input: "open sesame\n")
+            let made = try E2E.run(
+                E2E.compressName, ["--encrypt", "--password-stdin", "--fix", "zip-aes", "--comment", "for you", s.path("Note")], input: "open sesame\n")
             #expect(made.status == 0, "\(made.stderr)")
             let read = try E2E.python(
                 """
@@ -137,6 +138,7 @@ import Testing
             #expect(read.stdout.hasPrefix("1 ") && !read.stdout.contains(" 99 ") && read.stdout.hasSuffix(" dear you\n"), "\(read.stdout)")
             let technical = try E2E.run("/usr/bin/7zz", ["l", "-slt", "-popen sesame", s.path("Note.zip")]).stdout
             #expect(technical.contains("Method = ZipCrypto") && !technical.contains("Method = AES"), "\(technical)")
+            #expect(try E2E.run("/usr/bin/unzip", ["-z", s.path("Note.zip")]).stdout.contains("for you"), "the comment survives the ZipCrypto writer")
         }
     }
 
