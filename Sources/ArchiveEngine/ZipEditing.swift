@@ -86,10 +86,11 @@ enum ZipEditing {
                             from: file, size: item.size, level: settings.method == .store ? nil : Int32(settings.level ?? 6), into: output,
                             at: start, control: context.control, name: item.path.string)
                         guard let aes else { return sums }
+                        errno = 0  // a short write sets none: the error below must not be an earlier call's
                         let code = aes.encrypt(file: output, readingFrom: readBack, at: start, count: sums.compressedSize) ? aes.authenticationCode() : nil
                         guard let code, pwrite(output, aes.header, aes.header.count, off_t(offset)) == aes.header.count,
                             pwrite(output, code, code.count, off_t(start + sums.compressedSize)) == code.count
-                        else { throw FileSystem.destinationError(errno, context.folder) }
+                        else { throw FileSystem.destinationError(errno == 0 ? EIO : errno, context.folder) }
                         sums.compressedSize += ZipAES.overhead
                         return sums
                     }
