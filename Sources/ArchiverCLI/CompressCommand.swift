@@ -199,7 +199,7 @@ public struct CompressCommand: ParsableCommand {
                     throw refusal
                 }
             },
-            progress: session.progressHandler, leaveOut: leaveOut.choice(session.settings), followSymlinks: portability.followSymlinks,
+            progress: session.progressHandler, leaveOut: leaveOut.choice(session.settings), followSymlinks: portability.follows,
             portability: portability.mode(encrypted: encrypt), comment: format == .zip ? finishing.comment : nil,
             beforePublishing: finishing.finishing(password: choices.password, verifies: choices.verifies, control: session.control))
         session.endProgress()

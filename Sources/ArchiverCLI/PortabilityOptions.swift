@@ -18,7 +18,10 @@ struct PortabilityOptions: ParsableArguments {
     var fix: [String] = []
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(tr("Store each symbolic link as the file or folder it points to, rather than as a link; a link to nothing or into a loop is left out and said (default: off).")))
-    var followSymlinks = false
+    var followSymlinks: Bool?  // optional so that the library adds no untranslated "(default: …)" of its own
+
+    /// Off unless asked for.
+    var follows: Bool { followSymlinks ?? false }
 
     init() {}
 
@@ -28,7 +31,7 @@ struct PortabilityOptions: ParsableArguments {
             let known = Portability.fixable.map(\.rawValue).sorted().joined(separator: ", ")
             throw ValidationError(tr("--fix takes %1$@, not “%2$@”.", known, code).localized)
         }
-        if followSymlinks, codes.contains(PortabilityProblem.Kind.symlink.rawValue) {
+        if follows, codes.contains(PortabilityProblem.Kind.symlink.rawValue) {
             throw ValidationError(tr("Use either --fix symlink (leave symbolic links out) or --follow-symlinks, not both.").localized)
         }
     }
@@ -39,7 +42,7 @@ struct PortabilityOptions: ParsableArguments {
     private var fixes: Set<PortabilityProblem.Kind> {
         var fixes = Set(codes.compactMap(PortabilityProblem.Kind.init(rawValue:)))
         if portable { fixes.formUnion(Portability.portable) }
-        if followSymlinks { fixes.remove(.symlink) }
+        if follows { fixes.remove(.symlink) }
         return fixes
     }
 
