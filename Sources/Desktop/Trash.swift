@@ -59,13 +59,8 @@ public enum Trash {
     /// Moves the trash's `item` (one of `items(from:)`) back to `original`, and forgets its info.
     /// - Returns: false when `original` is taken or the move fails.
     public static func putBack(_ item: FilePath, at original: FilePath) -> Bool {
-        // In one step that fails when the name is taken: a file another program made there meanwhile stays.
-        var moved = FileSystem.renameIfFree(item, original) == 0
-        if !moved, errno == EINVAL || errno == ENOSYS || errno == ENOTSUP, link(item.string, original.string) == 0 {
-            _ = unlink(item.string)
-            moved = true
-        }
-        guard moved else { return false }
+        // Claimed as outputs are, never over a file another program made there meanwhile.
+        guard (try? FileSystem.claim(item, at: original, isDirectory: false)) == true else { return false }
         let trash = item.removingLastComponent().removingLastComponent()
         _ = unlink(trash.appending("info").appending((item.lastComponent?.string ?? "") + ".trashinfo").string)
         return true

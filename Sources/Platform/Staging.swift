@@ -105,7 +105,7 @@ extension FileSystem {
     }
 
     /// Tries to move `source` to `target`; false when `target` is taken.
-    private static func claim(_ source: FilePath, at target: FilePath, isDirectory: Bool) throws(ArchiverError) -> Bool {
+    package static func claim(_ source: FilePath, at target: FilePath, isDirectory: Bool) throws(ArchiverError) -> Bool {
         if isDirectory {
             // One step: a kill can never leave the name taken by an empty folder.
             let moved = renameIfFree(source, target)
@@ -168,7 +168,7 @@ extension FileSystem {
     /// Moves `source` to `target` only if nothing is at `target`, in one step (renameat2's
     /// RENAME_NOREPLACE); -1 with errno EEXIST when something is, EINVAL or ENOSYS where the file system
     /// cannot.
-    public static func renameIfFree(_ source: FilePath, _ target: FilePath) -> Int32 {
+    private static func renameIfFree(_ source: FilePath, _ target: FilePath) -> Int32 {
         source.withPlatformString { from in target.withPlatformString { cp_rename_noreplace(from, $0) } }
     }
 }
