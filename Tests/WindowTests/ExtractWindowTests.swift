@@ -541,6 +541,8 @@ struct ExtractWindowTests {
         #expect(header.hasPrefix("4 von 4 Dateien, 20,0"), "\(header)")
         #expect(try session.tree().contains("[frame] \"„Bericht.zip“ entpacken\""))
         try session.click("Archivaktionen", role: "push button")
+        // The menu's labels reach AT-SPI a moment after the click; a loaded machine read them too early.
+        try session.waitForText("Dateien hinzufügen …", exact: true)
         let labels = try session.labels()
         for german in ["Name", "Größe", "Geändert", "Entpacken nach", "Das Archiv danach in den Papierkorb verschieben",
                        "macOS-Zusatzdateien überspringen", "Abbrechen", "Entpacken", "Prüfen", "Eigenschaften",
