@@ -61,8 +61,12 @@ enum Timeout {
     private final class Box { let body: @MainActor () -> Void; init(_ b: @escaping @MainActor () -> Void) { body = b } }
 
     static func after(seconds: UInt32, _ body: @escaping @MainActor () -> Void) {
+        after(milliseconds: seconds * 1000, body)
+    }
+
+    static func after(milliseconds: UInt32, _ body: @escaping @MainActor () -> Void) {
         let box = Unmanaged.passRetained(Box(body)).toOpaque()
-        g_timeout_add_seconds(seconds, { data in
+        g_timeout_add(milliseconds, { data in
             let box = Unmanaged<Box>.fromOpaque(data!).takeRetainedValue()
             MainActor.assumeIsolated { box.body() }
             return 0

@@ -411,6 +411,9 @@ final class EntryTreeView {
 
     /// A name as one line: control characters (a newline in a name) shown as "?" (labels take no markup here).
     static func shown(_ name: String) -> String {
+        // Nearly every name has none (C0, DEL, and C1, whose UTF-8 starts with 0xC2): this runs for every
+        // row on screen after each batch of a listing.
+        guard name.utf8.contains(where: { $0 < 0x20 || $0 == 0x7F || $0 == 0xC2 }) else { return name }
         var scalars = String.UnicodeScalarView()
         scalars.append(contentsOf: name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 })
         return String(scalars)

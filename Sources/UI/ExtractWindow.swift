@@ -353,7 +353,7 @@ public final class ExtractWindow {
         let total = ntr("%2$ld of %1$ld file, %3$@", "%2$ld of %1$ld files, %3$@", root.files, root.selectedFiles, .bytes(root.selectedBytes))
         switch phase {
         case .listing:
-            gtk_label_set_text(summary, tr("Reading “%@”…", name).localized + "  " + total.localized)
+            showWhileListing(tr("Reading “%@”…", name).localized + "  " + total.localized)
         case .locked, .failed:
             gtk_label_set_text(summary, "")
         case .listed, .extracting, .testing, .editing:
@@ -381,6 +381,29 @@ public final class ExtractWindow {
         gtk_widget_set_sensitive(searchToggle, browsable ? 1 : 0)
         gtk_widget_set_sensitive(propertiesToggle, browsable && properties.known ? 1 : 0)
         for item in [addButton, renameButton, deleteButton] { gtk_widget_set_sensitive(item, phase == .listed ? 1 : 0) }
+    }
+
+    /// When the line last changed while listing, and whether a later change waits for its turn.
+    private var listingLineShown: gint64 = 0
+    private var listingLineDue = false
+
+    /// The header line while a listing arrives, at most four times a second. The line wraps (a phone's
+    /// 360 px at large text), and GTK measures a wrapping label in a row by shaping it again for each width
+    /// it tries, a few hundred times a change: once per batch, that took most of the time to list 100,000
+    /// entries (2.9 s against 0.8 s for `bsdtar -tf`).
+    private func showWhileListing(_ line: String) {
+        let now = g_get_monotonic_time()
+        if now - listingLineShown >= 250_000 {
+            listingLineShown = now
+            gtk_label_set_text(summary, line)
+        } else if !listingLineDue {
+            listingLineDue = true
+            Timeout.after(milliseconds: 250) { [weak self] in
+                guard let self else { return }
+                listingLineDue = false
+                refresh()
+            }
+        }
     }
 
     private var password: [UInt8]? {
