@@ -44,6 +44,13 @@ std::string encrypt(std::string_view plain, unsigned key) {
 
 constexpr unsigned eexecKey = 55665, charstringKey = 4330;
 
+/// How an interpreter tells an encrypted part in hexadecimal from a binary one.
+bool startsHexadecimal(std::string const &encrypted) {
+    return encrypted.size() >= 4 && std::all_of(encrypted.begin(), encrypted.begin() + 4, [](char c) {
+               return std::isxdigit(static_cast<unsigned char>(c)) != 0;
+           });
+}
+
 /// Reads PostScript tokens of the decrypted private part, and the binary strings RD reads.
 struct Scanner {
     std::string_view text;
@@ -186,7 +193,7 @@ bool Type1Font::read(std::string const &data, long long length1, long long lengt
     std::string encrypted = data.substr(static_cast<size_t>(length1), static_cast<size_t>(length2));
     parts->trailer = data.substr(static_cast<size_t>(length1 + length2));
     // The encrypted part in hexadecimal (as in a .pfa): read as binary, written as binary.
-    if (std::all_of(encrypted.begin(), encrypted.begin() + 4, [](char c) { return std::isxdigit(static_cast<unsigned char>(c)); })) {
+    if (startsHexadecimal(encrypted)) {
         std::string binary;
         int high = -1;
         for (char c : encrypted) {
@@ -205,6 +212,12 @@ bool Type1Font::read(std::string const &data, long long length1, long long lengt
     }
     std::string const plain = decrypt(encrypted, eexecKey);
     parts->lead = plain.substr(0, 4);
+    // Written as binary, the encrypted part must not start with four hexadecimal digits (an interpreter would
+    // read it as hexadecimal): a hexadecimal one's first byte is chosen anew where it would.
+    for (int first = 0; first < 256 && startsHexadecimal(encrypted); first++) {
+        parts->lead[0] = static_cast<char>(first);
+        encrypted.replace(0, 4, encrypt(parts->lead, eexecKey));
+    }
     parts->privatePlain = plain.substr(4);
     std::string_view const text = parts->privatePlain;
 
