@@ -15,7 +15,7 @@ APT_PACKAGES = libarchive-dev libzstd-dev zstd bzip2 xz-utils zlib1g-dev libisal
 	libgtk-4-dev libadwaita-1-dev xvfb at-spi2-core python3-pyatspi imagemagick gir1.2-gtk-4.0 x11-utils xsettingsd xdotool \
 	dosfstools exfatprogs exfat-fuse xfsprogs \
 	libfuse3-dev fuse3 appstream e2fsprogs lz4 libsquashfs-dev squashfs-tools libpoppler-glib-dev \
-	dpkg-dev patchelf help2man lintian mmdebstrap git pigz libdeflate-dev ghostscript nettle-dev
+	dpkg-dev patchelf help2man lintian mmdebstrap git pigz libdeflate-dev ghostscript nettle-dev fonts-urw-base35
 SUDO = $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
 .PHONY: all deps build release bench-build install install-files uninstall set-default sample deb test fuzz fuzz-smoke bench clean pot update-po mo check-po

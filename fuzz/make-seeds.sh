@@ -104,4 +104,73 @@ for f in jpg png tif webp gif heic; do { printf '\000'; cat "$work/p/p.$f"; } > 
 { printf '\003'; cat "$work/p/p.jpg"; } > "$photos/jpg-to-webp-no-location"
 { printf '\002'; cat "$work/p/p.pdf"; } > "$pdfs/medium.pdf"
 { printf '\005'; cat "$work/p/p.pdf"; } > "$pdfs/minimum.pdf"
+# A PDF drawing a small Type 1 font embedded whole, its stream not compressed (the font pass reads it): glyphs
+# whose outlines are in Subrs, hint replacement through OtherSubrs 3, an accent made with seac, unused Subrs.
+/usr/bin/python3 - "$pdfs/type1-font" <<'PY'
+import sys
+def crypt(plain, key):
+    out = bytearray()
+    for byte in plain:
+        c = byte ^ (key >> 8)
+        out.append(c)
+        key = ((c + key) * 52845 + 22719) & 0xffff
+    return bytes(out)
+operators = {'hsbw': b'\x0d', 'rmoveto': b'\x15', 'rlineto': b'\x05', 'closepath': b'\x09', 'callsubr': b'\x0a',
+             'return': b'\x0b', 'endchar': b'\x0e', 'hstem': b'\x01', 'callothersubr': b'\x0c\x10',
+             'pop': b'\x0c\x11', 'seac': b'\x0c\x06', 'setcurrentpoint': b'\x0c\x21'}
+def charstring(*items):
+    code = bytearray(4)  # the lenIV bytes
+    for item in items:
+        if isinstance(item, str):
+            code += operators[item]
+        elif -107 <= item <= 107:
+            code.append(item + 139)
+        else:
+            code += bytes([(item - 108 >> 8) + 247, item - 108 & 255])
+    return crypt(bytes(code), 4330)
+box = (0, 0, 'rmoveto', 100, 0, 'rlineto', 0, 100, 'rlineto', -100, 0, 'rlineto', 'closepath')
+subrs = [(3, 0, 'callothersubr', 'pop', 'pop', 'setcurrentpoint', 'return'), (0, 1, 'callothersubr', 'return'),
+         (0, 2, 'callothersubr', 'return'), ('return',), (3, 1, 3, 'callothersubr', 'pop', 'callsubr', 'return'),
+         box + ('return',), (0, 10, 'hstem', 'return'), (30, 'callsubr', 'return')] + [('return',)] * 23 + [box + ('return',)]
+glyphs = {'.notdef': (0, 50, 'hsbw', 'endchar'),
+          'A': (0, 100, 'hsbw', 6, 1, 3, 'callothersubr', 'pop', 'callsubr', 5, 'callsubr', 'endchar'),
+          'acute': (0, 100, 'hsbw', 7, 'callsubr', 'endchar'), 'B': (0, 100, 'hsbw') + box + ('endchar',),
+          'Aacute': (0, 100, 'hsbw', 0, 0, 30, 65, 194, 'seac')}
+private = b'dup /Private 8 dict dup begin\n/RD{string currentfile exch readstring pop}executeonly def\n' \
+          b'/ND{noaccess def}executeonly def\n/NP{noaccess put}executeonly def\n/BlueValues [] def\n/password 5839 def\n'
+private += b'/Subrs %d array\n' % len(subrs)
+for i, s in enumerate(subrs):
+    code = charstring(*s)
+    private += b'dup %d %d RD ' % (i, len(code)) + code + b' NP\n'
+private += b'ND\n2 index /CharStrings %d dict dup begin\n' % len(glyphs)
+for name, g in glyphs.items():
+    code = charstring(*g)
+    private += b'/%s %d RD ' % (name.encode(), len(code)) + code + b' ND\n'
+private += b'end\nend\nreadonly put\nnoaccess put\ndup /FontName get exch definefont pop\nmark currentfile closefile\n'
+clear = (b'%!PS-AdobeFont-1.0: Seed 001\n11 dict begin\n/FontName /Seed def\n/FontType 1 def\n/PaintType 0 def\n'
+         b'/FontMatrix [0.001 0 0 0.001 0 0] readonly def\n/FontBBox {0 0 100 200} readonly def\n'
+         b'/Encoding StandardEncoding def\ncurrentdict end\ncurrentfile eexec\n')
+encrypted = crypt(b'\0\0\0\0' + private, 55665)
+trailer = (b'0' * 64 + b'\n') * 8 + b'cleartomark\n'
+font = clear + encrypted + trailer
+objects = [b'<< /Type /Catalog /Pages 2 0 R >>', b'<< /Type /Pages /Kids [3 0 R] /Count 1 >>',
+           b'<< /Type /Page /Parent 2 0 R /MediaBox [0 0 200 200] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>',
+           None,
+           b'<< /Type /Font /Subtype /Type1 /BaseFont /Seed /Encoding << /Differences [1 /Aacute] >> /FontDescriptor 6 0 R >>',
+           b'<< /Type /FontDescriptor /FontName /Seed /Flags 32 /FontBBox [0 0 100 200] /ItalicAngle 0 /Ascent 200'
+           b' /Descent 0 /CapHeight 100 /StemV 10 /FontFile 7 0 R >>',
+           b'<< /Length1 %d /Length2 %d /Length3 %d /Length %d >>\nstream\n' % (len(clear), len(encrypted), len(trailer), len(font))
+           + font + b'\nendstream']
+content = b'BT /F1 40 Tf 10 100 Td (A\\001) Tj ET'
+objects[3] = b'<< /Length %d >>\nstream\n' % len(content) + content + b'\nendstream'
+pdf = bytearray(b'%PDF-1.4\n')
+offsets = []
+for number, body in enumerate(objects, 1):
+    offsets.append(len(pdf))
+    pdf += b'%d 0 obj\n' % number + body + b'\nendobj\n'
+xref = len(pdf)
+pdf += b'xref\n0 %d\n0000000000 65535 f \n' % (len(objects) + 1) + b''.join(b'%010d 00000 n \n' % o for o in offsets)
+pdf += b'trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n' % (len(objects) + 1, xref)
+open(sys.argv[1], 'wb').write(b'\x02' + bytes(pdf))  # byte 0: the quality (medium)
+PY
 ls -l "$photos" "$pdfs"

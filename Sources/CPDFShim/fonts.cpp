@@ -1,5 +1,6 @@
 // The font pass: TrueType and OpenType fonts embedded whole (an office suite's or an old driver's habit; often
-// most of a text PDF's bytes) are cut down to the glyphs the document draws, with HarfBuzz's subsetter.
+// most of a text PDF's bytes) are cut down to the glyphs the document draws, with HarfBuzz's subsetter, and
+// Type 1 fonts, whole or TeX's subsets, to those glyphs and the Subrs they call (type1.cpp).
 // Glyph ids are kept (HB_SUBSET_FLAGS_RETAIN_GIDS), so that no content stream changes; the cmap is kept as
 // it was, so that every way a viewer maps a code to a glyph still finds the same one. The glyphs drawn are
 // found by following every content stream that can show text (pages, forms, annotation appearances,
@@ -107,9 +108,13 @@ class CharacterMap {
     size_t start = 0;
 };
 
-/// One embedded font program (a /FontFile2 or /FontFile3 /OpenType stream) and what is drawn with it.
+/// One embedded font program (a /FontFile2, /FontFile3 /OpenType or /FontFile stream) and what is drawn with it.
 struct Program {
     QPDFObjectHandle stream;
+    /// A Type 1 program (/FontFile): its glyphs are its charstrings, by their place in it (Type1Font::glyph).
+    bool type1 = false;
+    std::unique_ptr<Type1Font> type1Font;
+    std::array<size_t, 3> type1Lengths{};
     /// Some use of it cannot be accounted for, or it is a subset already: left as it is.
     bool whole = false;
     std::set<hb_codepoint_t> glyphs;
@@ -122,6 +127,7 @@ struct Program {
     hb_font_t *font = nullptr;
     unsigned glyphCount = 0;
     std::unique_ptr<CharacterMap> unicode, symbol, mac;
+    bool opened = false;
 
     Program() = default;
     Program(Program const &) = delete;
@@ -132,11 +138,23 @@ struct Program {
         if (blob) hb_blob_destroy(blob);
     }
 
-    /// Decodes the program and opens it with HarfBuzz (once); false when it is no font HarfBuzz reads.
+    /// Decodes the program and opens it with HarfBuzz, or reads it as Type 1 (once); false when it is no font
+    /// that can be read.
     bool open() {
-        if (face) return glyphCount > 0;
+        if (opened) return glyphCount > 0;
+        opened = true;
         std::shared_ptr<Buffer> decoded = stream.getStreamData(qpdf_dl_all);
         data.assign(reinterpret_cast<char const *>(decoded->getBuffer()), decoded->getSize());
+        if (type1) {
+            QPDFObjectHandle dict = stream.getDict();
+            auto length = [&](char const *key) {
+                QPDFObjectHandle value = dict.getKey(key);
+                return value.isInteger() ? value.getIntValue() : -1;
+            };
+            type1Font = std::make_unique<Type1Font>();
+            if (type1Font->read(data, length("/Length1"), length("/Length2"))) glyphCount = type1Font->glyphCount();
+            return glyphCount > 0;
+        }
         blob = hb_blob_create(data.data(), static_cast<unsigned>(data.size()), HB_MEMORY_MODE_READONLY, nullptr,
                               nullptr);
         face = hb_face_create(blob, 0);
@@ -156,7 +174,7 @@ struct Program {
 
 /// How one font dictionary turns the bytes of a string into glyphs of its program.
 struct Font {
-    /// Null: a font the pass does not subset (not embedded, Type 1, bare CFF) or a Type 3 font.
+    /// Null: a font the pass does not subset (not embedded, bare CFF) or a Type 3 font.
     Program *program = nullptr;
     QPDFObjectHandle type3 = QPDFObjectHandle::newNull();
     /// A Type 0 font: two-byte codes (Identity-H or -V) are CIDs, mapped by /CIDToGIDMap (`cidToGid`, or
@@ -184,11 +202,17 @@ QPDFObjectHandle descendant(QPDFObjectHandle font) {
     return kids.isArray() && kids.getArrayNItems() == 1 ? kids.getArrayItem(0) : QPDFObjectHandle::newNull();
 }
 
-/// The embedded program this pass could subset: TrueType (/FontFile2) or OpenType (/FontFile3 /OpenType).
-QPDFObjectHandle programOf(QPDFObjectHandle font) {
+/// The embedded program this pass could subset: TrueType (/FontFile2), OpenType (/FontFile3 /OpenType) or
+/// Type 1 (/FontFile; `type1` says which).
+QPDFObjectHandle programOf(QPDFObjectHandle font, bool *type1 = nullptr) {
     QPDFObjectHandle base = descendant(font);
     QPDFObjectHandle descriptor = base.isDictionary() ? base.getKey("/FontDescriptor") : QPDFObjectHandle::newNull();
     if (!descriptor.isDictionary()) return QPDFObjectHandle::newNull();
+    if (type1) *type1 = false;
+    if (descriptor.getKey("/FontFile").isStream()) {
+        if (type1) *type1 = true;
+        return descriptor.getKey("/FontFile");
+    }
     QPDFObjectHandle file = descriptor.getKey("/FontFile2");
     if (file.isStream()) return file;
     file = descriptor.getKey("/FontFile3");
@@ -293,24 +317,30 @@ class Fonts {
     std::set<std::string> type3Walked;
     std::vector<QPDFObjectHandle> type3Fonts;
 
-    Program &program(QPDFObjectHandle stream) {
+    Program &program(QPDFObjectHandle stream, bool type1 = false) {
         auto &entry = programs[stream.getObjGen()];
         if (!entry) {
             entry = std::make_unique<Program>();
             entry->stream = stream;
+            entry->type1 = type1;
+        } else if (entry->type1 != type1) {
+            // One stream taken for two kinds of font: neither can be trusted.
+            entry->whole = true;
         }
         return *entry;
     }
 
     void leaveWhole(QPDFObjectHandle font) {
-        QPDFObjectHandle file = programOf(font);
-        if (file.isStream()) program(file).whole = true;
+        bool type1 = false;
+        QPDFObjectHandle file = programOf(font, &type1);
+        if (file.isStream()) program(file, type1).whole = true;
     }
 
     void survey(QPDFObjectHandle object, int depth);
     void surveyFont(QPDFObjectHandle font);
     Font &analysed(QPDFObjectHandle font);
     void mapSimple(QPDFObjectHandle dict, Program &program, Font &font);
+    void mapType1(QPDFObjectHandle dict, Program &program, Font &font);
     void walkType3(QPDFObjectHandle font, std::vector<QPDFObjectHandle> const &resources);
 };
 
@@ -418,16 +448,23 @@ void Fonts::survey(QPDFObjectHandle object, int depth) {
 }
 
 void Fonts::surveyFont(QPDFObjectHandle font) {
-    QPDFObjectHandle file = programOf(font);
+    bool type1 = false;
+    QPDFObjectHandle file = programOf(font, &type1);
     if (!file.isStream()) return;
-    Program &entry = program(file);
+    Program &entry = program(file, type1);
     QPDFObjectHandle base = descendant(font);
     QPDFObjectHandle descriptor = base.getKey("/FontDescriptor");
     entry.named.push_back(font);
     if (font.hasKey("/FontDescriptor")) entry.named.push_back(descriptor);
-    if (hasSubsetTag(font.getKey("/BaseFont")) || hasSubsetTag(descriptor.getKey("/FontName"))) entry.whole = true;
+    // A subset already is left as it is, but for Type 1: TeX's subsets keep every Subrs entry (those no glyph
+    // calls as stubs), which is most of their bytes.
+    bool const tagged = hasSubsetTag(font.getKey("/BaseFont")) || hasSubsetTag(descriptor.getKey("/FontName"));
+    if (tagged && !type1) entry.whole = true;
     QPDFObjectHandle subtype = font.getKey("/Subtype");
-    if (subtype.isNameAndEquals("/Type0")) {
+    if (type1 && !subtype.isNameAndEquals("/Type1")) {
+        // A Type 1 program under another kind of font (or a multiple master one): how viewers take it is not known.
+        entry.whole = true;
+    } else if (subtype.isNameAndEquals("/Type0")) {
         // Two-byte identity codes over TrueType outlines: a CID-keyed CFF's own CID map, or another CMap, is not followed.
         QPDFObjectHandle encoding = font.getKey("/Encoding");
         QPDFObjectHandle map = base.getKey("/CIDToGIDMap");
@@ -449,11 +486,12 @@ Font &Fonts::analysed(QPDFObjectHandle dict) {
         font.type3 = dict;
         return font;
     }
-    QPDFObjectHandle file = programOf(dict);
+    bool type1 = false;
+    QPDFObjectHandle file = programOf(dict, &type1);
     if (!file.isStream()) return font;
     // A font the survey did not meet (it would have named it): nothing about it is known.
     bool const known = programs.count(file.getObjGen()) != 0;
-    Program &program = this->program(file);
+    Program &program = this->program(file, type1);
     font.program = &program;
     if (!known) program.whole = true;
     if (program.whole) return font;
@@ -471,6 +509,21 @@ Font &Fonts::analysed(QPDFObjectHandle dict) {
         }
     }
     return font;
+}
+
+/// The glyph names an /Encoding dictionary's /Differences give, over `names`.
+void applyDifferences(QPDFObjectHandle encoding, std::array<std::string, 256> &names) {
+    QPDFObjectHandle differences = encoding.isDictionary() ? encoding.getKey("/Differences") : QPDFObjectHandle::newNull();
+    if (!differences.isArray()) return;
+    long long code = 0;
+    for (auto &item : differences.getArrayAsVector()) {
+        if (item.isInteger()) {
+            code = item.getIntValue();
+        } else if (item.isName()) {
+            if (code >= 0 && code < 256) names[code] = item.getName().substr(1);
+            code++;
+        }
+    }
 }
 
 /// Every glyph a viewer could draw for each code of a simple font (ISO 32000 9.6.6.4, and what poppler,
@@ -496,18 +549,7 @@ void Fonts::mapSimple(QPDFObjectHandle dict, Program &program, Font &font) {
     for (int code = 0; code < 256 && base; code++) {
         if (base[code]) names[code] = base[code];
     }
-    QPDFObjectHandle differences = encoding.isDictionary() ? encoding.getKey("/Differences") : QPDFObjectHandle::newNull();
-    if (differences.isArray()) {
-        long long code = 0;
-        for (auto &item : differences.getArrayAsVector()) {
-            if (item.isInteger()) {
-                code = item.getIntValue();
-            } else if (item.isName()) {
-                if (code >= 0 && code < 256) names[code] = item.getName().substr(1);
-                code++;
-            }
-        }
-    }
+    applyDifferences(encoding, names);
     std::map<std::string, unsigned> macCodes;
     for (unsigned code = 0; code < 256; code++) {
         if (pdfencodings::macRoman[code]) macCodes.emplace(pdfencodings::macRoman[code], code);
@@ -543,6 +585,40 @@ void Fonts::mapSimple(QPDFObjectHandle dict, Program &program, Font &font) {
     }
 }
 
+/// Every glyph a viewer could draw for each code of a Type 1 font: the one the font dictionary's /Encoding
+/// names (its /Differences over its base encoding, else over the font's own encoding: ISO 32000 9.6.6.2), and
+/// those the font's own encoding and StandardEncoding name, which viewers fall back to in ways of their own.
+/// A code whose glyph the font lacks (a viewer may then look for another by a name of its own) is unknown.
+void Fonts::mapType1(QPDFObjectHandle dict, Program &program, Font &font) {
+    font.mapped = true;
+    Type1Font const &type1 = *program.type1Font;
+    QPDFObjectHandle encoding = dict.getKey("/Encoding");
+    QPDFObjectHandle baseName = encoding.isDictionary() ? encoding.getKey("/BaseEncoding") : encoding;
+    char const *const *base = baseEncoding(baseName);
+    if (!base && !baseName.isNull()) {
+        font.unknown.set();
+        return;
+    }
+    std::array<std::string, 256> names;
+    for (unsigned code = 0; code < 256; code++) {
+        names[code] = base ? (base[code] ? base[code] : "") : type1.encoded(code);
+    }
+    applyDifferences(encoding, names);
+    for (unsigned code = 0; code < 256; code++) {
+        long const named = names[code].empty() ? -1 : type1.glyph(names[code]);
+        if (named < 0) {
+            font.unknown.set(code);
+            continue;
+        }
+        std::vector<hb_codepoint_t> &glyphs = font.codes[code];
+        glyphs.push_back(static_cast<hb_codepoint_t>(named));
+        for (char const *other : {type1.encoded(code).c_str(), pdfencodings::standard[code]}) {
+            long const glyph = other && *other ? type1.glyph(other) : -1;
+            if (glyph >= 0) glyphs.push_back(static_cast<hb_codepoint_t>(glyph));
+        }
+    }
+}
+
 void Fonts::show(QPDFObjectHandle dict, std::string const &bytes, std::vector<QPDFObjectHandle> const &resources) {
     Font &font = analysed(dict);
     if (font.type3.isDictionary()) walkType3(dict, resources);
@@ -559,6 +635,7 @@ void Fonts::show(QPDFObjectHandle dict, std::string const &bytes, std::vector<QP
         }
         return;
     }
+    if (!font.mapped && program->type1) mapType1(dict, *program, font);
     if (!font.mapped) mapSimple(dict, *program, font);
     for (unsigned char code : bytes) {
         if (font.unknown.test(code)) {
@@ -700,7 +777,13 @@ int Fonts::apply() {
         Program &program = *entry.second;
         // Unused (the survey found it, no content draws it): nothing tells what it is for; left alone.
         if (program.whole || program.glyphs.empty() || !program.open()) continue;
-        std::string smaller = subsetOf(program);
+        std::string smaller;
+        if (program.type1) {
+            std::set<unsigned> const glyphs(program.glyphs.begin(), program.glyphs.end());
+            smaller = program.type1Font->subset(glyphs, program.type1Lengths);
+        } else {
+            smaller = subsetOf(program);
+        }
         // Worth a new name only when it saves something real.
         if (!smaller.empty() && smaller.size() + 1024 < program.data.size()) {
             subsets.emplace_back(&program, std::move(smaller));
@@ -709,9 +792,15 @@ int Fonts::apply() {
     for (auto &[program, bytes] : subsets) {
         std::string const tag = tagFor(*program) + "+";
         QPDFObjectHandle dict = program->stream.getDict();
-        bool const trueType = !dict.getKey("/Subtype").isNameAndEquals("/OpenType");
+        bool const trueType = !program->type1 && !dict.getKey("/Subtype").isNameAndEquals("/OpenType");
         program->stream.replaceStreamData(bytes, QPDFObjectHandle::newNull(), QPDFObjectHandle::newNull());
         if (trueType) dict.replaceKey("/Length1", QPDFObjectHandle::newInteger(static_cast<long long>(bytes.size())));
+        if (program->type1) {
+            char const *const keys[] = {"/Length1", "/Length2", "/Length3"};
+            for (size_t i = 0; i < 3; i++) {
+                dict.replaceKey(keys[i], QPDFObjectHandle::newInteger(static_cast<long long>(program->type1Lengths[i])));
+            }
+        }
         for (auto &named : program->named) {
             for (char const *key : {"/BaseFont", "/FontName"}) {
                 QPDFObjectHandle name = named.getKey(key);
