@@ -80,6 +80,30 @@ import Testing
         #expect(E2E.int(Self.results(json).first?["checked"]) == 3)
     }
 
+    /// A stored (uncompressed) rar member, RAR5 and RAR 2.9–4.x, with one flipped byte: libarchive checks no
+    /// stored member's CRC-32 (`bsdtar -xOf` exits 0 on it), so the one in its header is compared here.
+    @Test(arguments: [5, 4]) func aFlippedByteInAStoredRarMemberIsNamed(version: Int) throws {
+        let s = try ScratchDirectory("rar\(version)")
+        try E2E.python(
+            PythonHelpers.prelude + """
+                from handmade_rar import rar4, rar5
+                d, write = sys.argv[1] + '/', rar5 if sys.argv[2] == '5' else rar4
+                write(d + 'x.rar', 'a.txt', b'first member ' * 300, None, more=[('dir/b.txt', b'second member ' * 200)])
+                data = bytearray(open(d + 'x.rar', 'rb').read())
+                data[data.find(b'second member') + 50] ^= 0xFF
+                open(d + 'bad.rar', 'wb').write(data)
+                """, [s.path, String(version)])
+        let (intact, intactJSON) = try Self.test([s.sub("x.rar")])
+        #expect(intact.status == 0, "\(intact.stderr)")
+        #expect(E2E.int(Self.results(intactJSON).first?["checked"]) == 2, "\(intact.stdout)")
+        let (out, json) = try Self.test([s.sub("bad.rar")])
+        #expect(out.status == 5, "\(out.stderr)")
+        #expect(out.stderr.contains("“bad.rar” is damaged at “dir/b.txt”: a checksum does not match (2 files checked)."), "\(out.stderr)")
+        let damaged = Self.results(json).first?["damaged"] as? [[String: Any]]
+        #expect(damaged?.map { $0["path"] as? String } == ["dir/b.txt"], "\(out.stdout)")
+        #expect(damaged?.first?["reasonCode"] as? String == "checksum")
+    }
+
     @Test func aTruncatedTarGzAndABrokenCentralDirectoryAreDamaged() throws {
         let s = try ScratchDirectory()
         try Self.docs(s)
