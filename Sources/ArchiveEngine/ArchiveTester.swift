@@ -39,7 +39,16 @@ public enum ArchiveTester {
         let volumes = try VolumeSet.find(archive)
         var result: TestResult
         do throws(ArchiverError) {
-            if let encrypted = try EncryptedArchive(volumes.parts[0], control: control) {
+            if EncryptedArchive.isSevenZip(volumes.parts[0]) {
+                // Tested as bsdtar would, without asking 7-Zip for a listing of every entry first only to learn this:
+                // libarchive meets a 7z's encryption in its headers, before any encrypted data is read.
+                do throws(ArchiverError) {
+                    result = try testThroughLibarchive(archive, volumes: volumes, passwords: passwords, names: names, control: control, progress: progress)
+                } catch where error.code == .password {
+                    guard let encrypted = try EncryptedArchive(volumes.parts[0], control: control) else { throw error }
+                    result = try encrypted.test(passwords: passwords, control: control)
+                }
+            } else if let encrypted = try EncryptedArchive(volumes.parts[0], control: control) {
                 result = try encrypted.test(passwords: passwords, control: control)
             } else {
                 result = try testThroughLibarchive(archive, volumes: volumes, passwords: passwords, names: names, control: control, progress: progress)
