@@ -56,6 +56,7 @@ extension ArchiveSource {
 /// A decoder of a compressed tar (`GzipStream`, `XzStream`, `ZstdStream`): it fills `output` block by
 /// block from where its seek point starts, and hands libarchive the bytes from `handOutFrom` on.
 protocol TarDecoder: ArchiveSource {
+    /// Where `read()` decodes to.
     var output: UnsafeMutableRawBufferPointer { get }
     /// The uncompressed offset of the next byte decoded.
     var position: Int64 { get set }
@@ -63,14 +64,14 @@ protocol TarDecoder: ArchiveSource {
     var handOutFrom: Int64 { get }
     var lastErrno: Int32 { get set }
     var lastMessage: String { get set }
-    /// Fills `output` as far as the data goes: how many bytes, 0 at the end, nil on failure (`fail`).
-    func decode() -> Int?
+    /// Fills `buffer` as far as the data goes: how many bytes, 0 at the end, nil on failure (`fail`).
+    func decode(into buffer: UnsafeMutableRawBufferPointer) -> Int?
 }
 
 extension TarDecoder {
     func read() -> (UnsafeRawPointer?, Int) {
         while true {
-            guard let produced = decode() else { return (nil, -1) }
+            guard let produced = decode(into: output) else { return (nil, -1) }
             if produced == 0 { return (UnsafeRawPointer(output.baseAddress), 0) }
             let start = position
             position += Int64(produced)
@@ -78,6 +79,15 @@ extension TarDecoder {
             let skip = Int(max(0, handOutFrom - start))
             return (UnsafeRawPointer(output.baseAddress! + skip), produced - skip)
         }
+    }
+
+    /// The next bytes decoded straight into `buffer`, the reader's own (`ReadAhead`'s slots), instead of
+    /// into `output` and copied from there: how many, 0 at the end, nil on failure. Only once `handOutFrom`
+    /// is reached, when everything decoded is handed out.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        guard let produced = decode(into: buffer) else { return nil }
+        position += Int64(produced)
+        return produced
     }
 
     /// Notes why decoding stopped, for libarchive's message; always nil.

@@ -39,7 +39,16 @@ public enum ArchiveTester {
         let volumes = try VolumeSet.find(archive)
         var result: TestResult
         do throws(ArchiverError) {
-            if let encrypted = try EncryptedArchive(volumes.parts[0], control: control) {
+            if EncryptedArchive.isSevenZip(volumes.parts[0]) {
+                // Tested as bsdtar would, without asking 7-Zip for a listing of every entry first only to learn this:
+                // libarchive meets a 7z's encryption in its headers, before any encrypted data is read.
+                do throws(ArchiverError) {
+                    result = try testThroughLibarchive(archive, volumes: volumes, passwords: passwords, names: names, control: control, progress: progress)
+                } catch where error.code == .password {
+                    guard let encrypted = try EncryptedArchive(volumes.parts[0], control: control) else { throw error }
+                    result = try encrypted.test(passwords: passwords, control: control)
+                }
+            } else if let encrypted = try EncryptedArchive(volumes.parts[0], control: control) {
                 result = try encrypted.test(passwords: passwords, control: control)
             } else {
                 result = try testThroughLibarchive(archive, volumes: volumes, passwords: passwords, names: names, control: control, progress: progress)
@@ -66,7 +75,9 @@ public enum ArchiveTester {
             return try testGzip(archive, entry: name.displayName, format: reader.formatName, control: control, progress: progress)
         }
         let isZip = reader.family == .zip && !volumes.isMultiPart
-        var result = try readAll(&reader, archiveName: volumes.name, decrypting: decrypting, control: control, progress: progress)
+        let stored = reader.family == .rar && !volumes.isMultiPart ? RarStoredMembers(archive) : nil
+        var result = try readAll(
+            &reader, archiveName: volumes.name, decrypting: decrypting, stored: stored, control: control, progress: progress)
         if isZip {
             // Headers that disagree come first: what the data read found for the same entry is the same damage.
             let headers = ZipHeaderCheck.mismatches(archive)
@@ -127,13 +138,15 @@ public enum ArchiveTester {
     /// Reads every entry's data of `reader` and drops it, noting each entry that fails. A damaged header
     /// ends the test (nothing after it can be found); damaged data goes on to the next entry where the
     /// format allows it.
+    /// - Parameter stored: a rar's stored members, whose CRC-32 is computed here (libarchive checks none).
     private static func readAll(
-        _ reader: inout ArchiveReader, archiveName: [UInt8], decrypting: Bool, control: JobControl,
-        progress: (Int64, Int64?) -> Void
+        _ reader: inout ArchiveReader, archiveName: [UInt8], decrypting: Bool, stored: RarStoredMembers?,
+        control: JobControl, progress: (Int64, Int64?) -> Void
     ) throws(ArchiverError) -> TestResult {
         var result = TestResult(format: reader.formatName)
         progress(0, reader.fileSize)
         var last: String?
+        var index = -1
         while true {
             let next: ArchiveEntryInfo?
             do throws(ArchiverError) {
@@ -147,6 +160,7 @@ public enum ArchiveTester {
                 break
             }
             guard var info = next else { break }
+            index += 1
             try control.check()
             if reader.isRawStream {
                 info.path = ArchiveNaming.decompressedName(archiveName: archiveName, recordedName: info.path)
@@ -158,9 +172,12 @@ public enum ArchiveTester {
             guard info.kind == .file else { continue }
             result.checked += 1
             var end: Int64 = 0
+            let member = stored?.member(at: index, size: info.size)
+            var crc: UInt32 = 0
             do throws(ArchiverError) {
                 while let (buffer, offset) = try reader.readBlock(entryName: name) {
                     end = max(end, offset + Int64(buffer.count))
+                    if member != nil { crc = RarStoredMembers.crc32(crc, buffer) }
                     result.bytes += Int64(buffer.count)
                     progress(reader.bytesRead, reader.fileSize)
                     try control.check()
@@ -173,6 +190,9 @@ public enum ArchiveTester {
             // libarchive ends some entries early without an error (the first part of a multi-volume rar).
             if let size = info.size, end < size, !reader.mayEndInHole {
                 result.damaged.append(.init(path: name, problem: .endsEarly, detail: "stops after \(end) of its \(size) bytes"))
+            } else if let member, crc != member.crc {
+                let detail = "stored data CRC-32 \(String(crc, radix: 16)), the header says \(String(member.crc, radix: 16))"
+                result.damaged.append(.init(path: name, problem: .checksum, detail: detail))
             }
         }
         progress(reader.fileSize, reader.fileSize)

@@ -22,7 +22,7 @@ struct EncryptedArchive: Sendable {
     /// libarchive meets the encryption and says which program is needed).
     init?(_ archive: FilePath, control: JobControl?) throws(ArchiverError) {
         let head = Self.head(of: archive)
-        if head.starts(with: [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]), SevenZip.executable != nil {
+        if head.starts(with: Self.sevenZipSignature), SevenZip.executable != nil {
             tool = .sevenZip
             (encryption, entries) = try SevenZip.survey(archive, control: control)
         } else if Self.isRar(head), UnRAR.executable != nil {
@@ -39,6 +39,11 @@ struct EncryptedArchive: Sendable {
     }
 
     private static func isRar(_ head: [UInt8]) -> Bool { head.starts(with: Array("Rar!\u{1A}\u{07}".utf8)) }
+
+    /// Whether `archive` starts with a 7z signature.
+    static func isSevenZip(_ archive: FilePath) -> Bool { head(of: archive).starts(with: sevenZipSignature) }
+
+    private static let sevenZipSignature: [UInt8] = [0x37, 0x7A, 0xBC, 0xAF, 0x27, 0x1C]
 
     /// Why unrar could not take over `archive`, a rar that libarchive found encrypted (`failure`): unrar's
     /// own error, which says more than libarchive's "install unrar" when unrar is installed.

@@ -104,10 +104,10 @@ final class GzipStream: TarDecoder {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    func decode() -> Int? {
+    func decode(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
         let s = state
-        s.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        s.pointee.avail_out = UInt32(output.count)
+        s.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        s.pointee.avail_out = UInt32(buffer.count)
         while s.pointee.avail_out > 0, !finished {
             if s.pointee.avail_in == 0, !atFileEnd {
                 guard let count = refill() else { return nil }
@@ -124,10 +124,10 @@ final class GzipStream: TarDecoder {
             } else if atFileEnd, s.pointee.avail_out == room, s.pointee.avail_in == left {
                 return fail(EIO, "Truncated input file: the gzip stream ends early")
             } else {
-                recordPoint()
+                recordPoint(at: position + Int64(buffer.count - Int(s.pointee.avail_out)))
             }
         }
-        return output.count - Int(s.pointee.avail_out)
+        return buffer.count - Int(s.pointee.avail_out)
     }
 
     /// After a member: whether another follows (gzip's magic bytes), set up to read its header.
@@ -147,10 +147,10 @@ final class GzipStream: TarDecoder {
         return true
     }
 
-    /// Far enough from the last point: one more, a compressed copy of the decoder's state.
-    private func recordPoint() {
+    /// Far enough from the last point: one more at `here` (the uncompressed offset reached), a compressed
+    /// copy of the decoder's state.
+    private func recordPoint(at here: Int64) {
         guard recorded != nil else { return }
-        let here = position + Int64(output.count - Int(state.pointee.avail_out))
         guard here - (recorded?.last?.output ?? 0) >= GzipSeekPoints.spacing else { return }
         let copy = UnsafeMutablePointer<inflate_state>.allocate(capacity: 1)
         defer { copy.deallocate() }

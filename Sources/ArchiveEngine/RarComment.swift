@@ -106,7 +106,7 @@ enum RarComment {
         return .text(NameDecoder.decode(Array(comment), from: "CP437") ?? String(decoding: comment, as: UTF8.self))
     }
 
-    private static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt {
+    static func crc32(_ bytes: ArraySlice<UInt8>) -> UInt {
         bytes.withUnsafeBufferPointer { CZlib.crc32(0, $0.baseAddress, uInt($0.count)) }
     }
 

@@ -92,7 +92,11 @@ final class ReadAhead: ArchiveSource {
     }
 
     /// The thread's work: each block of `inner` copied into free slots, until its end, a failure, or `deinit`.
+    /// A decoder decodes straight into them instead: the copy was 5–9 % of the CPU of a tar.zst's test (perf).
     private func produce() {
+        if let decoder = inner as? any TarDecoder, decoder.position >= decoder.handOutFrom {
+            return produce(decoding: decoder)
+        }
         while true {
             let (start, count) = inner.read()
             guard count > 0, let start else {
@@ -119,6 +123,29 @@ final class ReadAhead: ArchiveSource {
                     pthread_cond_broadcast(changed)
                 }
             }
+        }
+    }
+
+    /// Fills each free slot with `decoder`'s next bytes, until its end, a failure, or `deinit`.
+    private func produce(decoding decoder: any TarDecoder) {
+        while true {
+            let slot: Int? = withLock {
+                while filled == Self.slotCount, !stopping { pthread_cond_wait(changed, lock) }
+                return stopping ? nil : (head + filled) % Self.slotCount
+            }
+            guard let slot else { return }
+            let produced = decoder.read(into: UnsafeMutableRawBufferPointer(start: buffers.baseAddress! + slot * Self.slotSize, count: Self.slotSize))
+            let after = inner.consumed
+            withLock {
+                if let produced, produced > 0 {
+                    (lengths[slot], consumedAfter[slot]) = (produced, after)
+                    filled += 1
+                } else {
+                    (innerEnded, innerFailed) = (true, produced == nil)
+                }
+                pthread_cond_broadcast(changed)
+            }
+            guard let produced, produced > 0 else { return }
         }
     }
 

@@ -154,14 +154,14 @@ final class XzStream: TarDecoder {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    func decode() -> Int? {
-        stream.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        stream.pointee.avail_out = output.count
-        return blocks == nil ? decodeWhole() : decodeBlocks()
+    func decode(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        stream.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        stream.pointee.avail_out = buffer.count
+        return blocks == nil ? decodeWhole(buffer.count) : decodeBlocks(buffer.count)
     }
 
-    /// Fills `output` from the file; 0 after its end.
-    private func decodeWhole() -> Int? {
+    /// Fills the `capacity` bytes of output set up from the file; 0 after its end.
+    private func decodeWhole(_ capacity: Int) -> Int? {
         while stream.pointee.avail_out > 0, !finished {
             if stream.pointee.avail_in == 0, !atFileEnd {
                 let count = pread(descriptor, input.baseAddress, input.count, off_t(filePosition))
@@ -179,11 +179,12 @@ final class XzStream: TarDecoder {
             case let status: return fail(EIO, "Damaged xz data (liblzma error \(status.rawValue))")
             }
         }
-        return output.count - stream.pointee.avail_out
+        return capacity - stream.pointee.avail_out
     }
 
-    /// Fills `output` from the current Block, starting the next one as each ends; 0 after the last.
-    private func decodeBlocks() -> Int? {
+    /// Fills the `capacity` bytes of output set up from the current Block, starting the next one as each
+    /// ends; 0 after the last.
+    private func decodeBlocks(_ capacity: Int) -> Int? {
         guard let blocks else { return nil }
         while stream.pointee.avail_out > 0 {
             if !inBlock {
@@ -206,7 +207,7 @@ final class XzStream: TarDecoder {
             case let status: return fail(EIO, "Damaged xz data (liblzma error \(status.rawValue))")
             }
         }
-        return output.count - stream.pointee.avail_out
+        return capacity - stream.pointee.avail_out
     }
 
     /// Reads the Block Header at `block` and sets the decoder up for the Block's data behind it.

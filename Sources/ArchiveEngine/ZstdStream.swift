@@ -79,8 +79,8 @@ final class ZstdStream: TarDecoder {
         if descriptor >= 0 { close(descriptor) }
     }
 
-    func decode() -> Int? {
-        var target = ZSTD_outBuffer(dst: output.baseAddress, size: output.count, pos: 0)
+    func decode(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        var target = ZSTD_outBuffer(dst: buffer.baseAddress, size: buffer.count, pos: 0)
         while target.pos < target.size {
             if source.pos == source.size {
                 guard !atFileEnd else { break }

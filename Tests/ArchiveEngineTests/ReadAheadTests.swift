@@ -1,4 +1,6 @@
+import ArchiverTestSupport
 import Foundation
+import SystemPackage
 import Testing
 
 @testable import ArchiveEngine
@@ -72,6 +74,33 @@ import Testing
         #expect(status == -1)
         #expect(ahead.lastErrno == EIO)
         #expect(ahead.lastMessage == "broken on purpose")
+    }
+
+    /// gzip, xz and zstd decoders fill the slots themselves instead of being copied from: what comes out is
+    /// what gzip, xz and zstd themselves compressed, and a file cut short fails after the data before the cut.
+    @Test func decodersFillTheSlotsThemselves() throws {
+        let s = try ScratchDirectory()
+        let content = Array((0..<400_000).map { "line \($0)\n" }.joined().utf8)
+        try Data(content).write(to: URL(fileURLWithPath: s.sub("c")))
+        for tool in ["gzip", "xz", "zstd"] {
+            #expect(try Tool.run(["/bin/sh", "-c", "\(tool) -c < '\(s.sub("c"))' > '\(s.sub("c.\(tool)"))'"]).status == 0)
+        }
+        let sources: [(String, () throws -> any ArchiveSource)] = [
+            ("gzip", { try GzipStream(FilePath(s.sub("c.gzip")), recordingPoints: false) }),
+            ("xz", { try #require(XzStream(FilePath(s.sub("c.xz")))) }),
+            ("zstd", { try ZstdStream(FilePath(s.sub("c.zstd")), recordingFrames: false) }),
+        ]
+        for (name, source) in sources {
+            let whole = try Data(contentsOf: URL(fileURLWithPath: s.sub("c.\(name)")))
+            let (bytes, status, consumed) = drain(try source())
+            #expect(status == 0, "\(name)")
+            #expect(bytes == content, "\(name): \(bytes.count) of \(content.count) bytes")
+            #expect(consumed.last == Int64(whole.count), "\(name): the whole file consumed")
+            try whole.prefix(whole.count / 2).write(to: URL(fileURLWithPath: s.sub("c.\(name)")))
+            let (cut, failed, _) = drain(try source())
+            #expect(failed == -1, "\(name): a file cut short fails")
+            #expect(!cut.isEmpty && cut == Array(content.prefix(cut.count)), "\(name): the data before the cut, unchanged")
+        }
     }
 
     @Test func droppedWhileItsThreadWaitsForRoom() {

@@ -80,6 +80,30 @@ import Testing
         #expect(E2E.int(Self.results(json).first?["checked"]) == 3)
     }
 
+    /// A stored (uncompressed) rar member, RAR5 and RAR 2.9–4.x, with one flipped byte: libarchive checks no
+    /// stored member's CRC-32 (`bsdtar -xOf` exits 0 on it), so the one in its header is compared here.
+    @Test(arguments: [5, 4]) func aFlippedByteInAStoredRarMemberIsNamed(version: Int) throws {
+        let s = try ScratchDirectory("rar\(version)")
+        try E2E.python(
+            PythonHelpers.prelude + """
+                from handmade_rar import rar4, rar5
+                d, write = sys.argv[1] + '/', rar5 if sys.argv[2] == '5' else rar4
+                write(d + 'x.rar', 'a.txt', b'first member ' * 300, None, more=[('dir/b.txt', b'second member ' * 200)])
+                data = bytearray(open(d + 'x.rar', 'rb').read())
+                data[data.find(b'second member') + 50] ^= 0xFF
+                open(d + 'bad.rar', 'wb').write(data)
+                """, [s.path, String(version)])
+        let (intact, intactJSON) = try Self.test([s.sub("x.rar")])
+        #expect(intact.status == 0, "\(intact.stderr)")
+        #expect(E2E.int(Self.results(intactJSON).first?["checked"]) == 2, "\(intact.stdout)")
+        let (out, json) = try Self.test([s.sub("bad.rar")])
+        #expect(out.status == 5, "\(out.stderr)")
+        #expect(out.stderr.contains("“bad.rar” is damaged at “dir/b.txt”: a checksum does not match (2 files checked)."), "\(out.stderr)")
+        let damaged = Self.results(json).first?["damaged"] as? [[String: Any]]
+        #expect(damaged?.map { $0["path"] as? String } == ["dir/b.txt"], "\(out.stdout)")
+        #expect(damaged?.first?["reasonCode"] as? String == "checksum")
+    }
+
     @Test func aTruncatedTarGzAndABrokenCentralDirectoryAreDamaged() throws {
         let s = try ScratchDirectory()
         try Self.docs(s)
@@ -234,7 +258,9 @@ import Testing
         try Self.docs(s)
         #expect(try E2E.run("compress-with-archiver", ["--encrypt", "--password-stdin", "--output", s.sub("x.zip"), s.sub("in/Docs")], input: "sesame\n").status == 0)
         #expect(try E2E.run("/usr/bin/7zz", ["a", "-psesame", "-mhe=on", s.sub("x.7z"), s.sub("in/Docs")]).status == 0)
-        for archive in ["x.zip", "x.7z"] {
+        // Names readable, data encrypted: libarchive reads the names and meets the encryption, then 7-Zip tests.
+        #expect(try E2E.run("/usr/bin/7zz", ["a", "-psesame", s.sub("y.7z"), s.sub("in/Docs")]).status == 0)
+        for archive in ["x.zip", "x.7z", "y.7z"] {
             let (right, json) = try Self.test([s.sub(archive)], input: "sesame\n")
             #expect(right.status == 0, "\(archive): \(right.stderr)")
             #expect(E2E.int(Self.results(json).first?["checked"]) == 3, "\(archive): \(right.stdout)")
@@ -249,7 +275,32 @@ import Testing
         let (damaged, json) = try Self.test([s.sub("x.7z")], input: "sesame\n")
         #expect(damaged.status == 5, "\(damaged.stderr)")
         #expect((Self.results(json).first?["damaged"] as? [[String: Any]])?.isEmpty == false, "\(damaged.stdout)")
-        #expect(s.list("") == ["in", "x.7z", "x.zip"])
+        #expect(s.list("") == ["in", "x.7z", "x.zip", "y.7z"])
+    }
+
+    /// A 7z without encryption is read by libarchive alone, as bsdtar reads it, with no 7-Zip listing first
+    /// (7-Zip is a stand-in on PATH here that notes each run); an encrypted one still goes to 7-Zip.
+    @Test func aPlain7zIsTestedWithoutRunning7Zip() throws {
+        let s = try ScratchDirectory()
+        try Self.docs(s)
+        #expect(try E2E.run("compress-with-archiver", ["--format", "7z", "--output", s.sub("plain.7z"), s.sub("in/Docs")]).status == 0)
+        #expect(try E2E.run("/usr/bin/7zz", ["a", "-psesame", s.sub("locked.7z"), s.sub("in/Docs")]).status == 0)
+        _ = try s.mkdir("bin")
+        let log = s.sub("runs.log")
+        try "#!/bin/sh\necho \"$1\" >> '\(log)'\nexec /usr/bin/7zz \"$@\"\n".write(toFile: s.sub("bin/7zz"), atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: s.sub("bin/7zz"))
+        let path = ["PATH": s.sub("bin") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")]
+
+        let plain = try E2E.run("extract-with-archiver", ["--test", s.sub("plain.7z")], environment: path)
+        #expect(plain.status == 0, "\(plain.stderr)")
+        #expect(plain.stdout.contains("all 3 files are intact"), "\(plain.stdout)")
+        #expect(!FileManager.default.fileExists(atPath: log), "7-Zip was not run for a plain 7z")
+
+        let locked = try E2E.run("extract-with-archiver", ["--test", "--password-stdin", s.sub("locked.7z")], environment: path, input: "sesame\n")
+        #expect(locked.status == 0, "\(locked.stderr)")
+        #expect(locked.stdout.contains("all 3 files are intact"), "\(locked.stdout)")
+        let runs = (try? String(contentsOfFile: log, encoding: .utf8)) ?? ""
+        #expect(runs.split(separator: "\n").last == "t", "the encrypted one tested by 7-Zip: \(runs)")
     }
 
     @Test func aSplitSetTestsFromAnyPartAndAMissingPartIsNamed() throws {

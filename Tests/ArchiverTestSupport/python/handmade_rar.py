@@ -1,5 +1,5 @@
 """RAR archives written header by header, with an archive comment, for the tests of rar comments: no rar
-writer exists here (RAR is non-free). One stored file and a comment, nothing more.
+writer exists here (RAR is non-free). Stored files and a comment, nothing more.
 
 RAR5 follows rarlab's technote "RAR 5.0 archive format": a signature, then headers, each a CRC32 (of the
 header from its size on), its size and type as vints, flags, then its fields; the comment is a service
@@ -45,14 +45,16 @@ def _rar5_file(kind, name, data, mtime, method=0):
     return _rar5_header(kind, fields, data)
 
 
-def rar5(path, name, data, comment, mtime=1700000000, comment_method=0):
+def rar5(path, name, data, comment, mtime=1700000000, comment_method=0, more=()):
     """Writes a RAR5 archive holding the file `name` (str) with `data` (bytes), stored, and the archive
-    comment `comment` (str, UTF-8; None for none), its header claiming `comment_method` (0: stored)."""
+    comment `comment` (str, UTF-8; None for none), its header claiming `comment_method` (0: stored);
+    `more` adds stored files after it, (name, data) pairs."""
     out = bytearray(b'Rar!\x1a\x07\x01\x00')
     out += _rar5_header(1, vint(0))  # main header: no archive flags
     if comment is not None:
         out += _rar5_file(3, b'CMT', comment.encode('utf-8'), mtime, comment_method)
-    out += _rar5_file(2, name.encode('utf-8'), data, mtime)
+    for file_name, file_data in [(name, data)] + list(more):
+        out += _rar5_file(2, file_name.encode('utf-8'), file_data, mtime)
     out += _rar5_header(5, vint(0))  # end of archive, not a volume
     open(path, 'wb').write(out)
 
@@ -89,10 +91,10 @@ def _rar4_old_comment(text):
             + struct.pack('<H', zlib.crc32(comment) & 0xFFFF) + comment + text)
 
 
-def rar4(path, name, data, comment, mtime=1700000000, old_style=False):
+def rar4(path, name, data, comment, mtime=1700000000, old_style=False, more=()):
     """Writes a RAR4 archive holding the file `name` (str) with `data` (bytes), stored, and the archive
     comment `comment` (str; None for none) in a "CMT" subblock, or (`old_style`) inside the main header
-    as RAR before 2.9 kept it."""
+    as RAR before 2.9 kept it; `more` adds stored files after it, (name, data) pairs."""
     out = bytearray(b'Rar!\x1a\x07\x00')
     if old_style:
         out += _rar4_old_comment(comment.encode('utf-8'))
@@ -100,6 +102,7 @@ def rar4(path, name, data, comment, mtime=1700000000, old_style=False):
         out += _rar4_block(0x73, 0, struct.pack('<HI', 0, 0))  # main header: reserved fields
     if comment is not None and not old_style:
         out += _rar4_file(0x7A, b'CMT', comment.encode('utf-8'), mtime)
-    out += _rar4_file(0x74, name.encode('utf-8'), data, mtime)
+    for file_name, file_data in [(name, data)] + list(more):
+        out += _rar4_file(0x74, file_name.encode('utf-8'), file_data, mtime)
     out += _rar4_block(0x7B, 0x4000, b'')  # end of archive
     open(path, 'wb').write(out)
