@@ -487,7 +487,7 @@ public enum Extractor {
                 }
                 // False when the entry failed alone (a name too long for the disk…): its data is skipped.
                 func writeHeaderHere() throws(ArchiverError) -> Bool {
-                    try pool?.settle(before: target, always: info.kind == .symlink || info.kind == .hardlink)
+                    try pool?.settle(before: target, always: info.kind == .symlink || info.kind == .hardlink, helping: disk)
                     if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
                         result.warnings.append(.entryFailed(name, message))
                         writing = nil
@@ -548,7 +548,7 @@ public enum Extractor {
                         if pool == nil { workerCount = 1 }
                     }
                     if let pool, file.keep(entry) {
-                        try pool.hand(file)
+                        try pool.hand(file, helping: disk)
                         handed += 1
                         continue entries
                     }
@@ -576,7 +576,7 @@ public enum Extractor {
             damage = error
         }
         // Every file handed out is on disk before the folders get their times.
-        if let done = try pool?.finish() {
+        if let done = try pool?.finish(helping: disk) {
             result.files += done.written
             result.warnings += done.failures.map { .entryFailed($0.name, $0.message) }
         }

@@ -160,40 +160,44 @@ final class FileWorkers: @unchecked Sendable {
         return workers
     }
 
-    /// Queues `file` for a worker, after waiting for the workers when it could meet a file still being written,
-    /// or while the queue is full.
+    /// Queues `file` for a worker, after waiting for the workers when it could meet a file still being written.
+    /// While the queue is full the reader creates its oldest file itself, through `disk`, rather than wait: the
+    /// stall watch counts the reading thread's own reads and writes, not the workers' (a tar.gz is read by
+    /// another thread too, `ReadAhead`), and a reader that only waited would look stuck.
     /// - Throws: what stopped a worker (a full disk…); the extraction then fails as it would on one thread.
-    func hand(_ file: HeldFile) throws(ArchiverError) {
-        if conflicts(file.path) || pendingFiles.count >= Self.pathsLimit { try drain() }
+    func hand(_ file: HeldFile, helping disk: borrowing DiskWriter) throws(ArchiverError) {
+        if conflicts(file.path) || pendingFiles.count >= Self.pathsLimit { try drain(helping: disk) }
         pendingFiles.insert(file.path)
         forEachFolder(above: file.path) { pendingFolders.insert($0) }
-        let stopped: ArchiverError? = withLock {
-            while failure == nil,
-                queue.count >= Self.queuedFilesLimit || (!queue.isEmpty && queuedBytes + file.byteCount > Self.queuedBytesLimit)
-            {
-                pthread_cond_wait(changed, lock)
-            }
-            if failure == nil {
+        while true {
+            let (stopped, oldest): (ArchiverError?, HeldFile?) = withLock {
+                if let failure { return (failure, nil) }
+                if queue.count >= Self.queuedFilesLimit || (!queue.isEmpty && queuedBytes + file.byteCount > Self.queuedBytesLimit) {
+                    return (nil, take())
+                }
                 queue.append(file)
                 queuedBytes += file.byteCount
                 pthread_cond_broadcast(changed)
+                return (nil, nil)
             }
-            return failure
+            if let stopped { throw stopped }
+            guard let oldest else { return }
+            create(oldest, through: disk)
         }
-        if let stopped { throw stopped }
     }
 
-    /// Waits for the workers before the reader writes `path` itself, if one may still be writing it, a folder
-    /// above it, or something inside it; `always` waits anyway (links, whose targets must exist).
-    func settle(before path: [UInt8], always: Bool) throws(ArchiverError) {
-        if always || conflicts(path) { try drain() }
+    /// Waits for the workers (helping them, through `disk`) before the reader writes `path` itself, if one may
+    /// still be writing it, a folder above it, or something inside it; `always` waits anyway (links, whose
+    /// targets must exist).
+    func settle(before path: [UInt8], always: Bool, helping disk: borrowing DiskWriter) throws(ArchiverError) {
+        if always || conflicts(path) { try drain(helping: disk) }
     }
 
-    /// Waits for every file handed out, stops the workers and closes their writers.
+    /// Waits for every file handed out (helping, through `disk`), stops the workers and closes their writers.
     /// - Returns: how many files were created, and those that failed alone, in archive order.
     /// - Throws: what stopped a worker.
-    func finish() throws(ArchiverError) -> (written: Int, failures: [(name: String, message: String)]) {
-        try drain()
+    func finish(helping disk: borrowing DiskWriter) throws(ArchiverError) -> (written: Int, failures: [(name: String, message: String)]) {
+        try drain(helping: disk)
         stop()
         return (written, failures.sorted { $0.order < $1.order }.map { (name: $0.name, message: $0.message) })
     }
@@ -227,12 +231,18 @@ final class FileWorkers: @unchecked Sendable {
         while busy > 0, pthread_cond_timedwait(changed, lock, &deadline) == 0 {}
     }
 
-    private func drain() throws(ArchiverError) {
-        let stopped: ArchiverError? = withLock {
-            while failure == nil, !queue.isEmpty || busy > 0 { pthread_cond_wait(changed, lock) }
-            return failure
+    /// Returns once every file handed out is created: the reader creates queued ones itself meanwhile.
+    private func drain(helping disk: borrowing DiskWriter) throws(ArchiverError) {
+        while true {
+            let (stopped, oldest, done): (ArchiverError?, HeldFile?, Bool) = withLock {
+                while failure == nil, queue.isEmpty, busy > 0 { pthread_cond_wait(changed, lock) }
+                if let failure { return (failure, nil, true) }
+                return queue.isEmpty ? (nil, nil, true) : (nil, take(), false)
+            }
+            if let stopped { throw stopped }
+            if done { break }
+            if let oldest { create(oldest, through: disk) }
         }
-        if let stopped { throw stopped }
         pendingFiles.removeAll(keepingCapacity: true)
         pendingFolders.removeAll(keepingCapacity: true)
     }
@@ -269,25 +279,28 @@ final class FileWorkers: @unchecked Sendable {
             return
         }
         report(ready: true)
-        while let file = next() {
-            var message: String?
-            var fatal: ArchiverError?
-            do throws(ArchiverError) {
-                message = try file.create(through: disk, folder: folder)
-            } catch {
-                fatal = error
+        while let file = next() { create(file, through: disk) }
+    }
+
+    /// Creates `file` (taken from the queue, counted in `busy`) and records how it went.
+    private func create(_ file: HeldFile, through disk: borrowing DiskWriter) {
+        var message: String?
+        var fatal: ArchiverError?
+        do throws(ArchiverError) {
+            message = try file.create(through: disk, folder: folder)
+        } catch {
+            fatal = error
+        }
+        withLock {
+            busy -= 1
+            if let fatal {
+                if failure == nil { failure = fatal }
+            } else if let message {
+                failures.append((file.order, file.name, message))
+            } else {
+                written += 1
             }
-            withLock {
-                busy -= 1
-                if let fatal {
-                    if failure == nil { failure = fatal }
-                } else if let message {
-                    failures.append((file.order, file.name, message))
-                } else {
-                    written += 1
-                }
-                pthread_cond_broadcast(changed)
-            }
+            pthread_cond_broadcast(changed)
         }
     }
 
@@ -304,12 +317,17 @@ final class FileWorkers: @unchecked Sendable {
         withLock {
             while queue.isEmpty, !stopping, failure == nil { pthread_cond_wait(changed, lock) }
             guard !stopping, failure == nil else { return nil }
-            let file = queue.removeFirst()
-            queuedBytes -= file.byteCount
-            busy += 1
-            pthread_cond_broadcast(changed)
-            return file
+            return take()
         }
+    }
+
+    /// The oldest queued file, now counted as being created. Under `lock`, with the queue not empty.
+    private func take() -> HeldFile {
+        let file = queue.removeFirst()
+        queuedBytes -= file.byteCount
+        busy += 1
+        pthread_cond_broadcast(changed)
+        return file
     }
 
     private func withLock<T>(_ body: () -> T) -> T {

@@ -232,7 +232,8 @@ import Testing
     @Test func workersStartWithTheirOwnFolders() throws {
         let scratch = try ScratchDirectory()
         let workers = try #require(FileWorkers.start(count: 2, staging: FilePath(scratch.path), folder: scratch.path))
-        let done = try workers.finish()
+        let disk = try DiskWriter()
+        let done = try workers.finish(helping: disk)
         #expect(done.written == 0 && done.failures.isEmpty)
     }
 }
