@@ -29,17 +29,7 @@ else
     corpus_root=$root/bench/corpus
     if [[ $which_corpus == many ]]; then
         if [[ ! -d $corpus_root/many ]]; then
-            /usr/bin/python3 - "$corpus_root/many" <<'PY'
-import os, random, sys
-random.seed(100000)
-words = [''.join(random.choice('abcdefghijklmnopqrstuvwxyz') for _ in range(random.randint(2, 10))) for _ in range(3000)]
-for d in range(100):
-    folder = os.path.join(sys.argv[1], 'd%03d' % d)
-    os.makedirs(folder)
-    for f in range(1000):
-        with open(os.path.join(folder, 'f%04d.txt' % f), 'w') as out:
-            out.write(' '.join(random.choice(words) for _ in range(random.randint(4, 80))))
-PY
+            /usr/bin/python3 "$root/bench/many-corpus.py" "$corpus_root/many"
         fi
         source_dir=$corpus_root/many
     elif [[ $which_corpus == big ]]; then

@@ -52,6 +52,9 @@ struct DiskWriter: ~Copyable {
         self.handle = handle
     }
 
+    /// Whether the calling thread works inside the working folder with a current folder and umask of its own.
+    var ownsWorkingFolder: Bool { previousFolder != nil }
+
     // Freeing closes the writer, which applies the deferred folder fixups by their relative paths: only
     // then may the process leave the working folder.
     deinit {

@@ -23,6 +23,9 @@ public struct ExtractOptions: Sendable {
     public var names: NameDecoder?
     /// The most bytes of file data this extraction may write (`--nested`'s ratio cap); nil: no limit.
     public var byteLimit: Int64?
+    /// Threads creating small files beside the one reading the archive; nil: one per CPU the process may use.
+    /// 1 writes everything on the reading thread.
+    public var workers: Int?
 
     public init(
         folder: FilePath?, fallbackFolder: FilePath, places: ExtractDestination, here: Bool = false,
@@ -434,11 +437,18 @@ public enum Extractor {
             if space?.spend(bytes, measure: measure) == false { throw FileSystem.notEnoughSpace(folder, free: measure()) }
         }
         progress(0, reader.fileSize)
-        // The entry whose data is being read, and where a tar broke off: it keeps the entries before.
-        var writing: (path: [UInt8], bytesBefore: Int64)?
+        // Small files are created by workers while the next entries are read (`FileWorkers`), started at the
+        // first one; only where this thread has a folder and umask of its own, which each worker needs too.
+        var workerCount = disk.ownsWorkingFolder ? (options.workers ?? Compressor.processorCount()) : 1
+        var pool: FileWorkers?
+        defer { pool?.stop() }
+        var handed = 0
+        // The entry whose data is being read (its path once anything of it is on disk), and where a tar broke
+        // off: it keeps the entries before.
+        var writing: (path: [UInt8]?, bytesBefore: Int64)?
         var damage: ArchiverError?
         do throws(ArchiverError) {
-            while var info = try reader.next() {
+            entries: while var info = try reader.next() {
                 try control.check()
                 guard let entry = reader.current else { break }
                 if reader.isRawStream {
@@ -450,16 +460,12 @@ public enum Extractor {
                 if info.encrypted, !decrypting, EntrySelection(options.selection).includes(info.path) {
                     throw EncryptionSupport.cannotDecrypt(reader.displayName, family: reader.family)
                 }
-                let decision = session.admit(info, result: &result)
-                switch decision {
-                case .skip: continue
-                case .write(let target, let hardlinkTarget):
-                    EntryRewrite.setPath(entry, disk.local(target))
-                    if let hardlinkTarget { EntryRewrite.setHardlink(entry, disk.local(hardlinkTarget)) }
-                    // The target that was checked is the one written (decoded when the names were).
-                    if info.kind == .symlink, let target = info.linkTarget { EntryRewrite.setSymlink(entry, target) }
-                    EntryRewrite.limitPermissions(entry, umask: mask)
-                }
+                guard case .write(let target, let hardlinkTarget) = session.admit(info, result: &result) else { continue }
+                EntryRewrite.setPath(entry, disk.local(target))
+                if let hardlinkTarget { EntryRewrite.setHardlink(entry, disk.local(hardlinkTarget)) }
+                // The target that was checked is the one written (decoded when the names were).
+                if info.kind == .symlink, let target = info.linkTarget { EntryRewrite.setSymlink(entry, target) }
+                EntryRewrite.limitPermissions(entry, umask: mask)
                 let name = info.path.displayName
                 try checkFits(info, traits: traits, folder: folder)
                 // A size known up front is checked before its data; the data is counted as it is written.
@@ -472,18 +478,41 @@ public enum Extractor {
                 // data libarchive checked decides the length, and the recorded size is only compared below.
                 let sizeMayWrap = reader.family == .zip && info.kind == .file && info.size.map(ZipSizeField.mayHaveWrapped) == true
                 if sizeMayWrap { EntryRewrite.unsetSize(entry) }
-                if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
-                    result.warnings.append(.entryFailed(name, message))
-                    continue
+                // A small file is read whole and checked before anything of it is written, then handed to a
+                // worker; anything else is written here as it is read, once no worker may still be writing
+                // where it goes (links wait for every worker: their targets must be there).
+                var held: HeldFile?
+                if workerCount > 1, info.kind == .file, let size = info.size, size <= FileWorkers.largestHeld {
+                    held = HeldFile(path: target, name: name, order: handed, capacity: Int(size))
+                }
+                // False when the entry failed alone (a name too long for the disk…): its data is skipped.
+                func writeHeaderHere() throws(ArchiverError) -> Bool {
+                    try pool?.settle(before: target, always: info.kind == .symlink || info.kind == .hardlink, helping: disk)
+                    if case .skipped(let message) = try disk.writeHeader(entry, folder: folderName) {
+                        result.warnings.append(.entryFailed(name, message))
+                        writing = nil
+                        return false
+                    }
+                    writing?.path = target
+                    return true
+                }
+                writing = (nil, result.bytes)
+                if held == nil {
+                    guard try writeHeaderHere() else { continue }
                 }
                 var failed: String?
                 var end: Int64 = 0
-                if case .write(let target, _) = decision { writing = (target, result.bytes) }
                 var gzipCheck = GzipTrailerCheck(reader)
                 while let (buffer, offset) = try reader.readBlock(entryName: name) {
                     gzipCheck?.add(buffer)
                     try spend(Int64(buffer.count))
-                    if failed == nil, case .skipped(let message) = try disk.writeBlock(buffer, offset: offset, folder: folderName) {
+                    // More data than recorded (a zip's wrapped size): written here after all.
+                    if let file = held, !file.add(buffer, at: offset) {
+                        held = nil
+                        guard try writeHeaderHere() else { continue entries }
+                        failed = try file.writeData(through: disk, folder: folderName)
+                    }
+                    if held == nil, failed == nil, case .skipped(let message) = try disk.writeBlock(buffer, offset: offset, folder: folderName) {
                         failed = message
                     }
                     end = max(end, offset + Int64(buffer.count))
@@ -513,10 +542,24 @@ public enum Extractor {
                         // TRANSLATORS: %1$@ is an entry of a zip; %2$@ and %3$@ are sizes such as “16.8 MB”.
                         "zip-size-wrapped", tr("“%1$@” is recorded as %2$@ but holds %3$@: its zip was written without Zip64, which keeps only part of a size of 4 GiB or more. Its data ends where the next entry begins and matches its checksum, so it was extracted whole.", name, .bytes(size), .bytes(end))))
                 }
+                if let file = held {
+                    if pool == nil {
+                        pool = FileWorkers.start(count: workerCount, staging: staging, folder: folderName)
+                        if pool == nil { workerCount = 1 }
+                    }
+                    if let pool, file.keep(entry) {
+                        try pool.hand(file, helping: disk)
+                        handed += 1
+                        continue entries
+                    }
+                    // No workers after all: written here.
+                    guard try writeHeaderHere() else { continue }
+                    failed = try file.writeData(through: disk, folder: folderName)
+                }
                 if failed == nil, case .skipped(let message) = try disk.finishEntry(folder: folderName) { failed = message }
                 if let failed {
                     // Never leave a half-written file to be published under its name.
-                    if case .write(let target, _) = decision { FileSystem.removeTree(FilePath(bytes: target)) }
+                    FileSystem.removeTree(FilePath(bytes: target))
                     result.warnings.append(.entryFailed(name, failed))
                     continue
                 }
@@ -528,14 +571,19 @@ public enum Extractor {
             // a warning (exit 1) that says where. Its entries have no checksums to lose, and nothing of
             // the entry it broke in is kept. Other formats stay all or nothing.
             guard error.code == .corrupt, reader.mayEndInHole, reader.readsOneFile,
-                result.files + result.folders + result.symlinks > 0
+                result.files + result.folders + result.symlinks > 0 || handed > 0
             else { throw error }
             damage = error
+        }
+        // Every file handed out is on disk before the folders get their times.
+        if let done = try pool?.finish(helping: disk) {
+            result.files += done.written
+            result.warnings += done.failures.map { .entryFailed($0.name, $0.message) }
         }
         try disk.close(folder: folderName)
         if let damage {
             if let writing {
-                FileSystem.removeTree(FilePath(bytes: writing.path))
+                if let path = writing.path { FileSystem.removeTree(FilePath(bytes: path)) }
                 result.bytes = writing.bytesBefore
             }
             result.warnings.append(JobWarning(

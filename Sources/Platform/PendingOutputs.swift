@@ -18,6 +18,10 @@ public enum PendingOutputs {
         var jobs = 0
         /// Programs writing into those outputs (7-Zip, unrar), killed before their output is removed.
         var children: Set<pid_t> = []
+        /// Threads writing into those outputs (the extractor's file workers), halted before their output is
+        /// removed, by the token `register(writers:)` gave.
+        var writers: [Int: @Sendable () -> Void] = [:]
+        var lastWriters = 0
     }
 
     private static let state = Mutex(State())
@@ -31,6 +35,19 @@ public enum PendingOutputs {
     static func register(child: pid_t) { _ = state.withLock { $0.children.insert(child) } }
 
     static func forget(child: pid_t) { _ = state.withLock { $0.children.remove(child) } }
+
+    /// `halt` stops threads writing into the job's outputs and returns once they are through (or have had a
+    /// moment); a stop that cannot wait for the engine calls it before removing the outputs.
+    /// - Returns: the token for `forget(writers:)`.
+    package static func register(writers halt: @escaping @Sendable () -> Void) -> Int {
+        state.withLock { state in
+            state.lastWriters += 1
+            state.writers[state.lastWriters] = halt
+            return state.lastWriters
+        }
+    }
+
+    package static func forget(writers token: Int) { _ = state.withLock { $0.writers.removeValue(forKey: token) } }
 
     /// Whether a program such as 7-Zip is doing the job's work now (its progress is not this process's).
     public static var hasChildren: Bool { state.withLock { !$0.children.isEmpty } }
@@ -71,14 +88,15 @@ public enum PendingOutputs {
     /// Kills the programs working for the job and removes every registered output; the caller then exits
     /// at once. Returns false, doing nothing, while an output is being published or removed.
     public static func abandonAll() -> Bool {
-        let taken: (paths: [FilePath], children: Set<pid_t>)? = state.withLock { state in
+        let taken: (paths: [FilePath], children: Set<pid_t>, writers: [@Sendable () -> Void])? = state.withLock { state in
             guard state.claimed.isEmpty else { return nil }
             defer { state.paths.removeAll() }
-            return (state.paths, state.children)
+            return (state.paths, state.children, Array(state.writers.values))
         }
         guard let taken else { return false }
-        // A child left running would go on writing into what is being removed, and outlive us.
+        // A child or thread left running would go on writing into what is being removed, and outlive us.
         for child in taken.children { kill(child, SIGKILL) }
+        for halt in taken.writers { halt() }
         for path in taken.paths { FileSystem.removeTree(path) }
         return true
     }
