@@ -82,7 +82,8 @@ public final class ArchiveEditSession {
         let folder = archive.removingLastComponent()
         let (descriptor, size, failure) = FileSystem.openForReading(archive)
         if let failure { throw failure }
-        defer { close(descriptor) }
+        var closed = false
+        defer { if !closed { close(descriptor) } }
         var before = stat()
         guard fstat(descriptor, &before) == 0, FileSystem.isRegular(before) else {
             throw ArchiverError(.inputUnreadable, tr("“%@” is not a file.", name), path: archive.string)
@@ -141,6 +142,9 @@ public final class ArchiveEditSession {
             }
         } else {
             try pending.replace(archive)
+            // The old archive has no name left: the kernel frees it once this is closed.
+            FileSystem.closeReplaced(descriptor, size: size)
+            closed = true
         }
         result.written = written
         return result

@@ -107,6 +107,17 @@ enum ZipExtra {
         fields.flatMap { ZipBytes.u16($0.id) + ZipBytes.u16($0.data.count) + $0.data }
     }
 
+    /// Whether `extra` is a list of fields to its last byte with none of `id`, so that `join` of its
+    /// `fields` without that id gives it back as it is.
+    static func isWhole(_ extra: [UInt8], without id: Int) -> Bool {
+        var at = 0
+        while at + 4 <= extra.count {
+            if ZipDirectory.u16(extra, at) == id { return false }
+            at += 4 + ZipDirectory.u16(extra, at + 2)
+        }
+        return at == extra.count
+    }
+
     /// `fields` without those of `ids`.
     static func removing(_ ids: Set<Int>, from extra: [UInt8]) -> [UInt8] {
         join(fields(extra).filter { !ids.contains($0.id) })
@@ -140,8 +151,8 @@ enum ZipExtra {
 enum ZipBytes {
     static func u16(_ value: Int) -> [UInt8] { [UInt8(value & 0xFF), UInt8(value >> 8 & 0xFF)] }
     static func u16(_ value: UInt16) -> [UInt8] { u16(Int(value)) }
-    static func u32(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(value >> ($0 * 8) & 0xFF) } }
-    static func u64(_ value: Int64) -> [UInt8] { (0..<8).map { UInt8(UInt64(bitPattern: value) >> ($0 * 8) & 0xFF) } }
+    static func u32(_ value: UInt32) -> [UInt8] { [UInt8](littleEndian: value) }
+    static func u64(_ value: Int64) -> [UInt8] { [UInt8](littleEndian: value) }
 
     /// MS-DOS time and date of `seconds`, in local time as Info-ZIP writes them (1980 at the earliest).
     static func dosTime(_ seconds: Int64) -> (time: UInt16, date: UInt16) {
@@ -153,6 +164,20 @@ enum ZipBytes {
             UInt16(Int(parts.tm_hour) << 11 | Int(parts.tm_min) << 5 | Int(parts.tm_sec) / 2),
             UInt16(min(year, 127) << 9 | Int(parts.tm_mon + 1) << 5 | Int(parts.tm_mday))
         )
+    }
+}
+
+extension [UInt8] {
+    /// `value`'s bytes, least significant first, as zip fields hold it.
+    init(littleEndian value: some FixedWidthInteger) {
+        self = []
+        append(littleEndian: value)
+    }
+
+    /// Appends `value` as a zip field, with no array of its own: a commit writes 20 fields for each of
+    /// 20,000 members, and an array each once took a quarter of its time.
+    mutating func append(littleEndian value: some FixedWidthInteger) {
+        Swift.withUnsafeBytes(of: value.littleEndian) { self += $0 }
     }
 }
 
@@ -285,12 +310,19 @@ struct ZipContainerWriter {
     ) throws(ArchiverError) {
         var record = member
         record.offset = position
-        guard let local = FileSystem.bytes(source, at: member.offset, count: 30), ZipDirectory.u32(local, 0) == 0x0403_4B50 else {
+        let continues = run.map { $0.source == source && $0.offset + $0.count == member.offset } ?? false
+        // A member that continues the run being copied is copied with it, its local header unread: on btrfs
+        // and xfs the copy shares the old archive's blocks without reading them, and reading 20,000 headers
+        // from the disk took most of a commit. The member starting each run is checked.
+        if name == nil, modified == nil, continues {
+            try copyBytes(from: source, at: member.offset, count: member.end - member.offset)
+            appendRecord(Self.withMode(record, mode))
+            return
+        }
+        guard let (nameLength, extraLength) = Self.localLengths(member, in: source) else {
             throw ArchiverError(.corrupt, tr("A member of the archive has no local header (“%@”).", member.name.displayName))
         }
-        let nameLength = ZipDirectory.u16(local, 26), extraLength = ZipDirectory.u16(local, 28)
         let headerLength = Int64(30 + nameLength + extraLength)
-        let continues = run.map { $0.source == source && $0.offset + $0.count == member.offset } ?? false
         let shift = ((member.offset - position) % FileSystem.cloneBlock + FileSystem.cloneBlock) % FileSystem.cloneBlock
         if name == nil, modified == nil, aligning, !continues, shift != 0,
             let header = FileSystem.bytes(source, at: member.offset, count: Int(headerLength)),
@@ -328,12 +360,31 @@ struct ZipContainerWriter {
             try write(Array(header[..<30]) + localName + localExtra)
             try copyBytes(from: source, at: member.offset + headerLength, count: member.end - member.offset - headerLength)
         }
-        if let mode {
-            let type = (record.mode ?? (record.isFolder ? 0o040000 : 0o100000)) & 0o170000
-            record.externalAttributes = (type | mode & 0o7777) << 16 | record.externalAttributes & 0xFFFF
-            record.versionMadeBy = 3 << 8 | record.versionMadeBy & 0xFF
+        appendRecord(Self.withMode(record, mode))
+    }
+
+    /// `record` with new permission bits, if any, written as a Unix program writes them.
+    private static func withMode(_ record: ZipMembers.Member, _ mode: UInt32?) -> ZipMembers.Member {
+        guard let mode else { return record }
+        var record = record
+        let type = (record.mode ?? (record.isFolder ? 0o040000 : 0o100000)) & 0o170000
+        record.externalAttributes = (type | mode & 0o7777) << 16 | record.externalAttributes & 0xFFFF
+        record.versionMadeBy = 3 << 8 | record.versionMadeBy & 0xFF
+        return record
+    }
+
+    /// The name and extra field lengths in `member`'s local header, nil when it has none there; read into
+    /// the stack, as every member copied is read so.
+    private static func localLengths(_ member: ZipMembers.Member, in source: Int32) -> (name: Int, extra: Int)? {
+        withUnsafeTemporaryAllocation(byteCount: 30, alignment: 8) { local -> (name: Int, extra: Int)? in
+            guard FileSystem.readFully(source, into: local.baseAddress!, count: 30, at: member.offset) == 30,
+                UInt32(littleEndian: local.loadUnaligned(as: UInt32.self)) == 0x0403_4B50
+            else { return nil }
+            return (
+                Int(UInt16(littleEndian: local.loadUnaligned(fromByteOffset: 26, as: UInt16.self))),
+                Int(UInt16(littleEndian: local.loadUnaligned(fromByteOffset: 28, as: UInt16.self)))
+            )
         }
-        appendRecord(record)
     }
 
     /// A member whose local header is written and whose data is being appended.
@@ -446,24 +497,43 @@ struct ZipContainerWriter {
         }
     }
 
-    /// The directory record of `member`, with zip64 values for what does not fit 32 bits.
+    /// The directory record of `member`, with zip64 values for what does not fit 32 bits, appended to
+    /// `directory` field by field.
     private mutating func appendRecord(_ member: ZipMembers.Member) {
-        var wide: [UInt8] = []
         let size = member.size >= 0xFFFF_FFFF, packed = member.compressedSize >= 0xFFFF_FFFF, offset = member.offset >= 0xFFFF_FFFF
-        if size { wide += ZipBytes.u64(member.size) }
-        if packed { wide += ZipBytes.u64(member.compressedSize) }
-        if offset { wide += ZipBytes.u64(member.offset) }
-        var fields = ZipExtra.fields(member.extra).filter { $0.id != 1 }
-        if !wide.isEmpty { fields.insert((1, wide), at: 0) }
-        let extra = ZipExtra.join(fields)
-        let needed = wide.isEmpty ? member.versionNeeded : max(member.versionNeeded, 45)
-        directory +=
-            ZipBytes.u32(0x0201_4B50) + ZipBytes.u16(member.versionMadeBy) + ZipBytes.u16(needed) + ZipBytes.u16(member.flags)
-            + ZipBytes.u16(member.method) + ZipBytes.u16(member.time) + ZipBytes.u16(member.date) + ZipBytes.u32(member.crc)
-            + ZipBytes.u32(packed ? 0xFFFF_FFFF : UInt32(member.compressedSize)) + ZipBytes.u32(size ? 0xFFFF_FFFF : UInt32(member.size))
-            + ZipBytes.u16(member.name.count) + ZipBytes.u16(extra.count) + ZipBytes.u16(member.comment.count) + ZipBytes.u16(0)
-            + ZipBytes.u16(member.internalAttributes) + ZipBytes.u32(member.externalAttributes)
-            + ZipBytes.u32(offset ? 0xFFFF_FFFF : UInt32(member.offset)) + member.name + extra + member.comment
+        let wide = size || packed || offset
+        var extra = member.extra
+        // Most members keep their fields as they are; only a zip64 field (or a malformed list) is remade.
+        if wide || !ZipExtra.isWhole(extra, without: 1) {
+            var values: [UInt8] = []
+            if size { values.append(littleEndian: member.size) }
+            if packed { values.append(littleEndian: member.compressedSize) }
+            if offset { values.append(littleEndian: member.offset) }
+            var fields = ZipExtra.fields(member.extra).filter { $0.id != 1 }
+            if wide { fields.insert((1, values), at: 0) }
+            extra = ZipExtra.join(fields)
+        }
+        let needed = wide ? max(member.versionNeeded, 45) : member.versionNeeded
+        directory.append(littleEndian: UInt32(0x0201_4B50))
+        directory.append(littleEndian: member.versionMadeBy)
+        directory.append(littleEndian: needed)
+        directory.append(littleEndian: member.flags)
+        directory.append(littleEndian: member.method)
+        directory.append(littleEndian: member.time)
+        directory.append(littleEndian: member.date)
+        directory.append(littleEndian: member.crc)
+        directory.append(littleEndian: packed ? 0xFFFF_FFFF : UInt32(member.compressedSize))
+        directory.append(littleEndian: size ? 0xFFFF_FFFF : UInt32(member.size))
+        directory.append(littleEndian: UInt16(truncatingIfNeeded: member.name.count))
+        directory.append(littleEndian: UInt16(truncatingIfNeeded: extra.count))
+        directory.append(littleEndian: UInt16(truncatingIfNeeded: member.comment.count))
+        directory.append(littleEndian: UInt16(0))  // the disk it starts on
+        directory.append(littleEndian: member.internalAttributes)
+        directory.append(littleEndian: member.externalAttributes)
+        directory.append(littleEndian: offset ? 0xFFFF_FFFF : UInt32(member.offset))
+        directory += member.name
+        directory += extra
+        directory += member.comment
         count += 1
     }
 

@@ -67,6 +67,15 @@ package struct FileIdentity: Sendable, Equatable {
     package static func of(_ path: FilePath) -> FileIdentity? { FileSystem.status(path).map { FileIdentity($0) } }
 }
 
+extension FileSystem {
+    /// Closes `descriptor`, the last one of `size` bytes of a file that a commit just replaced, without
+    /// waiting for the kernel to free the file (`cp_close_detached`); a small one is closed here, as that
+    /// costs less than a process.
+    package static func closeReplaced(_ descriptor: Int32, size: Int64) {
+        if size < 64 << 20 || cp_close_detached(descriptor) != 0 { close(descriptor) }
+    }
+}
+
 extension PendingFile {
     /// Moves it over `target` in one step (rename), replacing what is there: the commit of an edited archive.
     /// - Throws: `.cancelled` when a stop already took it; the rename's error, the file then removed.
@@ -82,5 +91,11 @@ extension PendingFile {
         let moved = path.withPlatformString { from in target.withPlatformString { Glibc.rename(from, $0) } }
         guard moved == 0 else { throw FileSystem.destinationError(errno, target.removingLastComponent()) }
         markPublished()
+        // The rename on disk too: a crash after the commit said it was done must not bring the old archive back.
+        let folder = target.removingLastComponent().withPlatformString { open($0, O_RDONLY | O_DIRECTORY | O_CLOEXEC) }
+        if folder >= 0 {
+            _ = fsync(folder)
+            close(folder)
+        }
     }
 }
