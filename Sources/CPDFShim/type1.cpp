@@ -300,6 +300,12 @@ bool Type1Font::read(std::string const &data, long long length1, long long lengt
         if (parts->subrs.empty()) parts->subrsEnd = parts->subrsFirst;
         charStringsAt = text.find("/CharStrings", parts->subrsEnd);
         if (charStringsAt == std::string_view::npos) return false;
+        // Between the Subrs and the CharStrings: a /lenIV here (only the one before the Subrs was read) would
+        // change how every charstring decrypts, and RD or -| an entry the loop above did not take.
+        std::string_view const between = text.substr(parts->subrsEnd, charStringsAt - parts->subrsEnd);
+        for (char const *unread : {"/lenIV", "RD", "-|"}) {
+            if (between.find(unread) != std::string_view::npos) return false;
+        }
     }
     // "/CharStrings N dict dup begin", then "/name n RD <n bytes> ND" (ND may be "noaccess def"), then "end".
     Scanner scanner{text, charStringsAt + 12};
@@ -341,6 +347,8 @@ bool Type1Font::read(std::string const &data, long long length1, long long lengt
         parts->charstrings.push_back(std::move(entry));
         parts->glyphsEnd = scanner.at;
     }
+    // The CharStrings dictionary ends here, or an entry the loop did not take would be cut with what follows.
+    if (scanner.token() != "end") return false;
     if (parts->glyphs.empty() || !parts->glyphs.count(".notdef")) return false;
     // eexec decrypts up to closefile, whatever /Length2 says: a /Length2 that takes in the "0000…cleartomark"
     // trailer (/Length3 0) or stops short of the end must not have the trailer re-encrypted, or old ciphertext
