@@ -399,6 +399,11 @@ class Interpreter {
 
     /// Runs a charstring from an empty stack; false when a call cannot be followed.
     bool run(size_t charstring) {
+        // The step cap counts for one glyph (or Subrs entry) run from the top: shared by the whole font, a
+        // large font's many glyphs would exceed it together. The total cap still keeps any input quick.
+        total += steps;
+        steps = 0;
+        if (total > 32'000'000) return false;
         stack.clear();
         transient.clear();
         ended = false;
@@ -410,7 +415,7 @@ class Interpreter {
     std::map<long, size_t> const &subrs;
     std::vector<Operand> stack, transient;
     bool ended = false;
-    long steps = 0;
+    long steps = 0, total = 0;
 
     Operand pop() {
         if (stack.empty()) return {};
