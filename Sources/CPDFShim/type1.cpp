@@ -541,6 +541,40 @@ void appendNumber(std::string &out, long value) {
     }
 }
 
+/// The clear part without its `/UniqueID n def` and `/XUID [n …] def` (either may end "readonly def"): an
+/// interpreter may take a font it has cached under the same UniqueID for this subset, as pdfTeX's subsets
+/// know. Any other use of the names (`/UniqueID known`, `/UniqueID get`) is left as it is.
+std::string withoutUniqueIDs(std::string clear) {
+    for (std::string_view const key : {"/UniqueID", "/XUID"}) {
+        size_t from = 0;
+        while ((from = clear.find(key, from)) != std::string::npos) {
+            Scanner scanner{clear, from + key.size()};
+            bool value = false;
+            if (key == "/UniqueID") {
+                value = scanner.integer().has_value();
+            } else if (scanner.token() == "[") {
+                for (int guard = 0; guard < 64 && !value; guard++) {
+                    size_t const back = scanner.at;
+                    if (scanner.token() == "]") {
+                        value = true;
+                    } else {
+                        scanner.at = back;
+                        if (!scanner.integer()) break;
+                    }
+                }
+            }
+            std::string_view word = value ? scanner.token() : std::string_view();
+            if (word == "readonly") word = scanner.token();
+            if (word == "def") {
+                clear.erase(from, scanner.at - from);
+            } else {
+                from += key.size();
+            }
+        }
+    }
+    return clear;
+}
+
 }  // namespace
 
 std::string Type1Font::subset(std::set<unsigned> const &wanted, std::array<size_t, 3> &lengths) const {
@@ -627,6 +661,7 @@ std::string Type1Font::subset(std::set<unsigned> const &wanted, std::array<size_
     }
     text.append(p.privatePlain, p.glyphsEnd, p.privateEnd - p.glyphsEnd);
     std::string const encrypted = encrypt(p.lead + text, eexecKey);
-    lengths = {p.clear.size(), encrypted.size(), p.trailer.size()};
-    return p.clear + encrypted + p.trailer;
+    std::string const clear = withoutUniqueIDs(p.clear);
+    lengths = {clear.size(), encrypted.size(), p.trailer.size()};
+    return clear + encrypted + p.trailer;
 }
