@@ -457,7 +457,7 @@ void Fonts::surveyFont(QPDFObjectHandle font) {
     entry.named.push_back(font);
     if (font.hasKey("/FontDescriptor")) entry.named.push_back(descriptor);
     // A subset already is left as it is, but for Type 1: TeX's subsets keep every Subrs entry (those no glyph
-    // calls as stubs), which is most of their bytes.
+    // calls as stubs), which is most of their bytes. Cut further, such a subset gets a new tag (apply).
     bool const tagged = hasSubsetTag(font.getKey("/BaseFont")) || hasSubsetTag(descriptor.getKey("/FontName"));
     if (tagged && !type1) entry.whole = true;
     QPDFObjectHandle subtype = font.getKey("/Subtype");
@@ -804,8 +804,12 @@ int Fonts::apply() {
         for (auto &named : program->named) {
             for (char const *key : {"/BaseFont", "/FontName"}) {
                 QPDFObjectHandle name = named.getKey(key);
-                if (name.isName() && !hasSubsetTag(name)) {
-                    named.replaceKey(key, QPDFObjectHandle::newName("/" + tag + name.getName().substr(1)));
+                if (!name.isName()) continue;
+                // A Type 1 subset cut further gets a new tag for its old one: two different subsets of one
+                // font (or this and the subset it was) must not share a name. (Other tagged fonts stay whole.)
+                std::string const untagged = name.getName().substr(hasSubsetTag(name) ? 8 : 1);
+                if (!hasSubsetTag(name) || program->type1) {
+                    named.replaceKey(key, QPDFObjectHandle::newName("/" + tag + untagged));
                 }
             }
         }

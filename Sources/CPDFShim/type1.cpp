@@ -128,6 +128,8 @@ struct Operand {
 struct Type1Font::Parts {
     std::string clear, lead, privatePlain, trailer;
     long lenIV = 4;
+    /// Where the private part ends: just after "closefile" and its delimiter, in privatePlain.
+    size_t privateEnd = 0;
     /// Spans of privatePlain: the Subrs count and entries, the CharStrings count and entries.
     size_t subrsCount = 0, subrsCountEnd = 0, subrsFirst = 0, subrsEnd = 0;
     size_t glyphsCount = 0, glyphsCountEnd = 0, glyphsFirst = 0, glyphsEnd = 0;
@@ -193,12 +195,17 @@ bool Type1Font::read(std::string const &data, long long length1, long long lengt
     std::string encrypted = data.substr(static_cast<size_t>(length1), static_cast<size_t>(length2));
     parts->trailer = data.substr(static_cast<size_t>(length1 + length2));
     // The encrypted part in hexadecimal (as in a .pfa): read as binary, written as binary.
-    if (startsHexadecimal(encrypted)) {
+    bool const hexadecimal = startsHexadecimal(encrypted);
+    bool hexadecimalWhole = true;  // every byte of /Length2 read: hexadecimal digits and white space only
+    if (hexadecimal) {
         std::string binary;
         int high = -1;
         for (char c : encrypted) {
             if (isSpace(c)) continue;
-            if (!std::isxdigit(static_cast<unsigned char>(c))) break;
+            if (!std::isxdigit(static_cast<unsigned char>(c))) {
+                hexadecimalWhole = false;
+                break;
+            }
             int const digit = c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
             if (high < 0) {
                 high = digit;
@@ -207,6 +214,7 @@ bool Type1Font::read(std::string const &data, long long length1, long long lengt
                 high = -1;
             }
         }
+        if (high >= 0) hexadecimalWhole = false;
         encrypted = binary;
         if (encrypted.size() <= 4) return false;
     }
@@ -292,6 +300,12 @@ bool Type1Font::read(std::string const &data, long long length1, long long lengt
         if (parts->subrs.empty()) parts->subrsEnd = parts->subrsFirst;
         charStringsAt = text.find("/CharStrings", parts->subrsEnd);
         if (charStringsAt == std::string_view::npos) return false;
+        // Between the Subrs and the CharStrings: a /lenIV here (only the one before the Subrs was read) would
+        // change how every charstring decrypts, and RD or -| an entry the loop above did not take.
+        std::string_view const between = text.substr(parts->subrsEnd, charStringsAt - parts->subrsEnd);
+        for (char const *unread : {"/lenIV", "RD", "-|"}) {
+            if (between.find(unread) != std::string_view::npos) return false;
+        }
     }
     // "/CharStrings N dict dup begin", then "/name n RD <n bytes> ND" (ND may be "noaccess def"), then "end".
     Scanner scanner{text, charStringsAt + 12};
@@ -333,7 +347,25 @@ bool Type1Font::read(std::string const &data, long long length1, long long lengt
         parts->charstrings.push_back(std::move(entry));
         parts->glyphsEnd = scanner.at;
     }
+    // The CharStrings dictionary ends here, or an entry the loop did not take would be cut with what follows.
+    if (scanner.token() != "end") return false;
     if (parts->glyphs.empty() || !parts->glyphs.count(".notdef")) return false;
+    // eexec decrypts up to closefile, whatever /Length2 says: a /Length2 that takes in the "0000…cleartomark"
+    // trailer (/Length3 0) or stops short of the end must not have the trailer re-encrypted, or old ciphertext
+    // left after new. The private part ends just after closefile and the white space that ends the token (what
+    // an interpreter decrypts, with the key of the new ciphertext); what followed in the encrypted part is
+    // read as it stands, so in binary it goes before the trailer unchanged. Without either, it stays whole.
+    size_t const closefile = text.find("closefile", parts->glyphsEnd);
+    if (closefile == std::string_view::npos) return false;
+    size_t const cut = closefile + 9 + 1;
+    if (cut > text.size() || !isSpace(text[cut - 1])) return false;
+    if (hexadecimal) {
+        // Written as binary, what followed in hexadecimal could not be kept: only white space may.
+        if (!hexadecimalWhole || !std::all_of(text.begin() + cut, text.end(), isSpace)) return false;
+    } else {
+        parts->trailer.insert(0, encrypted, 4 + cut);  // privatePlain[i] is encrypted[4 + i]
+    }
+    parts->privateEnd = cut;
     readBuiltinEncoding(parts->clear, parts->builtin);
     this->parts = std::move(parts);
     return true;
@@ -367,6 +399,11 @@ class Interpreter {
 
     /// Runs a charstring from an empty stack; false when a call cannot be followed.
     bool run(size_t charstring) {
+        // The step cap counts for one glyph (or Subrs entry) run from the top: shared by the whole font, a
+        // large font's many glyphs would exceed it together. The total cap still keeps any input quick.
+        total += steps;
+        steps = 0;
+        if (total > 32'000'000) return false;
         stack.clear();
         transient.clear();
         ended = false;
@@ -378,7 +415,7 @@ class Interpreter {
     std::map<long, size_t> const &subrs;
     std::vector<Operand> stack, transient;
     bool ended = false;
-    long steps = 0;
+    long steps = 0, total = 0;
 
     Operand pop() {
         if (stack.empty()) return {};
@@ -504,6 +541,40 @@ void appendNumber(std::string &out, long value) {
     }
 }
 
+/// The clear part without its `/UniqueID n def` and `/XUID [n …] def` (either may end "readonly def"): an
+/// interpreter may take a font it has cached under the same UniqueID for this subset, as pdfTeX's subsets
+/// know. Any other use of the names (`/UniqueID known`, `/UniqueID get`) is left as it is.
+std::string withoutUniqueIDs(std::string clear) {
+    for (std::string_view const key : {"/UniqueID", "/XUID"}) {
+        size_t from = 0;
+        while ((from = clear.find(key, from)) != std::string::npos) {
+            Scanner scanner{clear, from + key.size()};
+            bool value = false;
+            if (key == "/UniqueID") {
+                value = scanner.integer().has_value();
+            } else if (scanner.token() == "[") {
+                for (int guard = 0; guard < 64 && !value; guard++) {
+                    size_t const back = scanner.at;
+                    if (scanner.token() == "]") {
+                        value = true;
+                    } else {
+                        scanner.at = back;
+                        if (!scanner.integer()) break;
+                    }
+                }
+            }
+            std::string_view word = value ? scanner.token() : std::string_view();
+            if (word == "readonly") word = scanner.token();
+            if (word == "def") {
+                clear.erase(from, scanner.at - from);
+            } else {
+                from += key.size();
+            }
+        }
+    }
+    return clear;
+}
+
 }  // namespace
 
 std::string Type1Font::subset(std::set<unsigned> const &wanted, std::array<size_t, 3> &lengths) const {
@@ -588,8 +659,9 @@ std::string Type1Font::subset(std::set<unsigned> const &wanted, std::array<size_
         std::string const bytes = stored(id);
         text += "/" + entry.name + " " + std::to_string(bytes.size()) + " " + entry.rd + " " + bytes + entry.end;
     }
-    text.append(p.privatePlain, p.glyphsEnd, std::string::npos);
+    text.append(p.privatePlain, p.glyphsEnd, p.privateEnd - p.glyphsEnd);
     std::string const encrypted = encrypt(p.lead + text, eexecKey);
-    lengths = {p.clear.size(), encrypted.size(), p.trailer.size()};
-    return p.clear + encrypted + p.trailer;
+    std::string const clear = withoutUniqueIDs(p.clear);
+    lengths = {clear.size(), encrypted.size(), p.trailer.size()};
+    return clear + encrypted + p.trailer;
 }
