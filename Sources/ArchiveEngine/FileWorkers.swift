@@ -291,6 +291,8 @@ final class FileWorkers: @unchecked Sendable {
         } catch {
             fatal = error
         }
+        // Counted for the stall watch, which sees only the reading thread's own reads and writes.
+        PendingOutputs.noteProgress(1 + file.byteCount)
         withLock {
             busy -= 1
             if let fatal {
