@@ -13,7 +13,8 @@ final class HeldFile {
     /// Its place in the archive, which orders the warnings of files that failed.
     let order: Int
     private let storage: UnsafeMutableRawBufferPointer
-    private let capacity: Int
+    /// Its recorded size, reserved whole from the start: what it holds in memory, however much was read.
+    let capacity: Int
     private(set) var byteCount = 0
     /// Where each block goes in the file (tar's sparse files leave holes) and where it sits in `storage`.
     private var blocks: [(offset: Int64, start: Int, count: Int)] = []
@@ -103,6 +104,7 @@ final class FileWorkers: @unchecked Sendable {
 
     // Shared, under `lock`.
     private var queue: [HeldFile] = []
+    /// The capacity reserved by the files queued (each holds its recorded size from the start).
     private var queuedBytes = 0
     /// Files a worker is creating now.
     private var busy = 0
@@ -172,11 +174,11 @@ final class FileWorkers: @unchecked Sendable {
         while true {
             let (stopped, oldest): (ArchiverError?, HeldFile?) = withLock {
                 if let failure { return (failure, nil) }
-                if queue.count >= Self.queuedFilesLimit || (!queue.isEmpty && queuedBytes + file.byteCount > Self.queuedBytesLimit) {
+                if queue.count >= Self.queuedFilesLimit || (!queue.isEmpty && queuedBytes + file.capacity > Self.queuedBytesLimit) {
                     return (nil, take())
                 }
                 queue.append(file)
-                queuedBytes += file.byteCount
+                queuedBytes += file.capacity
                 pthread_cond_broadcast(changed)
                 return (nil, nil)
             }
@@ -208,6 +210,7 @@ final class FileWorkers: @unchecked Sendable {
         withLock {
             stopping = true
             queue.removeAll()
+            queuedBytes = 0
             pthread_cond_broadcast(changed)
         }
         for thread in threads { pthread_join(thread, nil) }
@@ -227,6 +230,7 @@ final class FileWorkers: @unchecked Sendable {
         defer { pthread_mutex_unlock(lock) }
         stopping = true
         queue.removeAll()
+        queuedBytes = 0
         pthread_cond_broadcast(changed)
         while busy > 0, pthread_cond_timedwait(changed, lock, &deadline) == 0 {}
     }
@@ -326,7 +330,7 @@ final class FileWorkers: @unchecked Sendable {
     /// The oldest queued file, now counted as being created. Under `lock`, with the queue not empty.
     private func take() -> HeldFile {
         let file = queue.removeFirst()
-        queuedBytes -= file.byteCount
+        queuedBytes -= file.capacity
         busy += 1
         pthread_cond_broadcast(changed)
         return file
