@@ -439,7 +439,8 @@ public enum Extractor {
         progress(0, reader.fileSize)
         // Small files are created by workers while the next entries are read (`FileWorkers`), started at the
         // first one; only where this thread has a folder and umask of its own, which each worker needs too.
-        var workerCount = disk.ownsWorkingFolder ? (options.workers ?? Compressor.processorCount()) : 1
+        // At most 8: beyond, the kernel's file creation in one folder gains little, and memory is held per worker.
+        var workerCount = disk.ownsWorkingFolder ? (options.workers ?? min(Compressor.processorCount(), 8)) : 1
         var pool: FileWorkers?
         defer { pool?.stop() }
         var handed = 0

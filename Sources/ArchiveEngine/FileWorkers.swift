@@ -2,6 +2,7 @@ internal import CArchive
 import ArchiverCore
 import Glibc
 import Platform
+import Synchronization
 import SystemPackage
 
 /// A small file whose data has been read whole and checked (its CRC is only known after the last byte), waiting
@@ -13,7 +14,8 @@ final class HeldFile {
     /// Its place in the archive, which orders the warnings of files that failed.
     let order: Int
     private let storage: UnsafeMutableRawBufferPointer
-    private let capacity: Int
+    /// Its recorded size, reserved whole from the start: what it holds in memory, however much was read.
+    let capacity: Int
     private(set) var byteCount = 0
     /// Where each block goes in the file (tar's sparse files leave holes) and where it sits in `storage`.
     private var blocks: [(offset: Int64, start: Int, count: Int)] = []
@@ -101,10 +103,15 @@ final class FileWorkers: @unchecked Sendable {
     private var threads: [pthread_t] = []
     private var haltToken: Int?
 
+    /// Files the worker threads (not the reader) are creating now: what `halt` waits for. Atomic, so that a halt
+    /// whose reader was parked holding `lock` can still wait for them.
+    private let workersBusy = Atomic<Int>(0)
+
     // Shared, under `lock`.
     private var queue: [HeldFile] = []
+    /// The capacity reserved by the files queued (each holds its recorded size from the start).
     private var queuedBytes = 0
-    /// Files a worker is creating now.
+    /// Files being created now, by a worker or by the reader helping.
     private var busy = 0
     private var reported = 0
     private var unavailable = false
@@ -161,9 +168,9 @@ final class FileWorkers: @unchecked Sendable {
     }
 
     /// Queues `file` for a worker, after waiting for the workers when it could meet a file still being written.
-    /// While the queue is full the reader creates its oldest file itself, through `disk`, rather than wait: the
-    /// stall watch counts the reading thread's own reads and writes, not the workers' (a tar.gz is read by
-    /// another thread too, `ReadAhead`), and a reader that only waited would look stuck.
+    /// While the queue is full the reader creates its oldest file itself, through `disk`, rather than wait. (The
+    /// stall watch counts the reading thread's own reads and writes, and what the workers and `ReadAhead`'s
+    /// thread report through `PendingOutputs.noteProgress`.)
     /// - Throws: what stopped a worker (a full disk…); the extraction then fails as it would on one thread.
     func hand(_ file: HeldFile, helping disk: borrowing DiskWriter) throws(ArchiverError) {
         if conflicts(file.path) || pendingFiles.count >= Self.pathsLimit { try drain(helping: disk) }
@@ -172,11 +179,11 @@ final class FileWorkers: @unchecked Sendable {
         while true {
             let (stopped, oldest): (ArchiverError?, HeldFile?) = withLock {
                 if let failure { return (failure, nil) }
-                if queue.count >= Self.queuedFilesLimit || (!queue.isEmpty && queuedBytes + file.byteCount > Self.queuedBytesLimit) {
+                if queue.count >= Self.queuedFilesLimit || (!queue.isEmpty && queuedBytes + file.capacity > Self.queuedBytesLimit) {
                     return (nil, take())
                 }
                 queue.append(file)
-                queuedBytes += file.byteCount
+                queuedBytes += file.capacity
                 pthread_cond_broadcast(changed)
                 return (nil, nil)
             }
@@ -208,6 +215,7 @@ final class FileWorkers: @unchecked Sendable {
         withLock {
             stopping = true
             queue.removeAll()
+            queuedBytes = 0
             pthread_cond_broadcast(changed)
         }
         for thread in threads { pthread_join(thread, nil) }
@@ -217,18 +225,33 @@ final class FileWorkers: @unchecked Sendable {
     }
 
     /// Stops the workers from another thread, for a stop that cannot wait for the reader: nothing more is
-    /// created once each is through with the file it is creating, which is waited for up to a second. (The
-    /// reader is parked then, perhaps holding the lock for an instant: that is not waited for longer either.)
+    /// created once each worker is through with the file it is creating, which is waited for up to a second.
+    /// The reader is parked then: a file it was creating itself is not waited for (it goes no further), and
+    /// when it was parked holding the lock (held only for an instant otherwise), no worker can take another
+    /// file either, so only those being created are waited for, without the lock.
     private func halt() {
         var deadline = timespec()
         clock_gettime(CLOCK_REALTIME, &deadline)
+        var soon = deadline
         deadline.tv_sec += 1
-        guard pthread_mutex_timedlock(lock, &deadline) == 0 else { return }
+        soon.tv_nsec += 100_000_000
+        if soon.tv_nsec >= 1_000_000_000 { (soon.tv_sec, soon.tv_nsec) = (soon.tv_sec + 1, soon.tv_nsec - 1_000_000_000) }
+        guard pthread_mutex_timedlock(lock, &soon) == 0 else {
+            var now = timespec()
+            var pause = timespec(tv_sec: 0, tv_nsec: 5_000_000)
+            while workersBusy.load(ordering: .acquiring) > 0 {
+                clock_gettime(CLOCK_REALTIME, &now)
+                if now.tv_sec > deadline.tv_sec || (now.tv_sec == deadline.tv_sec && now.tv_nsec >= deadline.tv_nsec) { break }
+                nanosleep(&pause, nil)
+            }
+            return
+        }
         defer { pthread_mutex_unlock(lock) }
         stopping = true
         queue.removeAll()
+        queuedBytes = 0
         pthread_cond_broadcast(changed)
-        while busy > 0, pthread_cond_timedwait(changed, lock, &deadline) == 0 {}
+        while workersBusy.load(ordering: .acquiring) > 0, pthread_cond_timedwait(changed, lock, &deadline) == 0 {}
     }
 
     /// Returns once every file handed out is created: the reader creates queued ones itself meanwhile.
@@ -279,11 +302,12 @@ final class FileWorkers: @unchecked Sendable {
             return
         }
         report(ready: true)
-        while let file = next() { create(file, through: disk) }
+        while let file = next() { create(file, through: disk, byWorker: true) }
     }
 
-    /// Creates `file` (taken from the queue, counted in `busy`) and records how it went.
-    private func create(_ file: HeldFile, through disk: borrowing DiskWriter) {
+    /// Creates `file` (taken from the queue, counted in `busy`, and in `workersBusy` when `byWorker`) and records
+    /// how it went.
+    private func create(_ file: HeldFile, through disk: borrowing DiskWriter, byWorker: Bool = false) {
         var message: String?
         var fatal: ArchiverError?
         do throws(ArchiverError) {
@@ -291,6 +315,10 @@ final class FileWorkers: @unchecked Sendable {
         } catch {
             fatal = error
         }
+        // Counted for the stall watch, which sees only the reading thread's own reads and writes.
+        PendingOutputs.noteProgress(1 + file.byteCount)
+        // Before the lock, which a parked reader may hold: `halt` waits for this.
+        if byWorker { workersBusy.subtract(1, ordering: .releasing) }
         withLock {
             busy -= 1
             if let fatal {
@@ -317,6 +345,7 @@ final class FileWorkers: @unchecked Sendable {
         withLock {
             while queue.isEmpty, !stopping, failure == nil { pthread_cond_wait(changed, lock) }
             guard !stopping, failure == nil else { return nil }
+            workersBusy.add(1, ordering: .relaxed)
             return take()
         }
     }
@@ -324,7 +353,7 @@ final class FileWorkers: @unchecked Sendable {
     /// The oldest queued file, now counted as being created. Under `lock`, with the queue not empty.
     private func take() -> HeldFile {
         let file = queue.removeFirst()
-        queuedBytes -= file.byteCount
+        queuedBytes -= file.capacity
         busy += 1
         pthread_cond_broadcast(changed)
         return file

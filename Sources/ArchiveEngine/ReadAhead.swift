@@ -1,4 +1,5 @@
 import Glibc
+import Platform
 
 /// Runs a decoding source on a thread of its own, a few blocks ahead of libarchive: while the extractor
 /// writes files, the next megabytes are already being inflated on the other core, instead of one after the
@@ -106,6 +107,8 @@ final class ReadAhead: ArchiveSource {
                 }
                 return
             }
+            // The stall watch does not see this thread's reads: counted for it.
+            PendingOutputs.noteProgress(count)
             var copied = 0
             while copied < count {
                 let slot: Int? = withLock {

@@ -85,8 +85,14 @@ final class StopWatchdog: @unchecked Sendable {
         if now - lastProgress >= .seconds(limit), control.stopReason == nil { control.stall(seconds: limit) }
     }
 
-    /// Bytes the engine's thread has read and written so far (`rchar` + `wchar`), nil when unknown.
+    /// Bytes the engine's thread has read and written so far (`rchar` + `wchar`), nil when unknown, plus the
+    /// work of its helper threads (a tar.xz is read by `ReadAhead`'s thread and its small files are created by
+    /// workers: the engine's thread may only decode from memory for a long while).
     private func readIO() -> Int64? {
+        engineThreadIO().map { $0 &+ Int64(PendingOutputs.helperWork) }
+    }
+
+    private func engineThreadIO() -> Int64? {
         let descriptor = open(engineIO, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return nil }
         defer { close(descriptor) }

@@ -25,6 +25,15 @@ public enum PendingOutputs {
     }
 
     private static let state = Mutex(State())
+    private static let helperProgress = Atomic<Int>(0)
+
+    /// Work done for the job by threads other than the engine's (the extractor's file workers, the read-ahead
+    /// thread): the stall watch reads only the engine thread's kernel I/O counters, and adds this, so that a
+    /// job whose reading thread waits on healthy helpers is not taken for one that makes no progress.
+    package static func noteProgress(_ amount: Int) { helperProgress.wrappingAdd(amount, ordering: .relaxed) }
+
+    /// The sum of `noteProgress(_:)` so far: it changes whenever a helper thread got something done.
+    public static var helperWork: Int { helperProgress.load(ordering: .relaxed) }
 
     /// An engine job (an archive, a PDF, a batch of photos) begins: until `endJob()`, a stop may abandon
     /// it, even before it has created anything.

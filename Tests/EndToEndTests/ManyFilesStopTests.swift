@@ -53,4 +53,34 @@ import Testing
             #expect(took > 1, "took only \(took) s")
         }
     }
+
+    /// When decoding is the slow part (a tar.xz of files of 200 KB, literals that LZMA decodes slowest) the queue
+    /// never fills, so the extracting thread only reads from memory (the file is read by `ReadAhead`'s thread)
+    /// and never writes: the work of the helper threads must count as progress. Some 50 MB, so that it lasts
+    /// over a second past the first one (when the sleep inhibitor's call writes on the extracting thread);
+    /// shorter proves nothing.
+    @Test func aSlowlyDecodedTarXzIsNotTakenForAStall() throws {
+        try E2E.withScratch { s in
+            try s.mkdir("w")
+            try s.python(
+                """
+                import io, os, sys, tarfile
+                table = bytes(i % 128 for i in range(256))
+                with tarfile.open(sys.argv[1], "w:xz", preset=0) as archive:
+                    for i in range(250):
+                        data = os.urandom(200_000).translate(table)
+                        info = tarfile.TarInfo(f"big/f{i:03}.bin"); info.size = len(data)
+                        archive.addfile(info, io.BytesIO(data))
+                """, [s.path("w/big.tar.xz")])
+            let started = Date()
+            let out = try s.start(
+                E2E.ours(E2E.extractName), ["--no-notify", "--to", s.path("dest"), s.path("w/big.tar.xz")], localeUTF8: false,
+                env: ["ARCHIVER_STALL_SECONDS": "1"]
+            ).wait(timeout: 300)
+            let took = Date().timeIntervalSince(started)
+            #expect(out.status == 0, "\(out)")
+            #expect(E2E.list(s.path("dest")) == ["big"])
+            #expect(took > 2, "took only \(took) s")
+        }
+    }
 }
